@@ -1,0 +1,996 @@
+//! A function: signature, vars, instructions, constants, and the layout.
+//!
+//! Invariants:
+//! - Data and order are separate ([`Layout`]): instruction and block ids are
+//!   stable, and passes insert, remove and move in O(1).
+//! - Var names are unique within the function. A var named `B.N` (`N` a
+//!   decimal number) created after a var named `B` is a *version* of `B`'s
+//!   original (see [`VarData::origin`]); the rule is applied identically by
+//!   the parser and by [`Function::add_var`], so it survives printing.
+//! - Params are the first vars, in order (ids `0..params.len()`).
+//! - Every mutation goes through `&mut self` methods that touch the
+//!   function's epoch; those that may change the CFG (block layout,
+//!   terminators, successors) also touch the CFG epoch. See [`crate::stamp`].
+//! - Immediates are interned in a typed constant pool, so operands stay
+//!   32-bit and equal immediates share one [`Const`].
+
+use crate::entities::{Block, Const, Inst, IntrinsicName, JumpTable, Mem, Var};
+use crate::imm::Imm;
+use crate::instructions::{
+    Access, Arg, Callee, Extra, Guard, InstData, JumpTableData, MemDesc, Operand, Slot, UseSite,
+};
+use crate::layout::{Layout, LayoutError};
+use crate::opcode::{FloatCC, Format, IntCC, Opcode};
+use crate::stamp::{Epoch, Stamp};
+use crate::types::Type;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntityList, ListPool, PrimaryMap};
+use rustc_hash::FxHashMap;
+
+/// Parameter and return types of a function.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Signature {
+    /// Parameter types.
+    pub params: Vec<Type>,
+    /// Return types (a function may return several values, or none).
+    pub returns: Vec<Type>,
+}
+
+impl Signature {
+    /// A signature from parameter and return types.
+    pub fn new(params: impl Into<Vec<Type>>, returns: impl Into<Vec<Type>>) -> Signature {
+        Signature { params: params.into(), returns: returns.into() }
+    }
+}
+
+/// A variable's declaration.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct VarData {
+    name: Box<str>,
+    ty: Type,
+    origin: PackedOption<Var>,
+}
+
+impl VarData {
+    /// The name, without the `%` sigil.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The type.
+    pub fn ty(&self) -> Type {
+        self.ty
+    }
+
+    /// For an SSA version `%x.N`, the original var `%x`.
+    pub fn origin(&self) -> Option<Var> {
+        self.origin.expand()
+    }
+}
+
+/// A function body.
+#[derive(Clone, Debug)]
+pub struct Function {
+    name: Box<str>,
+    sig: Signature,
+    params: Vec<Var>,
+    vars: PrimaryMap<Var, VarData>,
+    var_names: FxHashMap<Box<str>, Var>,
+    next_version: FxHashMap<Var, u32>,
+    num_blocks: u32,
+    insts: PrimaryMap<Inst, InstData>,
+    consts: PrimaryMap<Const, Imm>,
+    const_ids: FxHashMap<Imm, Const>,
+    jump_tables: PrimaryMap<JumpTable, JumpTableData>,
+    intrinsics: PrimaryMap<IntrinsicName, Box<str>>,
+    intrinsic_ids: FxHashMap<Box<str>, IntrinsicName>,
+    pub(crate) var_pool: ListPool<Var>,
+    pub(crate) operand_pool: ListPool<Operand>,
+    pub(crate) block_pool: ListPool<Block>,
+    pub(crate) mem_pool: ListPool<Mem>,
+    layout: Layout,
+    epoch: Stamp,
+    cfg_epoch: Stamp,
+}
+
+/// Why a name cannot be used.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum NameError {
+    /// The name is empty.
+    Empty,
+    /// Another entity in the same namespace has the name.
+    Taken(String),
+}
+
+impl core::fmt::Display for NameError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            NameError::Empty => f.write_str("names must not be empty"),
+            NameError::Taken(n) => write!(f, "the name `{n}` is already taken"),
+        }
+    }
+}
+
+impl std::error::Error for NameError {}
+
+impl Function {
+    /// A new function with no blocks. `param_names` names the params (missing
+    /// or duplicate names are replaced, as by [`Function::add_var`]).
+    pub fn new(name: &str, sig: Signature, param_names: &[&str]) -> Function {
+        let mut f = Function {
+            name: name.into(),
+            sig: Signature::default(),
+            params: Vec::new(),
+            vars: PrimaryMap::new(),
+            var_names: FxHashMap::default(),
+            next_version: FxHashMap::default(),
+            num_blocks: 0,
+            insts: PrimaryMap::new(),
+            consts: PrimaryMap::new(),
+            const_ids: FxHashMap::default(),
+            jump_tables: PrimaryMap::new(),
+            intrinsics: PrimaryMap::new(),
+            intrinsic_ids: FxHashMap::default(),
+            var_pool: ListPool::new(),
+            operand_pool: ListPool::new(),
+            block_pool: ListPool::new(),
+            mem_pool: ListPool::new(),
+            layout: Layout::new(),
+            epoch: Stamp::new(),
+            cfg_epoch: Stamp::new(),
+        };
+        for (i, &ty) in sig.params.iter().enumerate() {
+            let name = param_names.get(i).copied().unwrap_or("");
+            let v = f.add_var(name, ty);
+            f.params.push(v);
+        }
+        f.sig = sig;
+        f
+    }
+
+    // ---- identity and versions -------------------------------------------------
+
+    /// The function's name, without the `@` sigil.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn set_name(&mut self, name: &str) {
+        self.name = name.into();
+        self.epoch.touch();
+    }
+
+    /// The signature.
+    pub fn signature(&self) -> &Signature {
+        &self.sig
+    }
+
+    /// The modification epoch: changes whenever the function changes, and
+    /// is unique across functions. Analyses stamp their results with it.
+    pub fn epoch(&self) -> Epoch {
+        self.epoch.get()
+    }
+
+    /// The CFG epoch: changes whenever blocks, terminators or successors may
+    /// have changed. Analyses of the CFG alone (dominators) stamp with it, so
+    /// rewriting operands does not invalidate them.
+    pub fn cfg_epoch(&self) -> Epoch {
+        self.cfg_epoch.get()
+    }
+
+    fn touch(&mut self) {
+        self.epoch.touch();
+    }
+
+    fn touch_cfg(&mut self) {
+        self.epoch.touch();
+        self.cfg_epoch.touch();
+    }
+
+    // ---- vars ------------------------------------------------------------------
+
+    /// The params, in order; they are vars defined on entry.
+    pub fn params(&self) -> &[Var] {
+        &self.params
+    }
+
+    /// Number of vars ever created (var ids are `0..num_vars()`).
+    pub fn num_vars(&self) -> usize {
+        self.vars.len()
+    }
+
+    /// All vars in id order.
+    pub fn vars(&self) -> impl ExactSizeIterator<Item = Var> + '_ {
+        self.vars.keys()
+    }
+
+    /// A var's declaration, or `None` if `v` is not a var of this function.
+    pub fn var_data(&self, v: Var) -> Option<&VarData> {
+        self.vars.get(v)
+    }
+
+    /// A var's type. Returns `None` if `v` does not exist.
+    pub fn var_type(&self, v: Var) -> Option<Type> {
+        self.vars.get(v).map(|d| d.ty)
+    }
+
+    /// A var's name (without `%`), or `"?"` if `v` does not exist.
+    pub fn var_name(&self, v: Var) -> &str {
+        self.vars.get(v).map_or("?", |d| &d.name)
+    }
+
+    /// Looks a var up by name (without `%`).
+    pub fn var_by_name(&self, name: &str) -> Option<Var> {
+        self.var_names.get(name).copied()
+    }
+
+    /// Declares a var. An empty or taken name is made unique (`x` becomes
+    /// `x_1`, `x_2`, ...; an empty name becomes `vN`). A name `B.N` where `B`
+    /// names an existing var makes the new var a version of `B`'s original.
+    pub fn add_var(&mut self, name: &str, ty: Type) -> Var {
+        let id = self.vars.next_key();
+        let base = if name.is_empty() { format!("v{}", id.as_u32()) } else { name.to_owned() };
+        let unique = self.unique_var_name(base);
+        self.push_var(unique.into_boxed_str(), ty)
+    }
+
+    /// Declares a var with exactly this name, or fails if it is empty or taken.
+    pub fn try_add_var(&mut self, name: &str, ty: Type) -> Result<Var, NameError> {
+        if name.is_empty() {
+            return Err(NameError::Empty);
+        }
+        if self.var_names.contains_key(name) {
+            return Err(NameError::Taken(name.to_owned()));
+        }
+        Ok(self.push_var(name.into(), ty))
+    }
+
+    /// Declares a new SSA version of `var`'s original: `%x.1`, `%x.2`, ...
+    /// Returns `None` if `var` does not exist.
+    pub fn add_version(&mut self, var: Var) -> Option<Var> {
+        let data = self.vars.get(var)?;
+        let original = data.origin.expand().unwrap_or(var);
+        let ty = data.ty;
+        let counter = self.next_version.entry(original).or_insert(1);
+        loop {
+            let name = format!("{}.{}", self.vars[original].name, *counter);
+            *counter += 1;
+            if !self.var_names.contains_key(name.as_str()) {
+                return Some(self.push_var(name.into_boxed_str(), ty));
+            }
+        }
+    }
+
+    fn unique_var_name(&self, base: String) -> String {
+        if !self.var_names.contains_key(base.as_str()) {
+            return base;
+        }
+        (1u64..).map(|k| format!("{base}_{k}")).find(|n| !self.var_names.contains_key(n.as_str())).unwrap_or(base)
+    }
+
+    fn push_var(&mut self, name: Box<str>, ty: Type) -> Var {
+        let origin = version_base(&name)
+            .and_then(|b| self.var_names.get(b).copied())
+            .map(|b| self.vars[b].origin.expand().unwrap_or(b));
+        let v = self.vars.push(VarData { name: name.clone(), ty, origin: origin.into() });
+        self.var_names.insert(name, v);
+        self.touch();
+        v
+    }
+
+    /// Changes a var's type. Returns `false` if `v` does not exist.
+    pub fn set_var_type(&mut self, v: Var, ty: Type) -> bool {
+        match self.vars.get_mut(v) {
+            Some(d) => {
+                d.ty = ty;
+                self.epoch.touch();
+                true
+            }
+            None => false,
+        }
+    }
+
+    // ---- constants -------------------------------------------------------------
+
+    /// Interns an immediate.
+    pub fn intern(&mut self, imm: Imm) -> Const {
+        if let Some(&c) = self.const_ids.get(&imm) {
+            return c;
+        }
+        let c = self.consts.push(imm);
+        self.const_ids.insert(imm, c);
+        c
+    }
+
+    /// The immediate of a constant. Unknown constants read as `i64 0`.
+    pub fn imm(&self, c: Const) -> Imm {
+        self.consts.get(c).copied().unwrap_or(Imm::int(Type::I64, 0))
+    }
+
+    /// Converts a client argument to a stored operand (interning immediates).
+    pub fn operand(&mut self, arg: Arg) -> Operand {
+        match arg {
+            Arg::Var(v) => Operand::var(v),
+            Arg::Imm(imm) => Operand::constant(self.intern(imm)),
+        }
+    }
+
+    /// Expands a stored operand.
+    pub fn arg(&self, op: Operand) -> Arg {
+        match op.as_var() {
+            Some(v) => Arg::Var(v),
+            None => Arg::Imm(self.imm(op.as_const().unwrap_or(Const::from_u32(0)))),
+        }
+    }
+
+    /// The type of an operand: the var's or the immediate's.
+    pub fn operand_type(&self, op: Operand) -> Option<Type> {
+        match op.as_var() {
+            Some(v) => self.var_type(v),
+            None => op.as_const().and_then(|c| self.consts.get(c)).map(|i| i.ty()),
+        }
+    }
+
+    // ---- intrinsic names and jump tables ---------------------------------------
+
+    /// Interns an intrinsic name.
+    pub fn intern_intrinsic(&mut self, name: &str) -> IntrinsicName {
+        if let Some(&id) = self.intrinsic_ids.get(name) {
+            return id;
+        }
+        let id = self.intrinsics.push(name.into());
+        self.intrinsic_ids.insert(name.into(), id);
+        id
+    }
+
+    /// Adds a `switch` table.
+    pub fn add_jump_table(&mut self, data: JumpTableData) -> JumpTable {
+        self.touch();
+        self.jump_tables.push(data)
+    }
+
+    /// A `switch` table.
+    pub fn jump_table(&self, jt: JumpTable) -> Option<&JumpTableData> {
+        self.jump_tables.get(jt)
+    }
+
+    // ---- blocks and layout -----------------------------------------------------
+
+    /// Creates a block (not yet in the layout).
+    pub fn create_block(&mut self) -> Block {
+        let b = Block::from_u32(self.num_blocks);
+        self.num_blocks += 1;
+        self.touch();
+        b
+    }
+
+    /// Creates blocks until `block` exists (the parser preserves block numbers).
+    pub(crate) fn ensure_block(&mut self, block: Block) {
+        if block.as_u32() >= self.num_blocks {
+            self.num_blocks = block.as_u32() + 1;
+            self.touch();
+        }
+    }
+
+    /// Number of blocks ever created (block ids are `0..num_blocks()`),
+    /// whether or not they are in the layout.
+    pub fn num_blocks(&self) -> usize {
+        self.num_blocks as usize
+    }
+
+    /// True when `block` was created by this function.
+    pub fn block_exists(&self, block: Block) -> bool {
+        block.as_u32() < self.num_blocks
+    }
+
+    /// The block and instruction order.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The entry block (first in the layout).
+    pub fn entry_block(&self) -> Option<Block> {
+        self.layout.entry_block()
+    }
+
+    /// Blocks in layout order.
+    pub fn blocks(&self) -> crate::layout::Blocks<'_> {
+        self.layout.blocks()
+    }
+
+    /// Instructions of `block` in order.
+    pub fn block_insts(&self, block: Block) -> crate::layout::Insts<'_> {
+        self.layout.block_insts(block)
+    }
+
+    /// The terminator of `block`: its last instruction, if that is one.
+    pub fn terminator(&self, block: Block) -> Option<Inst> {
+        self.layout.last_inst(block).filter(|&i| self.insts[i].opcode.is_terminator())
+    }
+
+    fn check_block(&self, b: Block) -> Result<(), LayoutError> {
+        if self.block_exists(b) { Ok(()) } else { Err(LayoutError::UnknownBlock(b)) }
+    }
+
+    fn check_inst(&self, i: Inst) -> Result<(), LayoutError> {
+        if self.insts.is_valid(i) { Ok(()) } else { Err(LayoutError::UnknownInst(i)) }
+    }
+
+    /// Appends `block` to the layout.
+    pub fn append_block(&mut self, block: Block) -> Result<(), LayoutError> {
+        self.check_block(block)?;
+        self.layout.append_block(block)?;
+        self.touch_cfg();
+        Ok(())
+    }
+
+    /// Inserts `block` before `before` in the layout.
+    pub fn insert_block_before(&mut self, block: Block, before: Block) -> Result<(), LayoutError> {
+        self.check_block(block)?;
+        self.check_block(before)?;
+        self.layout.insert_block_before(block, before)?;
+        self.touch_cfg();
+        Ok(())
+    }
+
+    /// Inserts `block` after `after` in the layout.
+    pub fn insert_block_after(&mut self, block: Block, after: Block) -> Result<(), LayoutError> {
+        self.check_block(block)?;
+        self.check_block(after)?;
+        self.layout.insert_block_after(block, after)?;
+        self.touch_cfg();
+        Ok(())
+    }
+
+    /// Removes `block` from the layout; it keeps its instructions.
+    pub fn remove_block(&mut self, block: Block) -> Result<(), LayoutError> {
+        self.check_block(block)?;
+        self.layout.remove_block(block)?;
+        self.touch_cfg();
+        Ok(())
+    }
+
+    /// Appends `inst` to `block`.
+    pub fn append_inst(&mut self, inst: Inst, block: Block) -> Result<(), LayoutError> {
+        self.check_inst(inst)?;
+        self.check_block(block)?;
+        self.layout.append_inst(inst, block)?;
+        self.touch_for(inst);
+        Ok(())
+    }
+
+    /// Inserts `inst` before `before`.
+    pub fn insert_inst_before(&mut self, inst: Inst, before: Inst) -> Result<(), LayoutError> {
+        self.check_inst(inst)?;
+        self.check_inst(before)?;
+        self.layout.insert_inst_before(inst, before)?;
+        self.touch_for(inst);
+        Ok(())
+    }
+
+    /// Inserts `inst` after `after`.
+    pub fn insert_inst_after(&mut self, inst: Inst, after: Inst) -> Result<(), LayoutError> {
+        self.check_inst(inst)?;
+        self.check_inst(after)?;
+        self.layout.insert_inst_after(inst, after)?;
+        self.touch_for(inst);
+        Ok(())
+    }
+
+    /// Removes `inst` from its block; its data stays and it can be reinserted.
+    pub fn remove_inst(&mut self, inst: Inst) -> Result<(), LayoutError> {
+        self.check_inst(inst)?;
+        self.layout.remove_inst(inst)?;
+        self.touch_for(inst);
+        Ok(())
+    }
+
+    fn touch_for(&mut self, inst: Inst) {
+        if self.insts[inst].opcode.is_terminator() {
+            self.touch_cfg();
+        } else {
+            self.touch();
+        }
+    }
+
+    // ---- instructions: reading -------------------------------------------------
+
+    /// Number of instructions ever created (ids `0..num_insts()`).
+    pub fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// True when `inst` was created by this function.
+    pub fn inst_exists(&self, inst: Inst) -> bool {
+        self.insts.is_valid(inst)
+    }
+
+    /// An instruction's data, or `None` if it does not exist.
+    pub fn inst(&self, inst: Inst) -> Option<&InstData> {
+        self.insts.get(inst)
+    }
+
+    /// The opcode of an existing instruction.
+    ///
+    /// Accessors taking an `Inst` expect one created by this function; given
+    /// another they return an empty or default answer instead of panicking.
+    pub fn opcode(&self, inst: Inst) -> Opcode {
+        self.insts.get(inst).map_or(Opcode::Trap, |d| d.opcode)
+    }
+
+    /// The guard, if any.
+    pub fn guard(&self, inst: Inst) -> Option<Guard> {
+        self.insts.get(inst).and_then(InstData::guard)
+    }
+
+    /// The vars the instruction defines, in result order.
+    pub fn results(&self, inst: Inst) -> &[Var] {
+        self.insts.get(inst).map_or(&[], |d| d.results.as_slice(&self.var_pool))
+    }
+
+    /// The scalar operands, in the format's order (see `docs/ir.md`).
+    pub fn operands(&self, inst: Inst) -> &[Operand] {
+        self.insts.get(inst).map_or(&[], |d| d.args.as_slice(&self.operand_pool))
+    }
+
+    /// Every var the instruction reads, with its use site (operands first,
+    /// then the guard).
+    pub fn uses(&self, inst: Inst) -> impl Iterator<Item = (UseSite, Var)> + '_ {
+        let ops = self
+            .operands(inst)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, op)| op.as_var().map(|v| (UseSite::Operand(i as u32), v)));
+        ops.chain(self.guard(inst).map(|g| (UseSite::Guard, g.var)))
+    }
+
+    /// The integer condition of a `setp`.
+    pub fn int_cc(&self, inst: Inst) -> Option<IntCC> {
+        match self.insts.get(inst)?.extra {
+            Extra::IntCC(cc) => Some(cc),
+            _ => None,
+        }
+    }
+
+    /// The float condition of an `fsetp`.
+    pub fn float_cc(&self, inst: Inst) -> Option<FloatCC> {
+        match self.insts.get(inst)?.extra {
+            Extra::FloatCC(cc) => Some(cc),
+            _ => None,
+        }
+    }
+
+    /// The callee of a `call`.
+    pub fn callee(&self, inst: Inst) -> Option<Callee> {
+        match self.insts.get(inst)?.extra {
+            Extra::Call(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The name of an `intrinsic`.
+    pub fn intrinsic_name(&self, inst: Inst) -> Option<&str> {
+        match self.insts.get(inst)?.extra {
+            Extra::Intrinsic(n) => self.intrinsics.get(n).map(|s| &**s),
+            _ => None,
+        }
+    }
+
+    /// The memory object of a `load` or `store`.
+    pub fn scalar_mem(&self, inst: Inst) -> Option<Mem> {
+        match self.insts.get(inst)?.extra {
+            Extra::Mem(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The `switch` table of a `switch`.
+    pub fn switch_table(&self, inst: Inst) -> Option<&JumpTableData> {
+        match self.insts.get(inst)?.extra {
+            Extra::Switch(jt) => self.jump_tables.get(jt),
+            _ => None,
+        }
+    }
+
+    /// The incoming blocks of a phi, parallel to its operands.
+    pub fn phi_blocks(&self, inst: Inst) -> &[Block] {
+        match self.insts.get(inst).map(|d| &d.extra) {
+            Some(Extra::Phi(list)) => list.as_slice(&self.block_pool),
+            _ => &[],
+        }
+    }
+
+    /// The `(predecessor, value)` pairs of a phi.
+    pub fn phi_incoming(&self, inst: Inst) -> impl Iterator<Item = (Block, Operand)> + '_ {
+        self.phi_blocks(inst).iter().copied().zip(self.operands(inst).iter().copied())
+    }
+
+    /// The successor blocks named by a terminator, in order, duplicates kept
+    /// (a `switch` lists its default first, then its cases).
+    pub fn successors(&self, inst: Inst) -> Successors<'_> {
+        let (fixed, n, cases): ([Block; 2], u8, &[(i64, Block)]) = match self.insts.get(inst).map(|d| &d.extra) {
+            Some(Extra::Jump(b)) => ([*b, *b], 1, &[]),
+            Some(Extra::Branch(t)) => (*t, 2, &[]),
+            Some(Extra::Switch(jt)) => match self.jump_tables.get(*jt) {
+                Some(t) => ([t.default, t.default], 1, &t.cases[..]),
+                None => ([Block::from_u32(0); 2], 0, &[]),
+            },
+            _ => ([Block::from_u32(0); 2], 0, &[]),
+        };
+        Successors { fixed, fixed_len: n, pos: 0, cases: cases.iter() }
+    }
+
+    /// The successors of `block` (through its terminator).
+    pub fn block_successors(&self, block: Block) -> Successors<'_> {
+        match self.terminator(block) {
+            Some(t) => self.successors(t),
+            None => Successors { fixed: [block; 2], fixed_len: 0, pos: 0, cases: [].iter() },
+        }
+    }
+
+    /// The slots of a tensor map or reduction, in order (destination first
+    /// for maps), each a descriptor or a scalar.
+    pub fn tensor_slots(&self, inst: Inst) -> Vec<Slot> {
+        let mut out = Vec::new();
+        self.for_each_slot(inst, |s| out.push(s));
+        out
+    }
+
+    fn for_each_slot(&self, inst: Inst, mut f: impl FnMut(Slot)) {
+        let Some(data) = self.insts.get(inst) else {
+            return;
+        };
+        let Extra::Tensor { mems, scalars } = &data.extra else {
+            return;
+        };
+        let mems = mems.as_slice(&self.mem_pool);
+        let args = data.args.as_slice(&self.operand_pool);
+        let slots = mems.len() + scalars.count_ones() as usize;
+        let (mut m, mut a) = (0, 0);
+        for i in 0..slots.min(8) {
+            if scalars & (1 << i) != 0 {
+                let Some(&op) = args.get(a) else { return };
+                f(Slot::Scalar(op));
+                a += 1;
+            } else {
+                let (Some(&mem), Some(&offset), Some(&size)) = (mems.get(m), args.get(a), args.get(a + 1)) else {
+                    return;
+                };
+                f(Slot::Desc(MemDesc { mem, offset, size }));
+                m += 1;
+                a += 2;
+            }
+        }
+    }
+
+    /// For a tensor instruction: how many leading operands belong to its
+    /// slots, and a bit mask of those operands that are broadcast scalars
+    /// (the others are descriptor offsets and sizes). Operands after the
+    /// slots (a `matmul`'s dimensions) are not covered.
+    pub fn slot_operands(&self, inst: Inst) -> (usize, u32) {
+        let (mut n, mut mask) = (0usize, 0u32);
+        self.for_each_slot(inst, |s| match s {
+            Slot::Scalar(_) => {
+                mask |= 1 << n;
+                n += 1;
+            }
+            Slot::Desc(_) => n += 2,
+        });
+        (n, mask)
+    }
+
+    /// The dimensions `(m, k, n)` of a `matmul`.
+    pub fn matmul_dims(&self, inst: Inst) -> Option<[Operand; 3]> {
+        if self.opcode(inst) != Opcode::Matmul {
+            return None;
+        }
+        let (n, _) = self.slot_operands(inst);
+        match self.operands(inst).get(n..) {
+            Some(&[m, k, n]) => Some([m, k, n]),
+            _ => None,
+        }
+    }
+
+    /// The memory ranges the instruction reads and writes, as descriptors.
+    /// Scalar `load`/`store` give a one-element descriptor at their index.
+    /// Calls and intrinsics may touch anything and report no descriptor; see
+    /// [`Opcode::touches_memory`].
+    pub fn accesses(&self, inst: Inst) -> Vec<(Access, MemDesc)> {
+        let mut out = Vec::new();
+        let Some(data) = self.insts.get(inst) else {
+            return out;
+        };
+        match data.opcode.format() {
+            Format::Load | Format::Store => {
+                if let (Some(mem), Some(&index)) = (self.scalar_mem(inst), self.operands(inst).first()) {
+                    // `push_inst` interned `i64 1` for every scalar access.
+                    let Some(&one) = self.const_ids.get(&Imm::int(Type::I64, 1)) else {
+                        return out;
+                    };
+                    let one = Operand::constant(one);
+                    let access = if data.opcode == Opcode::Load { Access::Read } else { Access::Write };
+                    out.push((access, MemDesc { mem, offset: index, size: one }));
+                }
+            }
+            Format::TensorMap | Format::TensorReduce | Format::Matmul => {
+                let writes_first = data.opcode.format() != Format::TensorReduce;
+                let mut first = true;
+                self.for_each_slot(inst, |s| {
+                    if let Slot::Desc(d) = s {
+                        let access = if first && writes_first { Access::Write } else { Access::Read };
+                        out.push((access, d));
+                    }
+                    first = false;
+                });
+            }
+            _ => {}
+        }
+        out
+    }
+
+    // ---- instructions: creating and editing -------------------------------------
+
+    pub(crate) fn push_inst(
+        &mut self,
+        opcode: Opcode,
+        guard: Option<Guard>,
+        results: &[Var],
+        args: &[Operand],
+        extra: Extra,
+    ) -> Inst {
+        if matches!(opcode.format(), Format::Load | Format::Store) {
+            self.intern(Imm::int(Type::I64, 1));
+        }
+        let data = InstData {
+            opcode,
+            guard_negated: guard.is_some_and(|g| g.negated),
+            guard: guard.map(|g| g.var).into(),
+            results: EntityList::from_slice(results, &mut self.var_pool),
+            args: EntityList::from_slice(args, &mut self.operand_pool),
+            extra,
+        };
+        self.touch();
+        self.insts.push(data)
+    }
+
+    pub(crate) fn overwrite_inst(
+        &mut self,
+        inst: Inst,
+        opcode: Opcode,
+        guard: Option<Guard>,
+        results: &[Var],
+        args: &[Operand],
+        extra: Extra,
+    ) {
+        if matches!(opcode.format(), Format::Load | Format::Store) {
+            self.intern(Imm::int(Type::I64, 1));
+        }
+        let was_term = self.insts[inst].opcode.is_terminator();
+        let old = &mut self.insts[inst];
+        old.results.clear(&mut self.var_pool);
+        old.args.clear(&mut self.operand_pool);
+        match &mut old.extra {
+            Extra::Phi(list) => list.clear(&mut self.block_pool),
+            Extra::Tensor { mems, .. } => mems.clear(&mut self.mem_pool),
+            _ => {}
+        }
+        *old = InstData {
+            opcode,
+            guard_negated: guard.is_some_and(|g| g.negated),
+            guard: guard.map(|g| g.var).into(),
+            results: EntityList::from_slice(results, &mut self.var_pool),
+            args: EntityList::from_slice(args, &mut self.operand_pool),
+            extra,
+        };
+        if was_term || opcode.is_terminator() {
+            self.touch_cfg();
+        } else {
+            self.touch();
+        }
+    }
+
+    pub(crate) fn make_block_list(&mut self, blocks: &[Block]) -> EntityList<Block> {
+        EntityList::from_slice(blocks, &mut self.block_pool)
+    }
+
+    pub(crate) fn make_mem_list(&mut self, mems: &[Mem]) -> EntityList<Mem> {
+        EntityList::from_slice(mems, &mut self.mem_pool)
+    }
+
+    /// Replaces operand `index` of `inst`. Returns `false` if there is none.
+    pub fn set_operand(&mut self, inst: Inst, index: usize, op: Operand) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else {
+            return false;
+        };
+        match data.args.get_mut(index, &mut self.operand_pool) {
+            Some(slot) => {
+                *slot = op;
+                self.epoch.touch();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Replaces result `index` of `inst`. Returns `false` if there is none.
+    pub fn set_result(&mut self, inst: Inst, index: usize, var: Var) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else {
+            return false;
+        };
+        match data.results.get_mut(index, &mut self.var_pool) {
+            Some(slot) => {
+                *slot = var;
+                self.epoch.touch();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Sets or clears the guard. Returns `false` if `inst` does not exist.
+    pub fn set_guard(&mut self, inst: Inst, guard: Option<Guard>) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else {
+            return false;
+        };
+        data.guard = guard.map(|g| g.var).into();
+        data.guard_negated = guard.is_some_and(|g| g.negated);
+        self.epoch.touch();
+        true
+    }
+
+    /// Redirects successor `index` (in [`Function::successors`] order) of a
+    /// terminator. Returns `false` if there is no such successor.
+    pub fn set_successor(&mut self, inst: Inst, index: usize, target: Block) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else {
+            return false;
+        };
+        let done = match &mut data.extra {
+            Extra::Jump(b) if index == 0 => {
+                *b = target;
+                true
+            }
+            Extra::Branch(t) if index < 2 => {
+                t[index] = target;
+                true
+            }
+            Extra::Switch(jt) => match self.jump_tables.get_mut(*jt) {
+                Some(t) if index == 0 => {
+                    t.default = target;
+                    true
+                }
+                Some(t) => match t.cases.get_mut(index - 1) {
+                    Some(c) => {
+                        c.1 = target;
+                        true
+                    }
+                    None => false,
+                },
+                None => false,
+            },
+            _ => false,
+        };
+        if done {
+            self.touch_cfg();
+        }
+        done
+    }
+
+    /// Appends an incoming `(block, value)` pair to a phi. Returns `false`
+    /// if `inst` is not a phi.
+    pub fn phi_add_incoming(&mut self, inst: Inst, block: Block, value: Operand) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else {
+            return false;
+        };
+        let Extra::Phi(list) = &mut data.extra else {
+            return false;
+        };
+        list.push(block, &mut self.block_pool);
+        data.args.push(value, &mut self.operand_pool);
+        self.epoch.touch();
+        true
+    }
+
+    /// Removes the `index`-th incoming pair of a phi. Returns `false` if
+    /// there is none.
+    pub fn phi_remove_incoming(&mut self, inst: Inst, index: usize) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else {
+            return false;
+        };
+        let Extra::Phi(list) = &mut data.extra else {
+            return false;
+        };
+        if index >= list.len(&self.block_pool) {
+            return false;
+        }
+        list.remove(index, &mut self.block_pool);
+        data.args.remove(index, &mut self.operand_pool);
+        self.epoch.touch();
+        true
+    }
+
+    pub(crate) fn extra(&self, inst: Inst) -> Option<&Extra> {
+        self.insts.get(inst).map(|d| &d.extra)
+    }
+
+    /// Total instructions in the layout (walks every block).
+    pub fn count_inserted_insts(&self) -> usize {
+        self.blocks().map(|b| self.block_insts(b).count()).sum()
+    }
+}
+
+/// The successors of a terminator.
+#[derive(Clone, Debug)]
+pub struct Successors<'a> {
+    fixed: [Block; 2],
+    fixed_len: u8,
+    pos: u8,
+    cases: core::slice::Iter<'a, (i64, Block)>,
+}
+
+impl Iterator for Successors<'_> {
+    type Item = Block;
+    fn next(&mut self) -> Option<Block> {
+        if self.pos < self.fixed_len {
+            self.pos += 1;
+            return Some(self.fixed[usize::from(self.pos - 1)]);
+        }
+        self.cases.next().map(|c| c.1)
+    }
+}
+
+/// The `B` of a name `B.N` where `N` is a decimal number.
+fn version_base(name: &str) -> Option<&str> {
+    let (base, n) = name.rsplit_once('.')?;
+    (!base.is_empty() && !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())).then_some(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_versions_remember_their_original() {
+        let mut f = Function::new("f", Signature::new([Type::I32], []), &["x"]);
+        let x = f.params()[0];
+        let x2 = f.add_var("x", Type::I32);
+        assert_eq!(f.var_name(x2), "x_1");
+        let v1 = f.add_version(x).unwrap();
+        let v2 = f.add_version(v1).unwrap();
+        assert_eq!((f.var_name(v1), f.var_name(v2)), ("x.1", "x.2"));
+        assert_eq!(f.var_data(v2).unwrap().origin(), Some(x));
+        let by_name = f.add_var("x.7", Type::I32);
+        assert_eq!(f.var_data(by_name).unwrap().origin(), Some(x));
+        let anon = f.add_var("", Type::I1);
+        assert_eq!(f.var_name(anon), format!("v{}", anon.as_u32()));
+        assert!(f.try_add_var("x", Type::I32).is_err());
+    }
+
+    #[test]
+    fn cfg_epoch_survives_operand_edits() {
+        let mut f = Function::new("f", Signature::new([Type::I32], []), &["a"]);
+        let b = f.create_block();
+        f.append_block(b).unwrap();
+        let a = f.params()[0];
+        let i = f.push_inst(Opcode::Copy, None, &[a], &[Operand::var(a)], Extra::None);
+        f.append_inst(i, b).unwrap();
+        let (e, c) = (f.epoch(), f.cfg_epoch());
+        let one = f.operand(Arg::Imm(Imm::from(1i32)));
+        assert!(f.set_operand(i, 0, one));
+        assert_ne!(f.epoch(), e);
+        assert_eq!(f.cfg_epoch(), c);
+        let other = f.create_block();
+        f.append_block(other).unwrap();
+        assert_ne!(f.cfg_epoch(), c);
+    }
+
+    #[test]
+    fn layout_errors_instead_of_panics() {
+        let mut f = Function::new("f", Signature::default(), &[]);
+        let b = f.create_block();
+        assert_eq!(f.remove_block(b), Err(LayoutError::BlockNotInserted(b)));
+        assert_eq!(f.append_block(Block::from_u32(9)), Err(LayoutError::UnknownBlock(Block::from_u32(9))));
+        f.append_block(b).unwrap();
+        assert_eq!(f.append_block(b), Err(LayoutError::BlockAlreadyInserted(b)));
+        assert_eq!(f.remove_inst(Inst::from_u32(3)), Err(LayoutError::UnknownInst(Inst::from_u32(3))));
+    }
+}

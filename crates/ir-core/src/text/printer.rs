@@ -1,0 +1,379 @@
+//! The printer: the parser's exact inverse, in canonical form.
+//!
+//! Canonical form: memory objects, then external functions, then functions,
+//! each group in declaration order and separated by a blank line; in a
+//! function, the params in the header, one `var` line per other var in id
+//! order, blocks in layout order with their preserved numbers, and each
+//! instruction on one 4-space-indented line. Literals are bare when the
+//! parser would infer their type (see `context.rs`), typed otherwise.
+//! Malformed instructions (which the builder can make and the verifier
+//! rejects) print as far as their data allows, without panicking.
+
+use super::context::{Shape, literal_type};
+use super::lexer::{write_name, write_quoted};
+use crate::entities::{FuncId, Inst};
+use crate::function::Function;
+use crate::instructions::{Operand, Slot};
+use crate::module::Module;
+use crate::opcode::{Format, Opcode};
+use crate::types::Type;
+use core::fmt::{self, Write};
+
+/// Prints a whole module.
+pub fn print_module(m: &Module) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_module(m, &mut out);
+    out
+}
+
+/// Prints one function of a module.
+pub fn print_function(m: &Module, f: FuncId) -> String {
+    let mut out = String::new();
+    if let Some(func) = m.function(f) {
+        let _ = write_function(m, func, &mut out);
+    }
+    out
+}
+
+/// Writes a whole module.
+pub fn write_module(m: &Module, out: &mut impl Write) -> fmt::Result {
+    let mut first_group = true;
+    let mut sep = |out: &mut dyn Write| -> fmt::Result {
+        if !first_group {
+            out.write_char('\n')?;
+        }
+        first_group = false;
+        Ok(())
+    };
+    if m.mems().len() > 0 {
+        sep(out)?;
+        for (_, mem) in m.mems() {
+            out.write_str("mem ")?;
+            write_name(out, '@', &mem.name)?;
+            write!(out, ": {}[{}] {}", mem.elem, mem.len, mem.space)?;
+            if !mem.init.is_empty() {
+                out.write_str(" = [")?;
+                for (i, v) in mem.init.iter().enumerate() {
+                    if i > 0 {
+                        out.write_str(", ")?;
+                    }
+                    write_imm(out, *v, Some(mem.elem))?;
+                }
+                out.write_char(']')?;
+            }
+            out.write_char('\n')?;
+        }
+    }
+    if m.externs().len() > 0 {
+        sep(out)?;
+        for (_, ext) in m.externs() {
+            out.write_str("extern ")?;
+            write_name(out, '@', &ext.name)?;
+            out.write_char('(')?;
+            write_types(out, &ext.sig.params)?;
+            out.write_char(')')?;
+            write_returns(out, &ext.sig.returns)?;
+            out.write_char('\n')?;
+        }
+    }
+    for (_, func) in m.functions() {
+        sep(out)?;
+        write_function(m, func, out)?;
+    }
+    Ok(())
+}
+
+fn write_types(out: &mut impl Write, tys: &[Type]) -> fmt::Result {
+    for (i, t) in tys.iter().enumerate() {
+        if i > 0 {
+            out.write_str(", ")?;
+        }
+        out.write_str(t.name())?;
+    }
+    Ok(())
+}
+
+fn write_returns(out: &mut impl Write, tys: &[Type]) -> fmt::Result {
+    if !tys.is_empty() {
+        out.write_str(" -> ")?;
+        write_types(out, tys)?;
+    }
+    Ok(())
+}
+
+/// Writes one function.
+pub fn write_function(m: &Module, func: &Function, out: &mut impl Write) -> fmt::Result {
+    out.write_str("func ")?;
+    write_name(out, '@', func.name())?;
+    out.write_char('(')?;
+    for (i, &p) in func.params().iter().enumerate() {
+        if i > 0 {
+            out.write_str(", ")?;
+        }
+        write_name(out, '%', func.var_name(p))?;
+        write!(out, ": {}", func.var_type(p).unwrap_or(Type::I64))?;
+    }
+    out.write_char(')')?;
+    write_returns(out, &func.signature().returns)?;
+    out.write_str(" {\n")?;
+    let params = func.params();
+    for v in func.vars() {
+        // Params are the first vars; the check keeps odd hand-made functions printable.
+        if v.as_u32() as usize >= params.len() || !params.contains(&v) {
+            out.write_str("    var ")?;
+            write_name(out, '%', func.var_name(v))?;
+            writeln!(out, ": {}", func.var_type(v).unwrap_or(Type::I64))?;
+        }
+    }
+    for block in func.blocks() {
+        writeln!(out, "{block}:")?;
+        for inst in func.block_insts(block) {
+            out.write_str("    ")?;
+            write_inst(m, func, inst, out)?;
+            out.write_char('\n')?;
+        }
+    }
+    out.write_str("}\n")
+}
+
+/// An instruction in text form, for messages.
+#[derive(Debug)]
+pub struct DisplayInst<'a> {
+    /// The module, for global names.
+    pub module: &'a Module,
+    /// The function holding the instruction.
+    pub func: &'a Function,
+    /// The instruction.
+    pub inst: Inst,
+}
+
+impl fmt::Display for DisplayInst<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_inst(self.module, self.func, self.inst, f)
+    }
+}
+
+fn write_imm(out: &mut impl Write, imm: crate::Imm, context: Option<Type>) -> fmt::Result {
+    if context != Some(imm.ty()) {
+        write!(out, "{} ", imm.ty())?;
+    }
+    write!(out, "{imm}")
+}
+
+struct InstPrinter<'a> {
+    m: &'a Module,
+    func: &'a Function,
+    ops: &'a [Operand],
+    shape_results: Vec<Option<Type>>,
+    shape_operands: Vec<Option<Type>>,
+    call_params: Option<&'a [Type]>,
+    mem_elem: Option<Type>,
+    slot_operands: usize,
+    scalar_operands: u32,
+    opcode: Opcode,
+}
+
+impl InstPrinter<'_> {
+    fn operand(&self, out: &mut impl Write, i: usize) -> fmt::Result {
+        let Some(&op) = self.ops.get(i) else {
+            return out.write_str("?");
+        };
+        if let Some(v) = op.as_var() {
+            return write_name(out, '%', self.func.var_name(v));
+        }
+        let shape = Shape {
+            opcode: self.opcode,
+            result_types: &self.shape_results,
+            operand_types: &self.shape_operands,
+            call_params: self.call_params,
+            returns: &self.func.signature().returns,
+            mem_elem: self.mem_elem,
+            slot_operands: self.slot_operands,
+            scalar_operands: self.scalar_operands,
+        };
+        let imm = self.func.imm(op.as_const().unwrap_or(crate::Const::from_u32(0)));
+        write_imm(out, imm, literal_type(&shape, i))
+    }
+
+    fn list(&self, out: &mut impl Write, range: core::ops::Range<usize>) -> fmt::Result {
+        for i in range.clone() {
+            if i > range.start {
+                out.write_str(", ")?;
+            }
+            self.operand(out, i)?;
+        }
+        Ok(())
+    }
+}
+
+fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut impl Write) -> fmt::Result {
+    let Some(data) = func.inst(inst) else {
+        return out.write_str("<no such instruction>");
+    };
+    let opcode = data.opcode();
+    if let Some(g) = data.guard() {
+        out.write_str(if g.negated { "@!" } else { "@" })?;
+        write_name(out, '%', func.var_name(g.var))?;
+        out.write_char(' ')?;
+    }
+    let results = func.results(inst);
+    if !results.is_empty() {
+        for (i, &r) in results.iter().enumerate() {
+            if i > 0 {
+                out.write_str(", ")?;
+            }
+            write_name(out, '%', func.var_name(r))?;
+        }
+        out.write_str(" = ")?;
+    }
+    out.write_str(opcode.name())?;
+    if let Some(cc) = func.int_cc(inst) {
+        write!(out, ".{cc}")?;
+    } else if let Some(cc) = func.float_cc(inst) {
+        write!(out, ".{cc}")?;
+    }
+    let ops = func.operands(inst);
+    let callee = func.callee(inst);
+    let slots = func.tensor_slots(inst);
+    let (slot_operands, scalar_operands) = func.slot_operands(inst);
+    let mem_elem = match opcode.format() {
+        Format::Load | Format::Store => func.scalar_mem(inst),
+        _ => match slots.first() {
+            Some(Slot::Desc(d)) => Some(d.mem),
+            _ => None,
+        },
+    }
+    .and_then(|mem| m.mem(mem))
+    .map(|mem| mem.elem);
+    let p = InstPrinter {
+        m,
+        func,
+        ops,
+        shape_results: results.iter().map(|&r| func.var_type(r)).collect(),
+        shape_operands: ops.iter().map(|o| o.as_var().and_then(|v| func.var_type(v))).collect(),
+        call_params: callee.and_then(|c| m.callee_signature(c)).map(|s| &s.params[..]),
+        mem_elem,
+        slot_operands,
+        scalar_operands,
+        opcode,
+    };
+    let n = ops.len();
+    match opcode.format() {
+        Format::Const
+        | Format::Unary
+        | Format::Binary
+        | Format::Select
+        | Format::Compare
+        | Format::Convert
+        | Format::Ret => {
+            if n > 0 {
+                out.write_char(' ')?;
+                p.list(out, 0..n)?;
+            }
+        }
+        Format::Trap => {}
+        Format::Call => {
+            out.write_char(' ')?;
+            match callee {
+                Some(c) => write_name(out, '@', p.m.callee_name(c))?,
+                None => out.write_str("@?")?,
+            }
+            out.write_char('(')?;
+            p.list(out, 0..n)?;
+            out.write_char(')')?;
+        }
+        Format::Intrinsic => {
+            out.write_char(' ')?;
+            write_quoted(out, func.intrinsic_name(inst).unwrap_or("?"))?;
+            out.write_char('(')?;
+            p.list(out, 0..n)?;
+            out.write_char(')')?;
+        }
+        Format::Load | Format::Store => {
+            out.write_char(' ')?;
+            match func.scalar_mem(inst).and_then(|mm| m.mem(mm)) {
+                Some(mem) => write_name(out, '@', &mem.name)?,
+                None => out.write_str("@?")?,
+            }
+            out.write_char('[')?;
+            p.operand(out, 0)?;
+            out.write_char(']')?;
+            if opcode == Opcode::Store || n > 1 {
+                out.write_str(", ")?;
+                p.list(out, 1..n.max(2))?;
+            }
+        }
+        Format::TensorMap | Format::TensorReduce | Format::Matmul => {
+            let mut i = 0;
+            for (k, slot) in slots.iter().enumerate() {
+                out.write_str(if k == 0 { " " } else { ", " })?;
+                match slot {
+                    Slot::Desc(d) => {
+                        match m.mem(d.mem) {
+                            Some(mem) => write_name(out, '@', &mem.name)?,
+                            None => out.write_str("@?")?,
+                        }
+                        out.write_char('[')?;
+                        p.operand(out, i)?;
+                        out.write_str(", ")?;
+                        p.operand(out, i + 1)?;
+                        out.write_char(']')?;
+                        i += 2;
+                    }
+                    Slot::Scalar(_) => {
+                        p.operand(out, i)?;
+                        i += 1;
+                    }
+                }
+            }
+            for j in i..n {
+                out.write_str(if j == 0 { " " } else { ", " })?;
+                p.operand(out, j)?;
+            }
+        }
+        Format::Phi => {
+            out.write_char('(')?;
+            for (i, b) in func.phi_blocks(inst).iter().enumerate() {
+                if i > 0 {
+                    out.write_str(", ")?;
+                }
+                write!(out, "{b}: ")?;
+                p.operand(out, i)?;
+            }
+            out.write_char(')')?;
+        }
+        Format::Jump => {
+            let t = func.successors(inst).next();
+            match t {
+                Some(t) => write!(out, " {t}")?,
+                None => out.write_str(" bb?")?,
+            }
+        }
+        Format::Branch => {
+            out.write_char(' ')?;
+            p.operand(out, 0)?;
+            for t in func.successors(inst) {
+                write!(out, ", {t}")?;
+            }
+        }
+        Format::Switch => {
+            out.write_char(' ')?;
+            p.operand(out, 0)?;
+            match func.switch_table(inst) {
+                Some(jt) => {
+                    write!(out, ", {}, [", jt.default)?;
+                    for (i, (v, b)) in jt.cases.iter().enumerate() {
+                        if i > 0 {
+                            out.write_str(", ")?;
+                        }
+                        write!(out, "{v}: {b}")?;
+                    }
+                    out.write_char(']')?;
+                }
+                None => out.write_str(", bb?, []")?,
+            }
+        }
+    }
+    Ok(())
+}

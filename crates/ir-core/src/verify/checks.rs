@@ -1,0 +1,655 @@
+//! The base-level checks: structure, entities, arity, types, memory.
+
+use super::cfg::Cfg;
+use super::{ErrorKind, Location, VerifierError, VerifyOptions};
+use crate::entities::{Block, FuncId, Inst, Var};
+use crate::function::Function;
+use crate::imm::Imm;
+use crate::instructions::{Extra, MemDesc, Operand, Slot};
+use crate::module::Module;
+use crate::opcode::{Format, Opcode, SlotRule};
+use crate::types::Type;
+use cranelift_entity::{EntityRef, SecondaryMap};
+
+pub(super) struct Ctx<'a> {
+    pub(super) m: &'a Module,
+    pub(super) fid: FuncId,
+    pub(super) func: &'a Function,
+    pub(super) errors: &'a mut Vec<VerifierError>,
+    pub(super) block: Option<Block>,
+    pub(super) inst: Option<Inst>,
+}
+
+impl Ctx<'_> {
+    pub(super) fn err(&mut self, kind: ErrorKind, message: impl Into<String>) {
+        self.err_var(kind, None, message);
+    }
+
+    pub(super) fn err_var(&mut self, kind: ErrorKind, var: Option<Var>, message: impl Into<String>) {
+        self.errors.push(VerifierError {
+            location: Location { func: Some(self.fid), block: self.block, inst: self.inst, var },
+            kind,
+            message: message.into(),
+        });
+    }
+
+    /// How an operand reads in a message.
+    pub(super) fn show(&self, op: Operand) -> String {
+        match op.as_var() {
+            Some(v) => {
+                let mut s = String::new();
+                let _ = crate::text::write_var_name(&mut s, self.func.var_name(v));
+                s
+            }
+            None => self.func.imm(op.as_const().unwrap_or(crate::Const::new(0))).to_string(),
+        }
+    }
+
+    pub(super) fn show_var(&self, v: Var) -> String {
+        let mut s = String::new();
+        let _ = crate::text::write_var_name(&mut s, self.func.var_name(v));
+        s
+    }
+
+    fn ty(&self, op: Operand) -> Option<Type> {
+        self.func.operand_type(op)
+    }
+
+    /// Checks an operand's type; unknown entities were reported already.
+    fn expect_ty(&mut self, what: &str, op: Operand, want: Type) {
+        if let Some(t) = self.ty(op).filter(|&t| t != want) {
+            let shown = self.show(op);
+            self.err(ErrorKind::TypeMismatch, format!("{what} ({shown}) has type {t}, expected {want}"));
+        }
+    }
+
+    fn expect_int(&mut self, what: &str, op: Operand) {
+        if let Some(t) = self.ty(op).filter(|t| !t.is_int()) {
+            let shown = self.show(op);
+            self.err(ErrorKind::TypeMismatch, format!("{what} ({shown}) has type {t}, expected an integer"));
+        }
+    }
+
+    fn expect_result_ty(&mut self, r: Var, want: Type) {
+        if let Some(t) = self.func.var_type(r).filter(|&t| t != want) {
+            let shown = self.show_var(r);
+            self.err_var(ErrorKind::TypeMismatch, Some(r), format!("result {shown} has type {t}, expected {want}"));
+        }
+    }
+
+    fn expect_class(&mut self, op: Opcode, t: Type) {
+        if !op.type_class().admits(t) {
+            self.err(ErrorKind::TypeMismatch, format!("`{op}` does not operate on {t}"));
+        }
+    }
+}
+
+/// Checks memory objects' initial values.
+pub(super) fn check_mems(m: &Module, errors: &mut Vec<VerifierError>) {
+    for (_, mem) in m.mems() {
+        let mut name = String::new();
+        let _ = crate::text::write_global_name(&mut name, &mem.name);
+        if mem.init.len() as u64 > mem.len {
+            errors.push(mem_error(format!("{name} has {} elements but {} initial values", mem.len, mem.init.len())));
+        }
+        if let Some(bad) = mem.init.iter().find(|i| i.ty() != mem.elem) {
+            errors.push(mem_error(format!("{name} holds {} but an initial value is {bad:?}", mem.elem)));
+        }
+    }
+}
+
+fn mem_error(message: String) -> VerifierError {
+    VerifierError { location: Location::default(), kind: ErrorKind::MemInit, message }
+}
+
+/// Checks one function at the base level, then the SSA level if asked.
+pub(super) fn check_function(m: &Module, fid: FuncId, opts: &VerifyOptions, errors: &mut Vec<VerifierError>) {
+    let Some(func) = m.function(fid) else { return };
+    let mut cx = Ctx { m, fid, func, errors, block: None, inst: None };
+    let Some(entry) = func.entry_block() else {
+        cx.err(ErrorKind::NoBlocks, "function has no blocks");
+        return;
+    };
+    let cfg = Cfg::new(func);
+    if !cfg.preds[entry].is_empty() {
+        cx.block = Some(entry);
+        let preds: Vec<String> = cfg.preds[entry].iter().map(|b| b.to_string()).collect();
+        cx.err(ErrorKind::EntryBlock, format!("the entry block has predecessors ({})", preds.join(", ")));
+    }
+    for b in func.blocks() {
+        cx.block = Some(b);
+        cx.inst = None;
+        let Some(last) = func.layout().last_inst(b) else {
+            cx.err(ErrorKind::MissingTerminator, "block is empty; it needs a terminator");
+            continue;
+        };
+        let mut seen_non_phi = false;
+        for inst in func.block_insts(b) {
+            cx.inst = Some(inst);
+            let op = func.opcode(inst);
+            if op == Opcode::Phi {
+                if seen_non_phi {
+                    cx.err(ErrorKind::MisplacedPhi, "phi after a non-phi instruction; phis must start their block");
+                }
+                if b == entry {
+                    cx.err(ErrorKind::EntryBlock, "phi in the entry block");
+                }
+            } else {
+                seen_non_phi = true;
+            }
+            if op.is_terminator() && inst != last {
+                cx.err(ErrorKind::MisplacedTerminator, format!("`{op}` must be the last instruction of its block"));
+            }
+            if inst == last && !op.is_terminator() {
+                cx.err(ErrorKind::MissingTerminator, "block does not end in a terminator");
+            }
+            check_inst(&mut cx, &cfg, b, inst);
+        }
+    }
+    cx.block = None;
+    cx.inst = None;
+    check_defined(&mut cx);
+    if opts.ssa {
+        super::ssa::check(&mut cx, &cfg);
+    }
+}
+
+/// Reports vars that are used but defined nowhere (once per var).
+fn check_defined(cx: &mut Ctx<'_>) {
+    let func = cx.func;
+    let mut defined: SecondaryMap<Var, bool> = SecondaryMap::with_capacity(func.num_vars());
+    for &p in func.params() {
+        defined[p] = true;
+    }
+    for b in func.blocks() {
+        for inst in func.block_insts(b) {
+            for &r in func.results(inst) {
+                defined[r] = true;
+            }
+        }
+    }
+    let mut reported: SecondaryMap<Var, bool> = SecondaryMap::new();
+    for b in func.blocks() {
+        for inst in func.block_insts(b) {
+            for (_, v) in func.uses(inst) {
+                if func.var_data(v).is_some() && !defined[v] && !reported[v] {
+                    reported[v] = true;
+                    cx.block = Some(b);
+                    cx.inst = Some(inst);
+                    let shown = cx.show_var(v);
+                    cx.err_var(ErrorKind::UndefinedVar, Some(v), format!("{shown} is used but never defined"));
+                }
+            }
+        }
+    }
+}
+
+fn extra_matches(format: Format, extra: &Extra) -> bool {
+    matches!(
+        (format, extra),
+        (
+            Format::Const
+                | Format::Unary
+                | Format::Binary
+                | Format::Select
+                | Format::Convert
+                | Format::Ret
+                | Format::Trap,
+            Extra::None
+        ) | (Format::Compare, Extra::IntCC(_) | Extra::FloatCC(_))
+            | (Format::Call, Extra::Call(_))
+            | (Format::Intrinsic, Extra::Intrinsic(_))
+            | (Format::Load | Format::Store, Extra::Mem(_))
+            | (Format::TensorMap | Format::TensorReduce | Format::Matmul, Extra::Tensor { .. })
+            | (Format::Phi, Extra::Phi(_))
+            | (Format::Jump, Extra::Jump(_))
+            | (Format::Branch, Extra::Branch(_))
+            | (Format::Switch, Extra::Switch(_))
+    )
+}
+
+fn check_inst(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst) {
+    let func = cx.func;
+    let Some(data) = func.inst(inst) else { return };
+    let op = data.opcode();
+    let results = func.results(inst);
+    let ops = func.operands(inst);
+
+    let mut entities_ok = true;
+    for (i, &r) in results.iter().enumerate() {
+        if func.var_data(r).is_none() {
+            cx.err(ErrorKind::UnknownEntity, format!("result {i} is {r}, which is not a var of this function"));
+            entities_ok = false;
+        } else if results[..i].contains(&r) {
+            let shown = cx.show_var(r);
+            cx.err_var(ErrorKind::Arity, Some(r), format!("defines {shown} twice"));
+        }
+    }
+    for (i, &o) in ops.iter().enumerate() {
+        if func.operand_type(o).is_none() {
+            cx.err(ErrorKind::UnknownEntity, format!("operand {i} ({o:?}) does not exist in this function"));
+            entities_ok = false;
+        }
+    }
+    if let Some(g) = data.guard() {
+        if op == Opcode::Phi || op.is_terminator() {
+            cx.err(ErrorKind::BadGuard, format!("`{op}` cannot be guarded"));
+        }
+        match func.var_type(g.var) {
+            None => {
+                cx.err(ErrorKind::UnknownEntity, format!("the guard {} is not a var of this function", g.var));
+                entities_ok = false;
+            }
+            Some(Type::I1) => {}
+            Some(t) => {
+                let shown = cx.show_var(g.var);
+                cx.err_var(ErrorKind::BadGuard, Some(g.var), format!("the guard {shown} has type {t}, expected i1"));
+            }
+        }
+    }
+    let Some(extra) = func.extra(inst) else {
+        return;
+    };
+    if !extra_matches(op.format(), extra) {
+        cx.err(ErrorKind::Arity, format!("malformed `{op}`: it was built with another format's constructor"));
+        return;
+    }
+    if !entities_ok {
+        return;
+    }
+    let counts = |cx: &mut Ctx<'_>, nres: usize, nops: usize| -> bool {
+        let mut ok = true;
+        if results.len() != nres {
+            cx.err(ErrorKind::Arity, format!("`{op}` defines {nres} result{}, found {}", plural(nres), results.len()));
+            ok = false;
+        }
+        if ops.len() != nops {
+            cx.err(ErrorKind::Arity, format!("`{op}` takes {nops} operand{}, found {}", plural(nops), ops.len()));
+            ok = false;
+        }
+        ok
+    };
+    let rty = |i: usize| results.get(i).and_then(|&r| func.var_type(r));
+    match op.format() {
+        Format::Const => {
+            if counts(cx, 1, 1) {
+                match ops[0].as_const() {
+                    None => cx.err(ErrorKind::BadConst, "`const` needs an immediate; use `copy` for a var"),
+                    Some(c) => {
+                        let imm = func.imm(c);
+                        cx.expect_result_ty(results[0], imm.ty());
+                    }
+                }
+            }
+        }
+        Format::Unary | Format::Binary => {
+            let n = if op.format() == Format::Unary { 1 } else { 2 };
+            if counts(cx, 1, n)
+                && let Some(t) = rty(0)
+            {
+                cx.expect_class(op, t);
+                for (i, &o) in ops.iter().enumerate() {
+                    cx.expect_ty(&format!("operand {i}"), o, t);
+                }
+            }
+        }
+        Format::Select => {
+            if counts(cx, 1, 3) {
+                cx.expect_ty("the condition", ops[0], Type::I1);
+                if let Some(t) = rty(0) {
+                    cx.expect_ty("operand 1", ops[1], t);
+                    cx.expect_ty("operand 2", ops[2], t);
+                }
+            }
+        }
+        Format::Compare => {
+            if counts(cx, 1, 2) {
+                cx.expect_result_ty(results[0], Type::I1);
+                if let Some(t) = func.operand_type(ops[0]) {
+                    cx.expect_class(op, t);
+                    cx.expect_ty("operand 1", ops[1], t);
+                }
+            }
+        }
+        Format::Convert => {
+            if counts(cx, 1, 1)
+                && let (Some(src), Some(dst)) = (func.operand_type(ops[0]), rty(0))
+                && !conversion_ok(op, src, dst)
+            {
+                cx.err(ErrorKind::BadConversion, format!("`{op}` cannot convert {src} to {dst}"));
+            }
+        }
+        Format::Call => check_call(cx, inst, results, ops),
+        Format::Intrinsic => {}
+        Format::Load | Format::Store => {
+            let is_load = op == Opcode::Load;
+            if counts(cx, usize::from(is_load), if is_load { 1 } else { 2 }) {
+                let Some(mem) = func.scalar_mem(inst) else {
+                    return;
+                };
+                let Some(obj) = cx.m.mem(mem) else {
+                    cx.err(ErrorKind::UnknownEntity, format!("{mem} is not a memory object of this module"));
+                    return;
+                };
+                cx.expect_int("the index", ops[0]);
+                if let Some(i) = exact(func, ops[0]).filter(|&i| i < 0 || i as u64 >= obj.len) {
+                    let name = global(&obj.name);
+                    cx.err(
+                        ErrorKind::DescriptorOutOfBounds,
+                        format!("index {i} is outside {name}, which has {} elements", obj.len),
+                    );
+                }
+                if is_load {
+                    cx.expect_result_ty(results[0], obj.elem);
+                } else {
+                    cx.expect_ty("the stored value", ops[1], obj.elem);
+                }
+            }
+        }
+        Format::TensorMap | Format::TensorReduce | Format::Matmul => check_tensor(cx, inst, results, ops),
+        Format::Phi => check_phi(cx, cfg, block, inst, results, ops),
+        Format::Jump | Format::Branch | Format::Switch => {
+            let n = usize::from(op != Opcode::Jump);
+            if counts(cx, 0, n) {
+                if op == Opcode::Br {
+                    cx.expect_ty("the condition", ops[0], Type::I1);
+                }
+                if op == Opcode::Switch {
+                    check_switch(cx, inst, ops[0]);
+                }
+            }
+            for t in func.successors(inst) {
+                if !func.block_exists(t) {
+                    cx.err(ErrorKind::UnknownEntity, format!("branch to {t}, which does not exist"));
+                } else if !func.layout().is_block_inserted(t) {
+                    cx.err(ErrorKind::UnknownTarget, format!("branch to {t}, which is not in the layout"));
+                }
+            }
+        }
+        Format::Ret => {
+            let want = &func.signature().returns;
+            if results.is_empty() && ops.len() != want.len() {
+                cx.err(
+                    ErrorKind::Arity,
+                    format!(
+                        "`ret` returns {} value{}, the signature says {}",
+                        ops.len(),
+                        plural(ops.len()),
+                        want.len()
+                    ),
+                );
+            } else if counts(cx, 0, want.len()) {
+                for (i, (&o, &t)) in ops.iter().zip(want).enumerate() {
+                    cx.expect_ty(&format!("return value {i}"), o, t);
+                }
+            }
+        }
+        Format::Trap => {
+            counts(cx, 0, 0);
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn global(name: &str) -> String {
+    let mut s = String::new();
+    let _ = crate::text::write_global_name(&mut s, name);
+    s
+}
+
+/// The value of an exact operand.
+fn exact(func: &Function, op: Operand) -> Option<i64> {
+    op.as_const().map(|c| func.imm(c).as_i64())
+}
+
+fn conversion_ok(op: Opcode, src: Type, dst: Type) -> bool {
+    let (s, d) = (src.bits(), dst.bits());
+    match op {
+        Opcode::Sext | Opcode::Zext => src.is_int() && dst.is_int() && d > s,
+        Opcode::Trunc => src.is_int() && dst.is_int() && d < s,
+        Opcode::Fpext => src == Type::F32 && dst == Type::F64,
+        Opcode::Fptrunc => src == Type::F64 && dst == Type::F32,
+        Opcode::Fptosi | Opcode::Fptoui | Opcode::FptosiSat | Opcode::FptouiSat => {
+            src.is_float() && dst.is_int() && dst != Type::I1
+        }
+        Opcode::Sitofp | Opcode::Uitofp => src.is_int() && dst.is_float(),
+        Opcode::Bitcast => s == d,
+        _ => false,
+    }
+}
+
+fn check_call(cx: &mut Ctx<'_>, inst: Inst, results: &[Var], ops: &[Operand]) {
+    let func = cx.func;
+    let Some(callee) = func.callee(inst) else {
+        return;
+    };
+    let Some(sig) = cx.m.callee_signature(callee) else {
+        cx.err(ErrorKind::UnknownEntity, format!("the callee {callee:?} does not exist in this module"));
+        return;
+    };
+    let name = global(cx.m.callee_name(callee));
+    if ops.len() != sig.params.len() {
+        cx.err(
+            ErrorKind::CallSignature,
+            format!("{name} takes {} argument{}, found {}", sig.params.len(), plural(sig.params.len()), ops.len()),
+        );
+    } else {
+        for (i, (&o, &t)) in ops.iter().zip(&sig.params).enumerate() {
+            if let Some(got) = func.operand_type(o).filter(|&g| g != t) {
+                let shown = cx.show(o);
+                cx.err(
+                    ErrorKind::CallSignature,
+                    format!("argument {i} ({shown}) of {name} has type {got}, expected {t}"),
+                );
+            }
+        }
+    }
+    if results.len() != sig.returns.len() {
+        cx.err(
+            ErrorKind::CallSignature,
+            format!(
+                "{name} returns {} value{}, found {} result{}",
+                sig.returns.len(),
+                plural(sig.returns.len()),
+                results.len(),
+                plural(results.len())
+            ),
+        );
+    } else {
+        for (&r, &t) in results.iter().zip(&sig.returns) {
+            if let Some(got) = func.var_type(r).filter(|&g| g != t) {
+                let shown = cx.show_var(r);
+                cx.err_var(
+                    ErrorKind::CallSignature,
+                    Some(r),
+                    format!("result {shown} has type {got}, but {name} returns {t}"),
+                );
+            }
+        }
+    }
+}
+
+fn check_switch(cx: &mut Ctx<'_>, inst: Inst, value: Operand) {
+    let func = cx.func;
+    let Some(jt) = func.switch_table(inst) else {
+        cx.err(ErrorKind::UnknownEntity, "the switch table does not exist");
+        return;
+    };
+    let ty = func.operand_type(value);
+    if let Some(t) = ty.filter(|t| !t.is_int()) {
+        cx.err(ErrorKind::TypeMismatch, format!("the switch value has type {t}, expected an integer"));
+        return;
+    }
+    let ty = ty.unwrap_or(Type::I64);
+    let mut seen: Vec<i64> = Vec::with_capacity(jt.cases.len());
+    for &(v, _) in &jt.cases {
+        if Imm::int(ty, v).as_i64() != v {
+            cx.err(
+                ErrorKind::BadSwitchCase,
+                format!("case value {v} is not a canonical {ty} (values are sign-extended)"),
+            );
+        }
+        seen.push(v);
+    }
+    seen.sort_unstable();
+    if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+        cx.err(ErrorKind::BadSwitchCase, format!("case value {} appears more than once", w[0]));
+    }
+}
+
+fn check_phi(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst, results: &[Var], ops: &[Operand]) {
+    let func = cx.func;
+    if results.len() != 1 {
+        cx.err(ErrorKind::Arity, format!("`phi` defines 1 result, found {}", results.len()));
+    } else if let Some(t) = func.var_type(results[0]) {
+        for (i, &o) in ops.iter().enumerate() {
+            cx.expect_ty(&format!("incoming value {i}"), o, t);
+        }
+    }
+    let preds = &cfg.preds[block];
+    let incoming = func.phi_blocks(inst);
+    for (i, &b) in incoming.iter().enumerate() {
+        if incoming[..i].contains(&b) {
+            cx.err(ErrorKind::PhiPredecessors, format!("phi names {b} twice"));
+        } else if !preds.contains(&b) {
+            cx.err(ErrorKind::PhiPredecessors, format!("phi names {b}, which is not a predecessor of {block}"));
+        }
+    }
+    for p in preds {
+        if !incoming.contains(p) {
+            cx.err(ErrorKind::PhiPredecessors, format!("phi has no incoming value for predecessor {p}"));
+        }
+    }
+}
+
+fn check_tensor(cx: &mut Ctx<'_>, inst: Inst, results: &[Var], ops: &[Operand]) {
+    let func = cx.func;
+    let op = func.opcode(inst);
+    let slots = func.tensor_slots(inst);
+    let (slot_ops, _) = func.slot_operands(inst);
+    let (want_slots, want_results, want_tail) = match op.format() {
+        Format::TensorMap => (1 + op.tensor_sources().len(), 0, 0),
+        Format::TensorReduce => (1, 1, 0),
+        _ => (3, 0, 3),
+    };
+    if results.len() != want_results {
+        cx.err(
+            ErrorKind::Arity,
+            format!("`{op}` defines {want_results} result{}, found {}", plural(want_results), results.len()),
+        );
+        return;
+    }
+    if slots.len() != want_slots || ops.len() != slot_ops + want_tail {
+        cx.err(
+            ErrorKind::Arity,
+            format!("`{op}` takes {want_slots} tensor operand{}, found {}", plural(want_slots), slots.len()),
+        );
+        return;
+    }
+    // Which slots must be descriptors, which scalars.
+    for (i, s) in slots.iter().enumerate() {
+        let rule = match op.format() {
+            Format::TensorMap if i > 0 => op.tensor_sources()[i - 1],
+            _ => SlotRule::Desc,
+        };
+        let bad = match (rule, s) {
+            (SlotRule::Desc, Slot::Scalar(_)) => Some("a memory descriptor"),
+            (SlotRule::Scalar, Slot::Desc(_)) => Some("a scalar"),
+            _ => None,
+        };
+        if let Some(want) = bad {
+            let which = if i == 0 && op.format() != Format::TensorReduce {
+                "the destination".to_string()
+            } else {
+                format!("tensor operand {i}")
+            };
+            cx.err(ErrorKind::Arity, format!("{which} of `{op}` must be {want}"));
+            return;
+        }
+    }
+    let descs: Vec<MemDesc> =
+        slots.iter().filter_map(|s| if let Slot::Desc(d) = s { Some(*d) } else { None }).collect();
+    let mut elem = None;
+    for d in &descs {
+        let Some(obj) = cx.m.mem(d.mem) else {
+            cx.err(ErrorKind::UnknownEntity, format!("{} is not a memory object of this module", d.mem));
+            return;
+        };
+        check_desc_bounds(cx, d, obj.len, &obj.name);
+        match elem {
+            None => elem = Some(obj.elem),
+            Some(e) if e != obj.elem => {
+                let name = global(&obj.name);
+                cx.err(
+                    ErrorKind::TypeMismatch,
+                    format!("{name} holds {}, but `{op}`'s first operand holds {e}", obj.elem),
+                );
+            }
+            _ => {}
+        }
+    }
+    let Some(elem) = elem else { return };
+    cx.expect_class(op, elem);
+    for s in &slots {
+        if let Slot::Scalar(o) = s {
+            cx.expect_ty("the scalar operand", *o, elem);
+        }
+    }
+    if op.format() == Format::TensorReduce {
+        cx.expect_result_ty(results[0], elem);
+    }
+    let size = |d: &MemDesc| exact(func, d.size);
+    if op.format() == Format::TensorMap {
+        let sizes: Vec<i64> = descs.iter().filter_map(size).collect();
+        if sizes.windows(2).any(|w| w[0] != w[1]) {
+            let list: Vec<String> = sizes.iter().map(i64::to_string).collect();
+            cx.err(ErrorKind::TensorShape, format!("`{op}` operands have different sizes ({})", list.join(", ")));
+        }
+    }
+    if op == Opcode::Matmul {
+        let dims = &ops[slot_ops..];
+        for (i, &d) in dims.iter().enumerate() {
+            cx.expect_int(&format!("dimension {}", ["m", "k", "n"][i]), d);
+        }
+        let dims: Vec<Option<i64>> = dims.iter().map(|&d| exact(func, d)).collect();
+        if let [Some(m), Some(k), Some(n)] = dims[..] {
+            let want = [("C", m.checked_mul(n)), ("A", m.checked_mul(k)), ("B", k.checked_mul(n))];
+            for (d, (name, w)) in descs.iter().zip(want) {
+                if let (Some(got), Some(w)) = (size(d), w)
+                    && got != w
+                {
+                    cx.err(
+                        ErrorKind::TensorShape,
+                        format!("matmul {name} has {got} elements, expected {w} for m={m}, k={k}, n={n}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn check_desc_bounds(cx: &mut Ctx<'_>, d: &MemDesc, len: u64, name: &str) {
+    let func = cx.func;
+    cx.expect_int("a descriptor offset", d.offset);
+    cx.expect_int("a descriptor size", d.size);
+    let (off, size) = (exact(func, d.offset), exact(func, d.size));
+    let name = global(name);
+    let shown = format!("{name}[{}, {}]", cx.show(d.offset), cx.show(d.size));
+    let out = match (off, size) {
+        (Some(o), _) if o < 0 => true,
+        (_, Some(s)) if s < 0 => true,
+        (Some(o), Some(s)) => (o as u64).checked_add(s as u64).is_none_or(|end| end > len),
+        (Some(o), None) => o as u64 > len,
+        (None, Some(s)) => s as u64 > len,
+        (None, None) => false,
+    };
+    if out {
+        cx.err(
+            ErrorKind::DescriptorOutOfBounds,
+            format!("descriptor {shown} is out of bounds: {name} has {len} elements"),
+        );
+    }
+}
