@@ -938,10 +938,12 @@ impl Iterator for Successors<'_> {
     }
 }
 
-/// The `B` of a name `B.N` where `N` is a decimal number.
+/// The `B` of a name `B.N` where `N` is a decimal number without leading
+/// zeros (so `x.1` and `x.01` cannot both be "version 1").
 fn version_base(name: &str) -> Option<&str> {
     let (base, n) = name.rsplit_once('.')?;
-    (!base.is_empty() && !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())).then_some(base)
+    let number = !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
+    (!base.is_empty() && number).then_some(base)
 }
 
 #[cfg(test)]
@@ -960,6 +962,8 @@ mod tests {
         assert_eq!(f.var_data(v2).unwrap().origin(), Some(x));
         let by_name = f.add_var("x.7", Type::I32);
         assert_eq!(f.var_data(by_name).unwrap().origin(), Some(x));
+        let not_a_version = f.add_var("x.07", Type::I32);
+        assert_eq!(f.var_data(not_a_version).unwrap().origin(), None);
         let anon = f.add_var("", Type::I1);
         assert_eq!(f.var_name(anon), format!("v{}", anon.as_u32()));
         assert!(f.try_add_var("x", Type::I32).is_err());

@@ -221,6 +221,19 @@ pub fn parse_float(text: &str, ty: Type) -> Result<Imm, LiteralError> {
     if let Some(bits) = special {
         return Ok(Imm::from_bits(ty, bits | sign_bit));
     }
+    if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        // An integer literal in hex: its value, rounded once to the type.
+        let m = u64::from_str_radix(hex, 16).map_err(|_| {
+            let what = if hex.is_empty() { "is not a float literal" } else { "does not fit in 64 bits" };
+            LiteralError(format!("`{text}` {what}"))
+        })?;
+        return Ok(match (ty, neg) {
+            (Type::F32, false) => Imm::f32(m as f32),
+            (Type::F32, true) => Imm::f32(-(m as f32)),
+            (_, false) => Imm::f64(m as f64),
+            (_, true) => Imm::f64(-(m as f64)),
+        });
+    }
     let valid = !body.is_empty()
         && body.starts_with(|c: char| c.is_ascii_digit())
         && body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'));
@@ -228,11 +241,19 @@ pub fn parse_float(text: &str, ty: Type) -> Result<Imm, LiteralError> {
         return Err(LiteralError(format!("`{text}` is not a float literal")));
     }
     let bad = || LiteralError(format!("`{text}` is not a float literal"));
-    if ty == Type::F32 {
-        text.parse::<f32>().map(Imm::f32).map_err(|_| bad())
+    let (imm, infinite) = if ty == Type::F32 {
+        let v = text.parse::<f32>().map_err(|_| bad())?;
+        (Imm::f32(v), v.is_infinite())
     } else {
-        text.parse::<f64>().map(Imm::f64).map_err(|_| bad())
+        let v = text.parse::<f64>().map_err(|_| bad())?;
+        (Imm::f64(v), v.is_infinite())
+    };
+    // Underflow rounds to zero as IEEE says; overflow is almost surely a
+    // mistake, and `inf` says so when meant.
+    if infinite {
+        return Err(LiteralError(format!("float literal `{text}` is out of range for {ty}; write `inf` for infinity")));
     }
+    Ok(imm)
 }
 
 /// Parses a literal as a value of `ty`, integer or float.
@@ -283,5 +304,12 @@ mod tests {
         assert!(parse_float("1.5.5", Type::F64).is_err());
         assert!(parse_float("nan:0x0", Type::F64).is_err());
         assert!(parse_float("abc", Type::F64).is_err());
+        assert!(parse_float("1e400", Type::F64).is_err());
+        assert!(parse_float("3.5e38", Type::F32).is_err());
+        assert_eq!(parse_float("1e-400", Type::F64).unwrap().as_f64(), 0.0);
+        assert_eq!(parse_float("0x10", Type::F32).unwrap().as_f32(), 16.0);
+        assert_eq!(parse_float("-0x1", Type::F64).unwrap().as_f64(), -1.0);
+        // 2^64 - 1 rounds to 2^64 in one step, in f32 as in f64.
+        assert_eq!(parse_float("0xffffffffffffffff", Type::F32).unwrap().as_f32(), 18446744073709551616.0);
     }
 }

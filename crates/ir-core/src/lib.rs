@@ -23,7 +23,8 @@
 //! text format (Cranelift's choice, so diagnostics and dumps agree); var
 //! names are unique per function and the builder makes them so; literals
 //! take their type from their instruction and are written typed (`i32 5`)
-//! only where that is ambiguous; the entry block may have no predecessors.
+//! only where that is ambiguous; the entry block must have no predecessors
+//! (so it needs no phis and dominates every reachable block).
 //!
 //! # Example
 //!
@@ -60,6 +61,7 @@
 mod builder;
 mod entities;
 mod function;
+pub mod fuzzing;
 mod imm;
 mod instructions;
 mod layout;

@@ -8,10 +8,14 @@ use std::io::{Read, Write};
 pub(crate) struct Input {
     /// How diagnostics name the input.
     pub(crate) name: String,
-    bytes: Vec<u8>,
-    /// The text, or its valid UTF-8 prefix when the file is not UTF-8 (so
-    /// that the diagnostic's line and column are still right).
-    text: String,
+    contents: Contents,
+}
+
+enum Contents {
+    Text(String),
+    /// Not UTF-8: the raw bytes, and the valid prefix for diagnostics (so
+    /// that line and column of the first bad byte are still right).
+    Bytes(Vec<u8>, String),
 }
 
 impl Input {
@@ -25,11 +29,16 @@ impl Input {
         };
         match result {
             Ok(bytes) => {
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(s) => s.to_owned(),
-                    Err(e) => String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned(),
+                let contents = match String::from_utf8(bytes) {
+                    Ok(text) => Contents::Text(text),
+                    Err(e) => {
+                        let valid = e.utf8_error().valid_up_to();
+                        let bytes = e.into_bytes();
+                        let prefix = String::from_utf8_lossy(&bytes[..valid]).into_owned();
+                        Contents::Bytes(bytes, prefix)
+                    }
                 };
-                Some(Input { name, bytes, text })
+                Some(Input { name, contents })
             }
             Err(e) => {
                 eprintln!("keel: cannot read {name}: {e}");
@@ -40,12 +49,18 @@ impl Input {
 
     /// The input as text.
     pub(crate) fn text(&self) -> &str {
-        &self.text
+        match &self.contents {
+            Contents::Text(t) | Contents::Bytes(_, t) => t,
+        }
     }
 
     /// Parses the input; prints diagnostics and returns `None` on failure.
     pub(crate) fn parse(&self) -> Option<(Module, SourceMap)> {
-        match text::parse_bytes(&self.bytes) {
+        let parsed = match &self.contents {
+            Contents::Text(t) => text::parse(t),
+            Contents::Bytes(b, _) => text::parse_bytes(b),
+        };
+        match parsed {
             Ok(parsed) => Some(parsed),
             Err(diags) => {
                 self.report(&diags);
@@ -57,7 +72,7 @@ impl Input {
     fn report(&self, diags: &[Diagnostic]) {
         let mut err = std::io::stderr().lock();
         for d in diags {
-            let _ = write!(err, "{}", d.render(&self.name, &self.text));
+            let _ = write!(err, "{}", d.render(&self.name, self.text()));
         }
         let n = diags.len();
         let _ = writeln!(err, "{}: {n} error{}", self.name, if n == 1 { "" } else { "s" });

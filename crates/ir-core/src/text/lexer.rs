@@ -268,10 +268,12 @@ impl<'a> Lexer<'a> {
     }
 
     /// A string body after its opening quote; escapes `\"`, `\\`, `\n`,
-    /// `\t` and `\u{HEX}`.
+    /// `\t` and `\u{HEX}`. A bad escape is reported after scanning on to the
+    /// closing quote, so what follows the string still lexes normally.
     fn quoted(&mut self, start: usize) -> Result<Cow<'a, str>, LexError> {
         let from = self.pos;
         let mut owned: Option<String> = None;
+        let mut bad_escape: Option<LexError> = None;
         loop {
             let Some(&c) = self.bytes.get(self.pos) else {
                 return Err(self.err(start, "unterminated string"));
@@ -280,6 +282,9 @@ impl<'a> Lexer<'a> {
                 b'"' => {
                     let text = &self.src[from..self.pos];
                     self.pos += 1;
+                    if let Some(e) = bad_escape {
+                        return Err(e);
+                    }
                     return Ok(match owned {
                         Some(s) => Cow::Owned(s),
                         None => Cow::Borrowed(text),
@@ -308,13 +313,20 @@ impl<'a> Lexer<'a> {
                                 }
                                 _ => {
                                     self.pos = esc_start + 2;
-                                    return Err(self.err(esc_start, "invalid `\\u{...}` escape"));
+                                    let e = self.err(esc_start, "invalid `\\u{...}` escape");
+                                    bad_escape.get_or_insert(e);
+                                    continue;
                                 }
                             }
                         }
                         _ => {
-                            self.pos = (esc_start + 2).min(self.bytes.len());
-                            return Err(self.err(esc_start, "invalid escape; use \\\", \\\\, \\n, \\t or \\u{HEX}"));
+                            // Step over the escaped character whole, whatever its width.
+                            let next =
+                                self.src[self.pos.min(self.src.len())..].chars().next().map_or(0, char::len_utf8);
+                            self.pos = (self.pos + next).min(self.bytes.len());
+                            let e = self.err(esc_start, "invalid escape; use \\\", \\\\, \\n, \\t or \\u{HEX}");
+                            bad_escape.get_or_insert(e);
+                            continue;
                         }
                     };
                     s.push(ch);

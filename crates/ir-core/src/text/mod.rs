@@ -2,9 +2,12 @@
 //! in `docs/ir.md`.
 //!
 //! Invariants:
-//! - `parse(print(m))` rebuilds `m` exactly for every module whose block
-//!   numbers are not absurdly sparse (see [`ParseLimits`]), and printing is
-//!   canonical: `print(parse(print(m))) == print(m)` byte for byte.
+//! - `parse(print(m))` rebuilds `m` exactly, ill-typed or not, for every
+//!   module whose instructions are well-formed (no verifier `Arity` or
+//!   `UnknownEntity` errors: a malformed instruction prints as far as its
+//!   data allows) and whose block numbers are not absurdly sparse (see
+//!   [`ParseLimits`]); and printing is canonical:
+//!   `print(parse(print(m))) == print(m)` byte for byte.
 //! - The parser never panics, never recurses on input structure (the grammar
 //!   is flat: one construct per line), and allocates in proportion to its
 //!   input: block numbers are preserved, so gaps are charged against a
@@ -20,7 +23,7 @@ mod printer;
 pub use parser::{ParseLimits, parse, parse_bytes, parse_with};
 pub use printer::{DisplayInst, print_function, print_module, write_function, write_module};
 
-use crate::entities::{Block, FuncId, Inst, Var};
+use crate::entities::{Block, FuncId, Inst, Mem, Var};
 
 /// Writes `%name`, quoting the name when it is not a plain name.
 pub fn write_var_name(out: &mut impl fmt::Write, name: &str) -> fmt::Result {
@@ -130,6 +133,7 @@ impl std::error::Error for Diagnostic {}
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     funcs: SecondaryMap<FuncId, FuncSpans>,
+    pub(crate) mems: SecondaryMap<Mem, Span>,
 }
 
 /// Spans of one function's entities.
@@ -146,6 +150,11 @@ pub struct FuncSpans {
 }
 
 impl SourceMap {
+    /// The name of memory object `m` in its declaration.
+    pub fn mem(&self, m: Mem) -> Option<Span> {
+        self.mems.get(m).copied().filter(|s| s.end > s.start)
+    }
+
     /// Spans of function `f`.
     pub fn function(&self, f: FuncId) -> Option<&FuncSpans> {
         self.funcs.get(f)

@@ -23,7 +23,7 @@ use crate::module::{Global, MAX_MEM_LEN, Module};
 use crate::opcode::{FloatCC, Format, IntCC, Opcode};
 use crate::types::{MemSpace, Type};
 use cranelift_entity::EntityRef;
-use rustc_hash::FxHashMap;
+use cranelift_entity::SecondaryMap;
 use std::borrow::Cow;
 
 /// Resource limits of the parser.
@@ -93,7 +93,13 @@ pub fn parse_with(src: &str, limits: &ParseLimits) -> Result<(Module, SourceMap)
         }
         p.body(body);
     }
-    if p.diags.is_empty() { Ok((p.module, p.smap)) } else { Err(p.diags) }
+    if p.diags.is_empty() {
+        return Ok((p.module, p.smap));
+    }
+    // Pass 1 reports declarations before pass 2 reports bodies; users read
+    // files top to bottom.
+    p.diags.sort_by_key(|d| d.span.start);
+    Err(p.diags)
 }
 
 /// Marker: an error was recorded; recover at the next line.
@@ -151,26 +157,26 @@ impl<'a> Parser<'a> {
         self.error(e.message, e.span);
     }
 
-    /// Advances; a lexical error is recorded and the rest of its line skipped.
+    /// Advances. A lexical error is recorded (as the line's error, if it is
+    /// the first) and lexing resumes right after the bad token, so a bad
+    /// character in a header does not hide the `{` that follows it.
     fn bump(&mut self) {
         self.last_end = self.span.end;
-        match self.lx.next_token() {
-            Ok((tok, span)) => {
-                self.tok = tok;
-                self.span = span;
-            }
-            Err(e) => {
-                self.lex_error(e);
-                self.lx.skip_line();
-                let at = self.lx.pos();
-                self.tok = if at >= self.src.len() { Tok::Eof } else { Tok::Newline };
-                self.span = Span::new(at, at);
-                if self.tok == Tok::Newline {
-                    // Consume the newline itself so the next token is fresh.
-                    let _ = self.lx.next_token();
+        loop {
+            match self.lx.next_token() {
+                Ok((tok, span)) => {
+                    self.tok = tok;
+                    self.span = span;
+                    return;
                 }
+                Err(e) => self.lex_error(e),
             }
         }
+    }
+
+    /// Byte offset of the start of the line holding `offset`.
+    fn line_start(&self, offset: usize) -> usize {
+        self.src[..offset.min(self.src.len())].rfind('\n').map_or(0, |p| p + 1)
     }
 
     fn peek(&self) -> Tok<'a> {
@@ -295,8 +301,9 @@ impl<'a> Parser<'a> {
                 self.bump();
                 parse_int(text, Type::I64)
                     .ok()
+                    .filter(|_| !text.starts_with('-'))
                     .map(|i| i.as_u64())
-                    .filter(|&n| text.bytes().all(|b| b.is_ascii_hexdigit() || b == b'x') && n <= MAX_MEM_LEN)
+                    .filter(|&n| n <= MAX_MEM_LEN)
                     .ok_or_else(|| {
                         self.error(format!("memory length must be between 0 and 2^40, not `{text}`"), span)
                     })?
@@ -312,11 +319,22 @@ impl<'a> Parser<'a> {
             self.expect(&Tok::LBracket, "`[`")?;
             if self.tok != Tok::RBracket {
                 loop {
+                    // A typed literal is accepted so that ill-typed initial
+                    // values (which the verifier rejects) still round-trip.
+                    let ty = match self.tok {
+                        Tok::Ident(name) => {
+                            let t = Type::from_name(name);
+                            let span = self.span;
+                            self.bump();
+                            Some(t.ok_or_else(|| self.error(format!("unknown type `{name}`"), span))?)
+                        }
+                        _ => None,
+                    };
                     let (text, span) = self.literal_text()?;
                     if init.len() as u64 >= len {
                         return Err(self.error(format!("more initial values than the {len} elements"), span));
                     }
-                    init.push(self.literal(text, elem, span)?);
+                    init.push(self.literal(text, ty.unwrap_or(elem), span)?);
                     if !self.eat(&Tok::Comma) {
                         break;
                     }
@@ -328,6 +346,7 @@ impl<'a> Parser<'a> {
         self.declare(&name, name_span)?;
         let mem = self.module.add_mem(&name, elem, len, space).map_err(|e| self.error(e.to_string(), name_span))?;
         self.module.set_mem_init(mem, init);
+        self.smap.mems[mem] = name_span;
         Ok(())
     }
 
@@ -445,8 +464,9 @@ impl<'a> Parser<'a> {
         let mut st = BodyState {
             func: body.func,
             block: None,
-            labels: FxHashMap::default(),
+            labels: SecondaryMap::new(),
             refs: Vec::new(),
+            pending_refs: Vec::new(),
             allocated: 0,
             lost_label: false,
         };
@@ -461,12 +481,22 @@ impl<'a> Parser<'a> {
                 Tok::Ident(word) if matches!(self.peek(), Tok::Colon) => self.label(&mut st, word),
                 _ => self.inst(&mut st),
             };
+            // A line's references count only if the line parsed, so a
+            // syntax error is not followed by "unknown block" on its line.
             if r.is_err() {
+                st.pending_refs.clear();
                 self.recover();
+            } else {
+                let line = self.line_start(self.last_end as usize);
+                let pending = std::mem::take(&mut st.pending_refs);
+                st.refs.extend(pending.into_iter().map(|(b, span)| (b, span, line)));
             }
         }
-        for (block, span) in std::mem::take(&mut st.refs) {
-            if !st.labels.contains_key(&block) {
+        // One error per line, like every other error.
+        let mut last_line = None;
+        for (block, span, line) in std::mem::take(&mut st.refs) {
+            if !st.labels[block] && last_line != Some(line) {
+                last_line = Some(line);
                 self.error(format!("unknown block `{block}`"), span);
                 self.line_failed = false;
             }
@@ -500,14 +530,14 @@ impl<'a> Parser<'a> {
     }
 
     fn block_ref(&mut self, st: &mut BodyState, word: &str, span: Span) -> PResult<Block> {
-        let number = word
-            .strip_prefix("bb")
-            .filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()) && (d.len() == 1 || !d.starts_with('0')))
-            .and_then(|d| d.parse::<u32>().ok())
-            .filter(|&n| n < u32::MAX - 1);
-        let Some(n) = number else {
+        let digits = word.strip_prefix("bb").filter(|d| {
+            !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()) && (d.len() == 1 || !d.starts_with('0'))
+        });
+        let Some(digits) = digits else {
             return Err(self.error(format!("expected a block label `bbN`, found `{word}`"), span));
         };
+        // Too large for a block id reads as too large for the budget.
+        let n = digits.parse::<u32>().ok().filter(|&n| n < u32::MAX - 1).unwrap_or(u32::MAX - 2);
         let needed = n as usize + 1;
         if needed > st.allocated {
             let extra = needed - st.allocated;
@@ -531,8 +561,8 @@ impl<'a> Parser<'a> {
     fn target(&mut self, st: &mut BodyState) -> PResult<Block> {
         let (word, span) = self.ident("a block label")?;
         let b = self.block_ref(st, word, span)?;
-        if !st.labels.contains_key(&b) {
-            st.refs.push((b, span));
+        if !st.labels[b] {
+            st.pending_refs.push((b, span));
         }
         Ok(b)
     }
@@ -546,7 +576,7 @@ impl<'a> Parser<'a> {
         st.block = None;
         st.lost_label = true;
         let b = self.block_ref(st, word, span)?;
-        if st.labels.insert(b, span).is_some() {
+        if std::mem::replace(&mut st.labels[b], true) {
             return Err(self.error(format!("block `{b}` is defined twice"), span));
         }
         let func = self.func_mut(st.func);
@@ -700,7 +730,9 @@ impl<'a> Parser<'a> {
         let ctx = InstCtx { func: st.func, block, guard, results, opcode };
         self.operands(st, ctx, cc)?;
         let end = self.last_end;
-        self.end_line()?;
+        if self.tok != Tok::RBrace {
+            self.end_line()?;
+        }
         let func = self.module.function(st.func).expect("function exists");
         if let Some(inst) = func.layout().last_inst(block) {
             self.smap.function_mut(st.func).insts[inst] = Span { start: start.start, end };
@@ -846,7 +878,7 @@ impl<'a> Parser<'a> {
             } else if c.opcode == Opcode::Matmul {
                 tail.push(self.raw(st)?);
             } else {
-                return Err(self.error("a tensor instruction takes at most 8 operands", self.span));
+                return Err(self.error("a tensor instruction takes at most 8 descriptor or scalar operands", self.span));
             }
             if !self.eat(&Tok::Comma) {
                 break;
@@ -962,8 +994,12 @@ struct InstCtx {
 struct BodyState {
     func: FuncId,
     block: Option<Block>,
-    labels: FxHashMap<Block, Span>,
-    refs: Vec<(Block, Span)>,
+    /// Which blocks have a label (the source map holds where).
+    labels: SecondaryMap<Block, bool>,
+    /// Blocks referenced before their label: (block, span, line start).
+    refs: Vec<(Block, Span, usize)>,
+    /// References on the line being parsed.
+    pending_refs: Vec<(Block, Span)>,
     allocated: usize,
     /// The last label was rejected.
     lost_label: bool,

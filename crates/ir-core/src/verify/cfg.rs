@@ -10,14 +10,16 @@
 
 use crate::entities::Block;
 use crate::function::Function;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 const NONE: u32 = u32::MAX;
 
 /// Predecessor sets (each predecessor once) and dominance for one function.
 pub(crate) struct Cfg {
-    /// Distinct predecessors of each block, in layout order of discovery.
-    pub(crate) preds: SecondaryMap<Block, Vec<Block>>,
+    /// Distinct predecessors of each block in CSR form: those of block `b`
+    /// are `pred_list[pred_start[b]..pred_start[b + 1]]`, in layout order.
+    pred_start: Vec<u32>,
+    pred_list: Vec<Block>,
     /// RPO number of each reachable block; `NONE` if unreachable.
     rpo_num: SecondaryMap<Block, u32>,
     /// Immediate dominator, as an RPO number, indexed by RPO number.
@@ -30,20 +32,36 @@ pub(crate) struct Cfg {
 
 impl Cfg {
     pub(crate) fn new(func: &Function) -> Cfg {
-        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
-        let mut last_pred: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
-        for b in func.blocks() {
-            for s in func.block_successors(b) {
-                // All successors of `b` are visited together, so remembering
-                // the last predecessor recorded deduplicates.
-                if func.layout().is_block_inserted(s) && last_pred[s] != Some(b) {
-                    last_pred[s] = Some(b);
-                    preds[s].push(b);
+        // Two passes over the edges: count, then fill. All successors of a
+        // block are visited together, so remembering the last predecessor
+        // recorded for each block deduplicates.
+        let n = func.num_blocks();
+        let mut last_pred: Vec<u32> = vec![NONE; n];
+        let mut pred_start = vec![0u32; n + 1];
+        let mut edges = |mut f: Box<dyn FnMut(Block, Block) + '_>| {
+            last_pred.iter_mut().for_each(|l| *l = NONE);
+            for b in func.blocks() {
+                for s in func.block_successors(b) {
+                    if func.layout().is_block_inserted(s) && last_pred[s.index()] != b.as_u32() {
+                        last_pred[s.index()] = b.as_u32();
+                        f(b, s);
+                    }
                 }
             }
+        };
+        edges(Box::new(|_, s| pred_start[s.index() + 1] += 1));
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
         }
+        let mut fill = pred_start.clone();
+        let mut pred_list = vec![Block::from_u32(0); pred_start[n] as usize];
+        edges(Box::new(|b, s| {
+            pred_list[fill[s.index()] as usize] = b;
+            fill[s.index()] += 1;
+        }));
         let mut cfg = Cfg {
-            preds,
+            pred_start,
+            pred_list,
             rpo_num: SecondaryMap::with_default(NONE),
             idom: Vec::new(),
             pre: Vec::new(),
@@ -98,7 +116,7 @@ impl Cfg {
             changed = false;
             for (i, &b) in rpo.iter().enumerate().skip(1) {
                 let mut new = NONE;
-                for &p in &self.preds[b] {
+                for &p in self.preds(b) {
                     let pn = self.rpo_num[p];
                     if pn == NONE || self.idom[pn as usize] == NONE {
                         continue;
@@ -165,6 +183,14 @@ impl Cfg {
                 post += 1;
                 stack.pop();
             }
+        }
+    }
+
+    /// The distinct predecessors of `b`.
+    pub(crate) fn preds(&self, b: Block) -> &[Block] {
+        match (self.pred_start.get(b.index()), self.pred_start.get(b.index() + 1)) {
+            (Some(&s), Some(&e)) => &self.pred_list[s as usize..e as usize],
+            _ => &[],
         }
     }
 

@@ -27,7 +27,7 @@ impl Ctx<'_> {
 
     pub(super) fn err_var(&mut self, kind: ErrorKind, var: Option<Var>, message: impl Into<String>) {
         self.errors.push(VerifierError {
-            location: Location { func: Some(self.fid), block: self.block, inst: self.inst, var },
+            location: Location { func: Some(self.fid), block: self.block, inst: self.inst, var, mem: None },
             kind,
             message: message.into(),
         });
@@ -86,20 +86,21 @@ impl Ctx<'_> {
 
 /// Checks memory objects' initial values.
 pub(super) fn check_mems(m: &Module, errors: &mut Vec<VerifierError>) {
-    for (_, mem) in m.mems() {
+    for (id, mem) in m.mems() {
         let mut name = String::new();
         let _ = crate::text::write_global_name(&mut name, &mem.name);
+        let error = |message| VerifierError {
+            location: Location { mem: Some(id), ..Location::default() },
+            kind: ErrorKind::MemInit,
+            message,
+        };
         if mem.init.len() as u64 > mem.len {
-            errors.push(mem_error(format!("{name} has {} elements but {} initial values", mem.len, mem.init.len())));
+            errors.push(error(format!("{name} has {} elements but {} initial values", mem.len, mem.init.len())));
         }
         if let Some(bad) = mem.init.iter().find(|i| i.ty() != mem.elem) {
-            errors.push(mem_error(format!("{name} holds {} but an initial value is {bad:?}", mem.elem)));
+            errors.push(error(format!("{name} holds {} but an initial value is {bad:?}", mem.elem)));
         }
     }
-}
-
-fn mem_error(message: String) -> VerifierError {
-    VerifierError { location: Location::default(), kind: ErrorKind::MemInit, message }
 }
 
 /// Checks one function at the base level, then the SSA level if asked.
@@ -111,9 +112,9 @@ pub(super) fn check_function(m: &Module, fid: FuncId, opts: &VerifyOptions, erro
         return;
     };
     let cfg = Cfg::new(func);
-    if !cfg.preds[entry].is_empty() {
+    if !cfg.preds(entry).is_empty() {
         cx.block = Some(entry);
-        let preds: Vec<String> = cfg.preds[entry].iter().map(|b| b.to_string()).collect();
+        let preds: Vec<String> = cfg.preds(entry).iter().map(|b| b.to_string()).collect();
         cx.err(ErrorKind::EntryBlock, format!("the entry block has predecessors ({})", preds.join(", ")));
     }
     for b in func.blocks() {
@@ -509,10 +510,12 @@ fn check_phi(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst, results: &[V
             cx.expect_ty(&format!("incoming value {i}"), o, t);
         }
     }
-    let preds = &cfg.preds[block];
+    let preds = cfg.preds(block);
     let incoming = func.phi_blocks(inst);
     for (i, &b) in incoming.iter().enumerate() {
-        if incoming[..i].contains(&b) {
+        if !func.block_exists(b) {
+            cx.err(ErrorKind::UnknownEntity, format!("phi names {b}, which does not exist"));
+        } else if incoming[..i].contains(&b) {
             cx.err(ErrorKind::PhiPredecessors, format!("phi names {b} twice"));
         } else if !preds.contains(&b) {
             cx.err(ErrorKind::PhiPredecessors, format!("phi names {b}, which is not a predecessor of {block}"));
@@ -542,11 +545,21 @@ fn check_tensor(cx: &mut Ctx<'_>, inst: Inst, results: &[Var], ops: &[Operand]) 
         );
         return;
     }
-    if slots.len() != want_slots || ops.len() != slot_ops + want_tail {
+    if slots.len() != want_slots {
         cx.err(
             ErrorKind::Arity,
             format!("`{op}` takes {want_slots} tensor operand{}, found {}", plural(want_slots), slots.len()),
         );
+        return;
+    }
+    if ops.len() != slot_ops + want_tail {
+        let found = ops.len().saturating_sub(slot_ops);
+        let msg = if op == Opcode::Matmul {
+            format!("`matmul` takes 3 dimensions (m, k, n) after its tensor operands, found {found}")
+        } else {
+            format!("`{op}` takes no operands after its tensor operands, found {found}")
+        };
+        cx.err(ErrorKind::Arity, msg);
         return;
     }
     // Which slots must be descriptors, which scalars.
@@ -615,8 +628,20 @@ fn check_tensor(cx: &mut Ctx<'_>, inst: Inst, results: &[Var], ops: &[Operand]) 
             cx.expect_int(&format!("dimension {}", ["m", "k", "n"][i]), d);
         }
         let dims: Vec<Option<i64>> = dims.iter().map(|&d| exact(func, d)).collect();
-        if let [Some(m), Some(k), Some(n)] = dims[..] {
+        for (name, d) in ["m", "k", "n"].iter().zip(&dims) {
+            if let Some(v) = d.filter(|&v| v < 0) {
+                cx.err(ErrorKind::TensorShape, format!("matmul dimension {name} = {v} is negative"));
+            }
+        }
+        if let [Some(m), Some(k), Some(n)] = dims[..]
+            && m >= 0
+            && k >= 0
+            && n >= 0
+        {
             let want = [("C", m.checked_mul(n)), ("A", m.checked_mul(k)), ("B", k.checked_mul(n))];
+            if want.iter().any(|w| w.1.is_none()) {
+                cx.err(ErrorKind::TensorShape, format!("matmul dimensions m={m}, k={k}, n={n} overflow"));
+            }
             for (d, (name, w)) in descs.iter().zip(want) {
                 if let (Some(got), Some(w)) = (size(d), w)
                     && got != w

@@ -13,7 +13,7 @@ mod cfg;
 mod checks;
 mod ssa;
 
-use crate::entities::{Block, FuncId, Inst, Var};
+use crate::entities::{Block, FuncId, Inst, Mem, Var};
 use crate::module::Module;
 use crate::text::{DisplayInst, SourceMap, render_at};
 use core::fmt;
@@ -86,6 +86,8 @@ pub struct Location {
     pub inst: Option<Inst>,
     /// The var the error is about, if any.
     pub var: Option<Var>,
+    /// The memory object the error is about, if any (outside functions).
+    pub mem: Option<Mem>,
 }
 
 /// One verifier error.
@@ -125,7 +127,10 @@ impl VerifierError {
     /// module was parsed with a source map; falls back to [`Self::describe`].
     pub fn render(&self, m: &Module, file: &str, src: &str, smap: &SourceMap) -> String {
         let loc = &self.location;
-        let span = loc.func.and_then(|f| smap.locate(f, loc.inst, loc.block, loc.var));
+        let span = match loc.func {
+            Some(f) => smap.locate(f, loc.inst, loc.block, loc.var),
+            None => loc.mem.and_then(|m| smap.mem(m)),
+        };
         match span {
             Some(span) => {
                 let mut msg = self.message.clone();
@@ -184,9 +189,16 @@ pub fn verify_module(m: &Module, opts: &VerifyOptions) -> Result<(), VerifierErr
     if errors.is_empty() { Ok(()) } else { Err(VerifierErrors(errors)) }
 }
 
-/// Verifies one function of a module.
+/// Verifies one function of a module (an unknown `f` is an error).
 pub fn verify_function(m: &Module, f: FuncId, opts: &VerifyOptions) -> Result<(), VerifierErrors> {
     let mut errors = Vec::new();
+    if m.function(f).is_none() {
+        errors.push(VerifierError {
+            location: Location::default(),
+            kind: ErrorKind::UnknownEntity,
+            message: format!("{f} is not a function of this module"),
+        });
+    }
     checks::check_function(m, f, opts, &mut errors);
     if errors.is_empty() { Ok(()) } else { Err(VerifierErrors(errors)) }
 }

@@ -1,0 +1,423 @@
+//! A byte-driven generator of builder-made modules, for property tests of
+//! the printer, parser and verifier.
+//!
+//! A [`Plan`] is plain data (so proptest shrinks it); [`build`] interprets it
+//! through `FunctionBuilder`. With `noisy == false` every module it builds is
+//! valid (the verifier must accept it); with `noisy == true` immediates get
+//! random types and operands random vars, so modules are often ill-typed, to
+//! check that printing stays lossless anyway.
+
+use ir_core::{
+    Arg, Block, Callee, Desc, FloatCC, FuncId, FunctionBuilder, Guard, Imm, IntCC, Mem, MemSpace, Module, Opcode,
+    Signature, TensorArg, Type, Var,
+};
+use proptest::prelude::*;
+
+/// One non-terminator instruction.
+#[derive(Clone, Debug)]
+pub struct InstPlan {
+    pub kind: u8,
+    pub ty: u8,
+    pub picks: [u8; 6],
+    pub bits: [u64; 3],
+    pub guard: Option<(u8, bool)>,
+}
+
+/// One terminator.
+#[derive(Clone, Debug)]
+pub struct TermPlan {
+    pub kind: u8,
+    pub picks: [u8; 4],
+    pub cases: Vec<(i8, u8)>,
+}
+
+/// One block.
+#[derive(Clone, Debug)]
+pub struct BlockPlan {
+    pub phis: Vec<(u8, u8, u32)>,
+    pub insts: Vec<InstPlan>,
+    pub term: TermPlan,
+}
+
+/// A module with one generated function (plus a callee and an extern).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub blocks: Vec<BlockPlan>,
+    pub noisy: bool,
+    pub init: bool,
+}
+
+fn inst_plan() -> impl Strategy<Value = InstPlan> {
+    (
+        any::<u8>(),
+        any::<u8>(),
+        any::<[u8; 6]>(),
+        any::<[u64; 3]>(),
+        proptest::option::weighted(0.2, (any::<u8>(), any::<bool>())),
+    )
+        .prop_map(|(kind, ty, picks, bits, guard)| InstPlan { kind, ty, picks, bits, guard })
+}
+
+fn term_plan() -> impl Strategy<Value = TermPlan> {
+    (any::<u8>(), any::<[u8; 4]>(), proptest::collection::vec((any::<i8>(), any::<u8>()), 0..4))
+        .prop_map(|(kind, picks, cases)| TermPlan { kind, picks, cases })
+}
+
+fn block_plan() -> impl Strategy<Value = BlockPlan> {
+    (
+        proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u32>()), 0..3),
+        proptest::collection::vec(inst_plan(), 0..8),
+        term_plan(),
+    )
+        .prop_map(|(phis, insts, term)| BlockPlan { phis, insts, term })
+}
+
+/// Plans of 1..`max_blocks` blocks.
+pub fn plan(max_blocks: usize, noisy: bool) -> impl Strategy<Value = Plan> {
+    (proptest::collection::vec(block_plan(), 1..max_blocks), any::<bool>()).prop_map(move |(blocks, init)| Plan {
+        blocks,
+        noisy,
+        init,
+    })
+}
+
+const VARS_PER_TYPE: usize = 3;
+const INT_UNARY: [Opcode; 5] = [Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
+const FLOAT_UNARY: [Opcode; 7] =
+    [Opcode::Fneg, Opcode::Fabs, Opcode::Fsqrt, Opcode::Fceil, Opcode::Ffloor, Opcode::Ftrunc, Opcode::Fnearest];
+const INT_BINARY: [Opcode; 19] = [
+    Opcode::Add,
+    Opcode::Sub,
+    Opcode::Mul,
+    Opcode::Sdiv,
+    Opcode::Udiv,
+    Opcode::Srem,
+    Opcode::Urem,
+    Opcode::And,
+    Opcode::Or,
+    Opcode::Xor,
+    Opcode::Shl,
+    Opcode::Lshr,
+    Opcode::Ashr,
+    Opcode::Rotl,
+    Opcode::Rotr,
+    Opcode::Smin,
+    Opcode::Smax,
+    Opcode::Umin,
+    Opcode::Umax,
+];
+const FLOAT_BINARY: [Opcode; 7] =
+    [Opcode::Fadd, Opcode::Fsub, Opcode::Fmul, Opcode::Fdiv, Opcode::Fmin, Opcode::Fmax, Opcode::Fcopysign];
+const TENSOR_BINARY: [Opcode; 6] = [Opcode::Tadd, Opcode::Tsub, Opcode::Tmul, Opcode::Tdiv, Opcode::Tmin, Opcode::Tmax];
+const TENSOR_UNARY: [Opcode; 8] = [
+    Opcode::Tneg,
+    Opcode::Tabs,
+    Opcode::Trelu,
+    Opcode::Texp,
+    Opcode::Tlog,
+    Opcode::Tsqrt,
+    Opcode::Ttanh,
+    Opcode::Tsigmoid,
+];
+
+/// Every legal `(conversion, source, destination)`.
+fn conversions() -> Vec<(Opcode, Type, Type)> {
+    let mut out = Vec::new();
+    for &s in &Type::ALL {
+        for &d in &Type::ALL {
+            let (sb, db) = (s.bits(), d.bits());
+            if s.is_int() && d.is_int() && db > sb {
+                out.push((Opcode::Sext, s, d));
+                out.push((Opcode::Zext, s, d));
+            }
+            if s.is_int() && d.is_int() && db < sb {
+                out.push((Opcode::Trunc, s, d));
+            }
+            if s.is_float() && d.is_int() && d != Type::I1 {
+                for op in [Opcode::Fptosi, Opcode::Fptoui, Opcode::FptosiSat, Opcode::FptouiSat] {
+                    out.push((op, s, d));
+                }
+            }
+            if s.is_int() && d.is_float() {
+                out.push((Opcode::Sitofp, s, d));
+                out.push((Opcode::Uitofp, s, d));
+            }
+            if sb == db {
+                out.push((Opcode::Bitcast, s, d));
+            }
+        }
+    }
+    out.push((Opcode::Fpext, Type::F32, Type::F64));
+    out.push((Opcode::Fptrunc, Type::F64, Type::F32));
+    out
+}
+
+struct Ctx {
+    vars: Vec<Vec<Var>>,
+    noisy: bool,
+}
+
+impl Ctx {
+    fn var(&self, ty: Type, pick: u8) -> Var {
+        let t = if self.noisy && pick.is_multiple_of(7) { Type::ALL[usize::from(pick / 7) % 7] } else { ty };
+        self.vars[t as usize][usize::from(pick) % VARS_PER_TYPE]
+    }
+
+    /// A var or an immediate of type `ty` (of a random type when noisy).
+    fn arg(&self, ty: Type, pick: u8, bits: u64) -> Arg {
+        if pick.is_multiple_of(3) {
+            let t = if self.noisy && pick.is_multiple_of(2) { Type::ALL[(bits % 7) as usize] } else { ty };
+            Arg::Imm(Imm::from_bits(t, bits))
+        } else {
+            Arg::Var(self.var(ty, pick / 3))
+        }
+    }
+}
+
+/// Builds the module a plan describes.
+pub fn build(plan: &Plan) -> Module {
+    let mut m = Module::new();
+    let mf = m.add_mem("mf", Type::F32, 64, MemSpace::Nram).expect("fresh");
+    let mi = m.add_mem("mi", Type::I32, 64, MemSpace::Dram).expect("fresh");
+    let mb = m.add_mem("mb", Type::I8, 16, MemSpace::Sram).expect("fresh");
+    if plan.init {
+        m.set_mem_init(mi, (0..8).map(|k| Imm::int(Type::I32, k * 7 - 20)).collect());
+        m.set_mem_init(mf, vec![Imm::f32(1.5), Imm::f32(-0.0), Imm::f32(f32::NAN), Imm::f32(1e-40)]);
+    }
+    let ext = m.add_extern("ext", Signature::new([Type::I64], [Type::F32, Type::I1])).expect("fresh");
+    let callee =
+        m.add_function("callee", Signature::new([Type::I32, Type::F64], [Type::I64]), &["a", "b"]).expect("fresh");
+    {
+        let func = m.function_mut(callee).expect("exists");
+        let mut b = FunctionBuilder::new(func);
+        let blk = b.create_block();
+        b.switch_to_block(blk);
+        let a = b.param(0).expect("param");
+        let r = b.var("r", Type::I64);
+        b.ins().convert(Opcode::Sext, r, a);
+        b.ins().ret(&[Arg::Var(r)]);
+    }
+    let f = m
+        .add_function(
+            "gen",
+            Signature::new([Type::I32, Type::I64, Type::I1, Type::F32], [Type::I32]),
+            &["a", "n", "c", "fx"],
+        )
+        .expect("fresh");
+    build_body(&mut m, f, plan, [mf, mi, mb], (Callee::Func(callee), Callee::Ext(ext)));
+    m
+}
+
+fn build_body(m: &mut Module, f: FuncId, plan: &Plan, mems: [Mem; 3], callees: (Callee, Callee)) {
+    let convs = conversions();
+    let func = m.function_mut(f).expect("exists");
+    let mut b = FunctionBuilder::new(func);
+    let mut vars = Vec::new();
+    for ty in Type::ALL {
+        vars.push((0..VARS_PER_TYPE).map(|k| b.var(&format!("{ty}_{k}"), ty)).collect::<Vec<_>>());
+    }
+    let cx = Ctx { vars, noisy: plan.noisy };
+    let n = plan.blocks.len();
+    let blocks: Vec<Block> = (0..n).map(|_| b.create_block()).collect();
+    // Define every var in the entry block so none is undefined.
+    b.switch_to_block(blocks[0]);
+    for ty in Type::ALL {
+        for k in 0..VARS_PER_TYPE {
+            b.ins().constant(cx.vars[ty as usize][k], Imm::from_bits(ty, k as u64));
+        }
+    }
+    // Terminators first, so phis can match predecessors.
+    let mut targets: Vec<Vec<Block>> = vec![Vec::new(); n];
+    let pick_target = |p: u8| if n > 1 { blocks[1 + usize::from(p) % (n - 1)] } else { blocks[0] };
+    for (i, bp) in plan.blocks.iter().enumerate() {
+        let t = &bp.term;
+        let kind = if n == 1 { 3 + t.kind % 2 } else { t.kind % 5 };
+        let succ: Vec<Block> = match kind {
+            0 => vec![pick_target(t.picks[0])],
+            1 => vec![pick_target(t.picks[0]), pick_target(t.picks[1])],
+            2 => {
+                let mut s = vec![pick_target(t.picks[0])];
+                s.extend(switch_cases(t, pick_target).iter().map(|c| c.1));
+                s
+            }
+            _ => Vec::new(),
+        };
+        for &s in &succ {
+            let idx = blocks.iter().position(|&x| x == s).expect("known block");
+            if !targets[idx].contains(&blocks[i]) {
+                targets[idx].push(blocks[i]);
+            }
+        }
+    }
+    for (i, bp) in plan.blocks.iter().enumerate() {
+        b.switch_to_block(blocks[i]);
+        if i > 0 {
+            for &(ty, pick, seed) in &bp.phis {
+                let ty = Type::ALL[usize::from(ty) % 7];
+                let dst = cx.var(ty, pick);
+                let incoming: Vec<(Block, Arg)> = targets[i]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &p)| {
+                        (p, cx.arg(ty, (seed >> (k % 24)) as u8, u64::from(seed).wrapping_mul(k as u64 + 1)))
+                    })
+                    .collect();
+                b.ins().phi(dst, &incoming);
+            }
+        }
+        for ip in &bp.insts {
+            build_inst(&mut b, &cx, ip, &convs, mems, callees);
+        }
+        let t = &bp.term;
+        let kind = if n == 1 { 3 + t.kind % 2 } else { t.kind % 5 };
+        let ins = b.ins();
+        match kind {
+            0 => ins.jump(pick_target(t.picks[0])),
+            1 => ins.br(
+                cx.arg(Type::I1, t.picks[2], u64::from(t.picks[3])),
+                pick_target(t.picks[0]),
+                pick_target(t.picks[1]),
+            ),
+            2 => ins.switch(cx.var(Type::I32, t.picks[2]), pick_target(t.picks[0]), &switch_cases(t, pick_target)),
+            3 => ins.ret(&[cx.arg(Type::I32, t.picks[0], u64::from(t.picks[1]))]),
+            _ => ins.trap(),
+        };
+    }
+}
+
+/// The switch cases of a plan, first occurrence of each value kept.
+fn switch_cases(t: &TermPlan, pick_target: impl Fn(u8) -> Block) -> Vec<(i64, Block)> {
+    let mut cases: Vec<(i64, Block)> = Vec::new();
+    for &(v, p) in &t.cases {
+        if !cases.iter().any(|c| c.0 == i64::from(v)) {
+            cases.push((i64::from(v), pick_target(p)));
+        }
+    }
+    cases
+}
+
+fn build_inst(
+    b: &mut FunctionBuilder<'_>,
+    cx: &Ctx,
+    ip: &InstPlan,
+    convs: &[(Opcode, Type, Type)],
+    [mf, mi, mb]: [Mem; 3],
+    (callee, ext): (Callee, Callee),
+) {
+    let ty = Type::ALL[usize::from(ip.ty) % 7];
+    let [p0, p1, p2, p3, p4, p5] = ip.picks;
+    let [b0, b1, b2] = ip.bits;
+    let guard = ip.guard.map(|(k, neg)| Guard { var: cx.var(Type::I1, k), negated: neg });
+    let ins = match guard {
+        Some(g) => b.ins().guard(g),
+        None => b.ins(),
+    };
+    let int_ty = if ty.is_int() { ty } else { Type::I32 };
+    let float_ty = if ty.is_float() { ty } else { Type::F64 };
+    match ip.kind % 16 {
+        0 => ins.constant(cx.var(ty, p0), Imm::from_bits(if cx.noisy && p1 % 4 == 0 { Type::I8 } else { ty }, b0)),
+        1 => ins.copy(cx.var(ty, p0), cx.arg(ty, p1, b0)),
+        2 => {
+            let (op, t) = if ty.is_int() {
+                (INT_UNARY[usize::from(p2) % INT_UNARY.len()], ty)
+            } else {
+                (FLOAT_UNARY[usize::from(p2) % FLOAT_UNARY.len()], ty)
+            };
+            ins.unary(op, cx.var(t, p0), cx.arg(t, p1, b0))
+        }
+        3 => {
+            let (op, t) = if ty.is_int() {
+                (INT_BINARY[usize::from(p2) % INT_BINARY.len()], ty)
+            } else {
+                (FLOAT_BINARY[usize::from(p2) % FLOAT_BINARY.len()], ty)
+            };
+            ins.binary(op, cx.var(t, p0), cx.arg(t, p1, b0), cx.arg(t, p3, b1))
+        }
+        4 => ins.select(cx.var(ty, p0), cx.arg(Type::I1, p1, b0), cx.arg(ty, p2, b1), cx.arg(ty, p3, b2)),
+        5 => {
+            let cc = IntCC::ALL[usize::from(p2) % IntCC::ALL.len()];
+            ins.setp(cc, cx.var(Type::I1, p0), cx.arg(int_ty, p1, b0), cx.arg(int_ty, p3, b1))
+        }
+        6 => {
+            let cc = FloatCC::ALL[usize::from(p2) % FloatCC::ALL.len()];
+            ins.fsetp(cc, cx.var(Type::I1, p0), cx.arg(float_ty, p1, b0), cx.arg(float_ty, p3, b1))
+        }
+        7 => {
+            let (op, s, d) = convs[usize::from(p2) % convs.len()];
+            // Convert sources have no context: an immediate source is printed typed.
+            ins.convert(op, cx.var(d, p0), cx.arg(s, p1, b0))
+        }
+        8 => {
+            if p4.is_multiple_of(2) {
+                ins.call(callee, &[cx.var(Type::I64, p0)], &[cx.arg(Type::I32, p1, b0), cx.arg(Type::F64, p3, b1)])
+            } else {
+                ins.call(ext, &[cx.var(Type::F32, p0), cx.var(Type::I1, p1)], &[cx.arg(Type::I64, p3, b0)])
+            }
+        }
+        9 => {
+            let names = ["popcnt.wide", "weird name", "q\"uote\\", "é"];
+            let results: Vec<Var> =
+                (0..usize::from(p4 % 3)).map(|k| cx.vars[ty as usize][(usize::from(p0) + k) % VARS_PER_TYPE]).collect();
+            // Intrinsic immediates have no context: always typed when printed.
+            let args: Vec<Arg> = (0..p5 % 3).map(|k| cx.arg(ty, p1.wrapping_add(k), b0 ^ u64::from(k))).collect();
+            ins.intrinsic(names[usize::from(p2) % names.len()], &results, &args)
+        }
+        10 => {
+            let (mem, elem, len) = [(mf, Type::F32, 64), (mi, Type::I32, 64), (mb, Type::I8, 16)][usize::from(p2) % 3];
+            let index = if p3.is_multiple_of(2) {
+                Arg::Imm(Imm::int(Type::I64, (b0 % len) as i64))
+            } else {
+                Arg::Var(cx.var(Type::I64, p1))
+            };
+            ins.load(cx.var(elem, p0), mem, index)
+        }
+        11 => {
+            let (mem, elem, len) = [(mf, Type::F32, 64), (mi, Type::I32, 64), (mb, Type::I8, 16)][usize::from(p2) % 3];
+            let index = if p3.is_multiple_of(2) {
+                Arg::Imm(Imm::int(Type::I64, (b0 % len) as i64))
+            } else {
+                Arg::Var(cx.var(Type::I64, p1))
+            };
+            ins.store(mem, index, cx.arg(elem, p4, b1))
+        }
+        12 | 13 => {
+            // Element-wise maps over one memory object, exact in-bounds descriptors.
+            let (mem, elem, len) = [(mf, Type::F32, 64u64), (mi, Type::I32, 64)][usize::from(p2) % 2];
+            let size = 1 + b0 % 16;
+            let off = |bits: u64| Imm::int(Type::I64, (bits % (len - size + 1)) as i64);
+            let d = |bits: u64| Desc::new(mem, off(bits), Imm::int(Type::I64, size as i64));
+            let inexact = Desc::new(mem, cx.var(Type::I64, p5), Imm::int(Type::I64, size as i64));
+            match p3 % 5 {
+                0 => ins.tensor(
+                    TENSOR_BINARY[usize::from(p4) % 6],
+                    d(b1),
+                    &[d(b2).into(), TensorArg::Scalar(cx.arg(elem, p1, b2))],
+                ),
+                1 if elem.is_float() => ins.tensor(TENSOR_UNARY[usize::from(p4) % 8], d(b1), &[d(b2).into()]),
+                1 => ins.tensor(Opcode::Trelu, d(b1), &[d(b2).into()]),
+                2 => ins.tensor(
+                    Opcode::Tfma,
+                    d(b1),
+                    &[d(b2).into(), inexact.into(), TensorArg::Scalar(cx.arg(elem, p1, b0))],
+                ),
+                3 => ins.tensor(Opcode::Tfill, inexact, &[TensorArg::Scalar(cx.arg(elem, p1, b2))]),
+                _ => ins.tensor(Opcode::Dma, d(b1), &[d(b2).into()]),
+            }
+        }
+        14 => {
+            let (mem, elem) = [(mf, Type::F32), (mi, Type::I32)][usize::from(p2) % 2];
+            let op = if p3.is_multiple_of(2) { Opcode::Tsum } else { Opcode::Tredmax };
+            ins.reduce(
+                op,
+                cx.var(elem, p0),
+                Desc::new(mem, Imm::int(Type::I64, (b0 % 32) as i64), Arg::Var(cx.var(Type::I64, p1))),
+            )
+        }
+        _ => {
+            // C[2x3] = A[2x4] · B[4x3] in @mf.
+            let d = |o: i64, s: i64| Desc::new(mf, Imm::int(Type::I64, o), Imm::int(Type::I64, s));
+            let dims = [2i64, 4, 3].map(|v| Arg::Imm(Imm::int(Type::I64, v)));
+            ins.matmul(d(40, 6), d(0, 8), d(8, 12), dims)
+        }
+    };
+}

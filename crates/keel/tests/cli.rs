@@ -1,0 +1,185 @@
+//! The `keel` binary end to end: exit codes, diagnostics on stderr, and no
+//! panic on any input (truncated, binary, absurdly nested, huge).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn keel() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_keel"))
+}
+
+fn examples_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples")
+}
+
+fn examples() -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(examples_dir())
+        .expect("examples")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "kir"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A scratch file, unique per test process and call.
+fn scratch(contents: &[u8]) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let p =
+        std::env::temp_dir().join(format!("keel-cli-{}-{}.kir", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&p, contents).expect("write scratch file");
+    p
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run keel")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_clean_failure(o: &Output, what: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "{what}: expected exit 1\n{err}");
+    assert!(!err.contains("panicked") && !err.contains("internal error"), "{what}: panicked\n{err}");
+    assert!(err.contains("error:"), "{what}: no diagnostic\n{err}");
+}
+
+#[test]
+fn check_accepts_every_example() {
+    let o = run(keel().arg("check").args(examples()));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().filter(|l| l.contains(": ok (")).count(), examples().len(), "{out}");
+}
+
+#[test]
+fn check_reports_located_errors_and_exits_1() {
+    let p = scratch(b"func @f(%a: i32) -> i32 {\nbb0:\n    %a = ad %a, 1\n    ret %a\n}\n");
+    let o = run(keel().arg("check").arg(&p));
+    assert_clean_failure(&o, "unknown opcode");
+    let err = stderr(&o);
+    let want =
+        format!("{}:3:10: error: unknown opcode `ad`\n  |\n3 |     %a = ad %a, 1\n  |          ^^\n", p.display());
+    assert!(err.starts_with(&want), "{err}");
+}
+
+#[test]
+fn check_reports_verifier_errors_in_source_order() {
+    let src = "func @f(%a: i32, %b: i64) -> i32 {\n    var %p: i32\nbb0:\n    @%p %a = add %a, %b\n    ret %b\n}\n";
+    let p = scratch(src.as_bytes());
+    let o = run(keel().arg("check").arg(&p));
+    assert_clean_failure(&o, "verifier");
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(lines.len(), 4, "{err}");
+    assert!(lines[0].contains(":4:5: error: the guard %p has type i32, expected i1"), "{err}");
+    assert!(lines[3].contains(":5:5: error: return value 0 (%b) has type i64, expected i32"), "{err}");
+    assert!(err.ends_with(": 4 errors\n"), "{err}");
+}
+
+#[test]
+fn truncated_inputs_never_panic() {
+    for ex in examples() {
+        let bytes = std::fs::read(&ex).expect("read");
+        // Every 13th prefix keeps the test fast while cutting everywhere.
+        for cut in (0..bytes.len()).step_by(13) {
+            let p = scratch(&bytes[..cut]);
+            let o = run(keel().arg("check").arg("--quiet").arg(&p));
+            let err = stderr(&o);
+            assert!(matches!(o.status.code(), Some(0 | 1)), "{} cut at {cut}: {err}", ex.display());
+            assert!(!err.contains("panicked"), "{} cut at {cut}: {err}", ex.display());
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+#[test]
+fn binary_and_nested_inputs_are_errors() {
+    let mut noise = Vec::new();
+    let mut x: u32 = 12345;
+    for _ in 0..4096 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        noise.push((x >> 16) as u8);
+    }
+    let o = run(keel().arg("check").arg(scratch(&noise)));
+    assert_clean_failure(&o, "binary");
+    assert!(stderr(&o).contains("not UTF-8"), "{}", stderr(&o));
+
+    let nested = format!("func @f() {{\nbb0:\n    {}\n    ret\n}}\n", "[".repeat(200_000));
+    assert_clean_failure(&run(keel().arg("check").arg(scratch(nested.as_bytes()))), "nested [");
+    let nested = format!("{}\n", "(".repeat(200_000));
+    assert_clean_failure(&run(keel().arg("check").arg(scratch(nested.as_bytes()))), "nested (");
+    assert_clean_failure(&run(keel().arg("check").arg(scratch(b"func"))), "bare func");
+    let missing = Path::new("/nonexistent/keel/input.kir");
+    let o = run(keel().arg("check").arg(missing));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+}
+
+#[test]
+fn fmt_is_canonical_and_reads_stdin() {
+    for ex in examples() {
+        let o = run(keel().arg("fmt").arg(&ex));
+        assert!(o.status.success(), "{}", stderr(&o));
+        let printed = scratch(&o.stdout);
+        let again = run(keel().arg("fmt").arg(&printed));
+        assert_eq!(again.stdout, o.stdout, "fmt is not idempotent on {}", ex.display());
+        assert!(run(keel().args(["fmt", "--check"]).arg(&printed)).status.success());
+        let mut child = keel().args(["fmt", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("spawn");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &std::fs::read(&ex).expect("read"))
+            .expect("write stdin");
+        let piped = child.wait_with_output().expect("wait");
+        assert_eq!(piped.stdout, o.stdout);
+    }
+    // The examples carry comments, so they are not canonical as written.
+    let o = run(keel().args(["fmt", "--check"]).arg(examples_dir().join("du_chains.kir")));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not in canonical form"));
+}
+
+#[test]
+fn help_everywhere() {
+    for args in [vec!["--help"], vec!["check", "--help"], vec!["fmt", "--help"], vec!["help"]] {
+        let o = run(keel().args(&args));
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("Usage"), "{args:?}");
+    }
+    let o = run(keel().arg("frobnicate"));
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// The acceptance check: a 10^6-block file checks in seconds on a main
+/// thread limited to a 2 MiB stack (`ulimit -s`), well under the default.
+#[test]
+fn million_block_file_on_a_small_stack() {
+    let blocks = 1_000_000;
+    let mut src = String::with_capacity(blocks * 64);
+    src.push_str("func @chain(%n: i64) -> i64 {\n    var %x: i64\n    var %p: i1\n");
+    for i in 0..blocks {
+        src.push_str(&format!("bb{i}:\n"));
+        if i == 0 {
+            src.push_str("    %x = copy %n\n");
+        }
+        src.push_str(&format!("    %p = setp.slt %x, {i}\n    @%p %x = add %x, 1\n"));
+        if i + 1 == blocks {
+            src.push_str("    ret %x\n");
+        } else if i % 4 == 3 {
+            src.push_str(&format!("    br %p, bb{}, bb{}\n", i - 1, i + 1));
+        } else {
+            src.push_str(&format!("    jump bb{}\n", i + 1));
+        }
+    }
+    src.push_str("}\n");
+    let p = scratch(src.as_bytes());
+    let o = run(Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -s 2048 && exec \"$0\" check \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_keel"))
+        .arg(&p));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1000000 blocks"));
+    let _ = std::fs::remove_file(p);
+}
