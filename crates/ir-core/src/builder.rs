@@ -5,6 +5,50 @@
 //! Instructions define existing vars (the IR is not SSA by default), so each
 //! constructor takes its destination vars explicitly.
 //!
+//! # Example
+//!
+//! A loop summing `@a[0..n)` into `%s`, in SSA form with phis, then a
+//! tensor op on the same object:
+//!
+//! ```
+//! use ir_core::{Arg, Desc, FunctionBuilder, IntCC, MemSpace, Module, Opcode, Signature, TensorArg, Type};
+//! use ir_core::{VerifyOptions, verify_module};
+//!
+//! let mut m = Module::new();
+//! let a = m.add_mem("a", Type::I32, 64, MemSpace::Nram).unwrap();
+//! let f = m.add_function("sum", Signature::new([Type::I64], [Type::I32]), &["n"]).unwrap();
+//! let mut b = FunctionBuilder::new(m.function_mut(f).unwrap());
+//! let n = b.param(0).unwrap();
+//! let (i0, i1, i2) = (b.var("i", Type::I64), b.var("i.1", Type::I64), b.var("i.2", Type::I64));
+//! let (s0, s1, s2) = (b.var("s", Type::I32), b.var("s.1", Type::I32), b.var("s.2", Type::I32));
+//! let (x, more) = (b.var("x", Type::I32), b.var("more", Type::I1));
+//! let (entry, head, body, exit) = (b.create_block(), b.create_block(), b.create_block(), b.create_block());
+//!
+//! b.switch_to_block(entry);
+//! b.ins().constant(i0, 0i64);
+//! b.ins().constant(s0, 0i32);
+//! b.ins().jump(head);
+//! b.switch_to_block(head);
+//! b.ins().phi(i1, &[(entry, i0.into()), (body, i2.into())]);
+//! b.ins().phi(s1, &[(entry, s0.into()), (body, s2.into())]);
+//! b.ins().setp(IntCC::Slt, more, i1, n);
+//! b.ins().br(more, body, exit);
+//! b.switch_to_block(body);
+//! b.ins().load(x, a, i1);
+//! b.ins().binary(Opcode::Add, s2, s1, x);
+//! b.ins().binary(Opcode::Add, i2, i1, 1i64);
+//! b.ins().jump(head);
+//! b.switch_to_block(exit);
+//! // Double every element afterwards: a tensor map with a broadcast scalar.
+//! b.ins().tensor(Opcode::Tmul, Desc::new(a, 0i64, 64i64), &[Desc::new(a, 0i64, 64i64).into(), TensorArg::Scalar(2i32.into())]);
+//! b.ins().ret(&[Arg::Var(s1)]);
+//!
+//! verify_module(&m, &VerifyOptions { ssa: true }).unwrap();
+//! let text = ir_core::text::print_module(&m);
+//! assert!(text.contains("%i.1 = phi(bb0: %i, bb2: %i.2)"));
+//! assert!(text.contains("tmul @a[0, 64], @a[0, 64], 2"));
+//! ```
+//!
 //! Invariant: the builder never panics on a client mistake. A wrong opcode
 //! for a constructor (say `binary(Opcode::Br, ..)`) or an ill-typed operand
 //! still builds an instruction; the verifier reports it. The parser builds

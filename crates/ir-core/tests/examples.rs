@@ -4,25 +4,10 @@
 mod common;
 
 use common::equal::module_diff;
+use common::examples;
 use ir_core::text::{parse, print_module};
 use ir_core::{VerifyOptions, verify_module};
 use std::path::PathBuf;
-
-fn examples() -> Vec<(PathBuf, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
-    let mut out: Vec<_> = std::fs::read_dir(&dir)
-        .expect("docs/examples exists")
-        .map(|e| e.expect("readable").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "kir"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("readable");
-            (p, text)
-        })
-        .collect();
-    out.sort();
-    assert!(out.len() >= 8, "expected the digest's examples and the kernels");
-    out
-}
 
 /// The text without comments and blank lines, as the printer writes it.
 fn strip(text: &str) -> String {

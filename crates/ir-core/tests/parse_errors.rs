@@ -6,8 +6,11 @@
 //! always terminates, on every byte prefix of the documented examples, on
 //! random bytes, on deeply nested brackets and on megabyte-long lines.
 
+mod common;
+
+use common::examples;
+
 use ir_core::text::{self, Diagnostic, ParseLimits, line_col};
-use std::path::PathBuf;
 
 // ---- helpers ------------------------------------------------------------------------
 
@@ -53,22 +56,6 @@ fn assert_error_contains(src: &str, part: &str, line: usize, col: usize) -> Stri
 /// (lines after the header; the body starts on line 2).
 fn func(body: &str) -> String {
     format!("func @f(%a: i32, %b: i64, %c: i1, %x: f32) {{\n{body}}}\n")
-}
-
-fn examples() -> Vec<(PathBuf, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
-    let mut out: Vec<(PathBuf, String)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "kir"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("example is readable UTF-8");
-            (p, text)
-        })
-        .collect();
-    out.sort();
-    assert!(!out.is_empty(), "no examples in {}", dir.display());
-    out
 }
 
 /// Parses bytes and checks the result is well-formed: either a module, or a

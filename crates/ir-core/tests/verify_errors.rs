@@ -6,13 +6,16 @@
 //! `describe`. Also: the verifier collects every error in one run, accepts
 //! the documented examples, and never panics on builder-made garbage.
 
+mod common;
+
+use common::examples;
+
 use ir_core::text::{self, SourceMap};
 use ir_core::{
     Arg, Block, Callee, Const, Desc, ErrorKind, ExtFuncId, FloatCC, FuncId, FunctionBuilder, Imm, Inst, IntCC,
     Location, Mem, MemSpace, Module, Opcode, Operand, Signature, TensorArg, Type, Var, VerifierError, VerifyOptions,
     verify_function, verify_module,
 };
-use std::path::PathBuf;
 
 const BASE: VerifyOptions = VerifyOptions { ssa: false };
 const SSA: VerifyOptions = VerifyOptions { ssa: true };
@@ -44,6 +47,33 @@ fn single(src: &str, opts: VerifyOptions, kind: ErrorKind) -> (Module, SourceMap
     let e = errs.into_iter().next().unwrap();
     assert_eq!(e.kind, kind, "{e:?}");
     (m, smap, e)
+}
+
+/// For each `(line, message part, var)`: `header`, the line, then `tail` and
+/// the closing brace must give exactly one error of `kind` (others may
+/// occur), located at that instruction (and var, if named), rendered at the
+/// line's first column.
+#[track_caller]
+fn assert_cases(header: &str, tail: &str, kind: ErrorKind, cases: &[(&str, &str, Option<&str>)]) {
+    let line_no = header.lines().count() + 1;
+    for &(line, part, v) in cases {
+        let src = format!("{header}    {line}\n    {tail}\n}}\n");
+        let (m, smap) = parsed(&src);
+        let errs = errors(&m, BASE);
+        let hits: Vec<&VerifierError> = errs.iter().filter(|e| e.kind == kind).collect();
+        assert_eq!(hits.len(), 1, "{line}: {errs:#?}");
+        let mut want = at_inst(&m, 0, 0);
+        want.var = v.map(|v| var(&m, "f", v));
+        assert_eq!(hits[0].location, want, "{line}");
+        assert_rendered(hits[0], &m, &src, &smap, part, line_no, 5);
+    }
+}
+
+/// [`assert_cases`] for cases that name no var.
+#[track_caller]
+fn assert_cases_no_var(header: &str, kind: ErrorKind, cases: &[(&str, &str)]) {
+    let cases: Vec<(&str, &str, Option<&str>)> = cases.iter().map(|&(l, p)| (l, p, None)).collect();
+    assert_cases(header, "ret", kind, &cases);
 }
 
 fn fid(m: &Module, name: &str) -> FuncId {
@@ -95,22 +125,6 @@ fn module_with(params: &[Type], returns: &[Type]) -> (Module, FuncId) {
     let names = ["a", "b", "c", "d", "e", "g", "h"];
     let f = m.add_function("f", Signature::new(params.to_vec(), returns.to_vec()), &names[..params.len()]).unwrap();
     (m, f)
-}
-
-fn examples() -> Vec<(PathBuf, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
-    let mut out: Vec<(PathBuf, String)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "kir"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("example is readable UTF-8");
-            (p, text)
-        })
-        .collect();
-    out.sort();
-    assert!(!out.is_empty(), "no examples in {}", dir.display());
-    out
 }
 
 /// Verifies at both levels, and renders and describes every error: none of
@@ -355,18 +369,7 @@ fn type_mismatch() {
         ("switch %x, bb0, []", "the switch value has type f32, expected an integer", None),
         ("ret %b", "return value 0 (%b) has type i64, expected i32", None),
     ];
-    for &(line, part, v) in cases {
-        let src = format!("{header}    {line}\n    ret %a\n}}\n");
-        let (m, smap) = parsed(&src);
-        let errs = errors(&m, BASE);
-        let hits: Vec<&VerifierError> = errs.iter().filter(|e| e.kind == ErrorKind::TypeMismatch).collect();
-        assert_eq!(hits.len(), 1, "{line}: {errs:#?}");
-        let e = hits[0];
-        let mut want = at_inst(&m, 0, 0);
-        want.var = v.map(|v| var(&m, "f", v));
-        assert_eq!(e.location, want, "{line}");
-        assert_rendered(e, &m, &src, &smap, part, 6, 5);
-    }
+    assert_cases(header, "ret %a", ErrorKind::TypeMismatch, cases);
     // An incoming phi value of the wrong type.
     let src =
         "func @f(%a: i32, %b: i64) {\n    var %r: i32\nbb0:\n    jump bb1\nbb1:\n    %r = phi(bb0: %b)\n    ret\n}\n";
@@ -432,12 +435,7 @@ fn descriptor_out_of_bounds() {
         ("%r = load @m[-1]", "index -1 is outside @m, which has 64 elements"),
         ("store @m[100], 1", "index 100 is outside @m, which has 64 elements"),
     ];
-    for &(line, part) in cases {
-        let src = format!("{header}    {line}\n    ret\n}}\n");
-        let (m, smap, e) = single(&src, BASE, ErrorKind::DescriptorOutOfBounds);
-        assert_eq!(e.location, at_inst(&m, 0, 0), "{line}");
-        assert_rendered(&e, &m, &src, &smap, part, 5, 5);
-    }
+    assert_cases_no_var(header, ErrorKind::DescriptorOutOfBounds, cases);
     // Edges that are in bounds.
     let src = format!(
         "{header}    tfill @m[0, 64], 1\n    tfill @m[64, 0], 1\n    tfill @m[64, %n], 1\n    %r = load @m[63]\n    ret\n}}\n"
@@ -456,12 +454,7 @@ fn tensor_shape() {
         ("matmul @m[0, 5], @m[8, 8], @m[16, 12], 2, 4, 3", "matmul C has 5 elements, expected 6 for m=2, k=4, n=3"),
         ("matmul @m[0, 6], @m[8, 9], @m[16, 12], 2, 4, 3", "matmul A has 9 elements, expected 8 for m=2, k=4, n=3"),
     ];
-    for &(line, part) in cases {
-        let src = format!("{header}    {line}\n    ret\n}}\n");
-        let (m, smap, e) = single(&src, BASE, ErrorKind::TensorShape);
-        assert_eq!(e.location, at_inst(&m, 0, 0), "{line}");
-        assert_rendered(&e, &m, &src, &smap, part, 4, 5);
-    }
+    assert_cases_no_var(header, ErrorKind::TensorShape, cases);
     // Inexact sizes are not compared.
     let src = "mem @m: f32[64] dram\nfunc @f(%n: i64) {\nbb0:\n    tadd @m[0, 8], @m[8, %n], 1.0\n    ret\n}\n";
     assert!(errors(&parsed(src).0, BASE).is_empty());
@@ -505,14 +498,7 @@ fn call_signature() {
         ("%s = call @g(%a, %b)", "result %s has type i64, but @g returns i32", Some("s")),
         ("call @f(%a)", "@f takes 2 arguments, found 1", None),
     ];
-    for &(line, part, v) in cases {
-        let src = format!("{header}    {line}\n    ret\n}}\n");
-        let (m, smap, e) = single(&src, BASE, ErrorKind::CallSignature);
-        let mut want = at_inst(&m, 0, 0);
-        want.var = v.map(|v| var(&m, "f", v));
-        assert_eq!(e.location, want, "{line}");
-        assert_rendered(&e, &m, &src, &smap, part, 5, 5);
-    }
+    assert_cases(header, "ret", ErrorKind::CallSignature, cases);
 }
 
 #[test]
@@ -529,12 +515,7 @@ fn bad_conversion() {
         ("%t = sitofp %x", "`sitofp` cannot convert f32 to f32"),
         ("%s = bitcast %x", "`bitcast` cannot convert f32 to i64"),
     ];
-    for &(line, part) in cases {
-        let src = format!("{header}    {line}\n    ret\n}}\n");
-        let (m, smap, e) = single(&src, BASE, ErrorKind::BadConversion);
-        assert_eq!(e.location, at_inst(&m, 0, 0), "{line}");
-        assert_rendered(&e, &m, &src, &smap, part, 4, 5);
-    }
+    assert_cases_no_var(header, ErrorKind::BadConversion, cases);
     // The good ones.
     let good = "%s = sext %a\n    %r = trunc %b\n    %u = fpext %x\n    %t = fptrunc %y\n    %r = fptosi_sat %y\n    %u = uitofp %c\n    %r = bitcast %x\n    %t = bitcast %a\n";
     assert!(errors(&parsed(&format!("{header}    {good}    ret\n}}\n")).0, BASE).is_empty());

@@ -362,23 +362,20 @@ fn build_inst(
             let args: Vec<Arg> = (0..p5 % 3).map(|k| cx.arg(ty, p1.wrapping_add(k), b0 ^ u64::from(k))).collect();
             ins.intrinsic(names[usize::from(p2) % names.len()], &results, &args)
         }
-        10 => {
+        10 | 11 => {
+            // One element of one of the three objects, at an in-bounds
+            // immediate index or at a var index.
             let (mem, elem, len) = [(mf, Type::F32, 64), (mi, Type::I32, 64), (mb, Type::I8, 16)][usize::from(p2) % 3];
             let index = if p3.is_multiple_of(2) {
                 Arg::Imm(Imm::int(Type::I64, (b0 % len) as i64))
             } else {
                 Arg::Var(cx.var(Type::I64, p1))
             };
-            ins.load(cx.var(elem, p0), mem, index)
-        }
-        11 => {
-            let (mem, elem, len) = [(mf, Type::F32, 64), (mi, Type::I32, 64), (mb, Type::I8, 16)][usize::from(p2) % 3];
-            let index = if p3.is_multiple_of(2) {
-                Arg::Imm(Imm::int(Type::I64, (b0 % len) as i64))
+            if ip.kind % 16 == 10 {
+                ins.load(cx.var(elem, p0), mem, index)
             } else {
-                Arg::Var(cx.var(Type::I64, p1))
-            };
-            ins.store(mem, index, cx.arg(elem, p4, b1))
+                ins.store(mem, index, cx.arg(elem, p4, b1))
+            }
         }
         12 | 13 => {
             // Element-wise maps over one memory object, exact in-bounds descriptors.
