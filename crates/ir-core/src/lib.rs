@@ -18,6 +18,9 @@
 //!   `@A[offset, size]` ([`MemDesc`]), exact or inexact (digest §002).
 //! - **Text format** ([`text`]): parser with `file:line:col` diagnostics and
 //!   its exact inverse, the printer; grammar in `docs/ir.md`.
+//! - **Reference interpreter** ([`interp`]): runs any function on concrete
+//!   arguments and memory, with fuel, and counts what executed: the judge of
+//!   every transform.
 //!
 //! Choices where the issue was silent: block numbers are preserved by the
 //! text format (Cranelift's choice, so diagnostics and dumps agree); var
@@ -64,6 +67,7 @@ mod function;
 pub mod fuzzing;
 mod imm;
 mod instructions;
+pub mod interp;
 mod layout;
 mod module;
 mod opcode;

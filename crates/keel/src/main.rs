@@ -6,6 +6,7 @@
 //! instead of a backtrace.
 
 mod input;
+mod run;
 
 use clap::{Parser, Subcommand};
 use input::Input;
@@ -34,6 +35,31 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Interpret a function and print its results, one `TYPE VALUE` per line.
+    ///
+    /// Exit status: 0 on return, 1 on bad input, 2 on bad usage, 3 on a trap.
+    Run {
+        /// The IR file (`-` reads standard input).
+        file: String,
+        /// Function to run (default: `@main`, or the only function).
+        #[arg(long)]
+        func: Option<String>,
+        /// An argument, in order; a literal of the parameter's type.
+        #[arg(long = "arg", value_name = "V", allow_hyphen_values = true)]
+        args: Vec<String>,
+        /// Initial contents of a memory object: literals in FILE, from element 0.
+        #[arg(long = "mem", value_name = "NAME=FILE")]
+        mems: Vec<String>,
+        /// Fuel: instructions visited plus tensor elements processed.
+        #[arg(long, default_value_t = 100_000_000)]
+        fuel: u64,
+        /// Print dynamic counts per opcode and the hottest instructions.
+        #[arg(long)]
+        stats: bool,
+        /// Print a memory object's contents after the run.
+        #[arg(long = "show-mem", value_name = "NAME")]
+        show_mem: Vec<String>,
+    },
     /// Print an IR file in canonical form.
     Fmt {
         /// File to format (`-` reads standard input).
@@ -53,6 +79,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { files, ssa, quiet } => check(&files, ssa, quiet),
         Command::Fmt { file, check } => fmt(&file, check),
+        Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
+            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem })
+        }
     }
 }
 

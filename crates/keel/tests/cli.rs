@@ -183,3 +183,70 @@ fn million_block_file_on_a_small_stack() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("1000000 blocks"));
     let _ = std::fs::remove_file(p);
 }
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn run_prints_typed_results() {
+    let du = examples_dir().join("du_chains.kir");
+    let o = run(keel().arg("run").arg(&du).args(["--arg", "3", "--arg", "0", "--arg", "1"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "i32 8\n");
+    let o = run(keel().arg("run").arg(&du).args(["--arg", "3", "--arg", "1", "--arg", "1", "--stats"]));
+    let out = stdout(&o);
+    assert!(out.starts_with("i32 -1\n; executed 34 instructions (0 guarded off)"), "{out}");
+    assert!(out.contains("@du_example bb3: @%p %x = add %a, %b"), "{out}");
+    // Negative arguments are not taken for options.
+    let pebble = examples_dir().join("pebble_block.kir");
+    let o = run(keel().arg("run").arg(&pebble).args(["--arg", "-5", "--arg", "6", "--arg", "7"]));
+    assert_eq!(stdout(&o), "i32 42\ni32 -5\n", "{}", stderr(&o));
+}
+
+#[test]
+fn run_loads_and_shows_memory() {
+    let values = scratch(b"1.0, 2.0 ; a comment\n4.5 8.5\n");
+    let o = run(keel()
+        .arg("run")
+        .arg(examples_dir().join("vectorize_examples.kir"))
+        .args(["--func", "mean", "--arg", "4"])
+        .arg(format!("--mem=arr={}", values.display()))
+        .args(["--show-mem", "arr"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("f32 4.0\n@arr = [1.0, 2.0, 4.5, 8.5, 0.0,"), "{out}");
+}
+
+#[test]
+fn run_reports_traps_with_exit_3_and_bad_input_with_exit_1() {
+    let max = examples_dir().join("predicated_max.kir");
+    let o = run(keel().arg("run").arg(&max).args(["--arg", "300"]));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("keel: trap: out of bounds in @max at bb2: `%v = load @data[%i]`"), "{}", stderr(&o));
+    let o = run(keel().arg("run").arg(&max).args(["--fuel", "50", "--arg", "200"]));
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("fuel exhausted"), "{}", stderr(&o));
+    // Wrong argument count, bad literal, unknown function, several functions without @main.
+    for (args, msg) in [
+        (vec!["--arg", "1", "--arg", "2"], "@max takes 1 argument(s) (i64)"),
+        (vec!["--arg", "1.5"], "argument 0: `1.5` is not an integer literal"),
+        (vec!["--func", "nope", "--arg", "1"], "no function @nope"),
+    ] {
+        let o = run(keel().arg("run").arg(&max).args(&args));
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
+    }
+    let o = run(keel().arg("run").arg(examples_dir().join("vectorize_examples.kir")));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("several functions and no @main; choose one with --func (@p, @mean)"),
+        "{}",
+        stderr(&o)
+    );
+    // A module that does not verify is not run.
+    let bad = scratch(b"func @main() -> i32 {\nbb0:\n    ret\n}\n");
+    let o = run(keel().arg("run").arg(&bad));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("does not verify"), "{}", stderr(&o));
+}

@@ -1,0 +1,156 @@
+//! `keel run`: interpret a function and print its results (and counts).
+
+use crate::input::Input;
+use ir_core::interp::{Config, Interpreter, Stats};
+use ir_core::text::DisplayInst;
+use ir_core::{FuncId, Global, Imm, Module, VerifyOptions, parse_literal, verify_module};
+use std::process::ExitCode;
+
+/// What `keel run` was asked to do.
+pub(crate) struct RunArgs {
+    pub(crate) file: String,
+    pub(crate) func: Option<String>,
+    pub(crate) args: Vec<String>,
+    pub(crate) mems: Vec<String>,
+    pub(crate) fuel: u64,
+    pub(crate) stats: bool,
+    pub(crate) show_mem: Vec<String>,
+}
+
+/// Exit code for a trap: distinct from bad input (1) and bad usage (2).
+const TRAP: u8 = 3;
+
+pub(crate) fn run(a: &RunArgs) -> ExitCode {
+    let Some(input) = Input::read(&a.file) else { return ExitCode::FAILURE };
+    let Some((module, smap)) = input.parse() else { return ExitCode::FAILURE };
+    if let Err(errors) = verify_module(&module, &VerifyOptions::default()) {
+        for e in &errors.0 {
+            eprint!("{}", e.render(&module, &input.name, input.text(), &smap));
+        }
+        eprintln!("{}: the module does not verify; not running it", input.name);
+        return ExitCode::FAILURE;
+    }
+    match setup_and_run(&module, a) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("keel: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
+    let func = choose_function(module, a.func.as_deref())?;
+    let f = module.function(func).ok_or("no such function")?;
+    let params = &f.signature().params;
+    if a.args.len() != params.len() {
+        let want: Vec<String> = params.iter().map(|t| t.to_string()).collect();
+        return Err(format!(
+            "@{} takes {} argument(s) ({}); give each with --arg",
+            f.name(),
+            params.len(),
+            want.join(", ")
+        ));
+    }
+    let args: Vec<Imm> = a
+        .args
+        .iter()
+        .zip(params)
+        .enumerate()
+        .map(|(i, (text, &ty))| parse_literal(text, ty).map_err(|e| format!("argument {i}: {}", e.0)))
+        .collect::<Result<_, _>>()?;
+    let config = Config { fuel: a.fuel, ..Config::default() };
+    let mut interp = Interpreter::new(module, config).map_err(|t| t.describe(module))?;
+    for spec in &a.mems {
+        load_mem(module, &mut interp, spec)?;
+    }
+    let outcome = interp.call(func, &args);
+    let code = match &outcome {
+        Ok(results) => {
+            for r in results {
+                println!("{} {r}", r.ty());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(trap) => {
+            eprintln!("keel: trap: {}", trap.describe(module));
+            ExitCode::from(TRAP)
+        }
+    };
+    for name in &a.show_mem {
+        let mem = mem_by_name(module, name)?;
+        let values: Vec<String> = interp.memory().elements(mem).iter().map(|v| v.to_string()).collect();
+        println!("@{name} = [{}]", values.join(", "));
+    }
+    if a.stats {
+        print_stats(module, interp.stats());
+    }
+    Ok(code)
+}
+
+fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
+    if let Some(name) = name {
+        let name = name.strip_prefix('@').unwrap_or(name);
+        return module.function_by_name(name).ok_or_else(|| format!("no function @{name}"));
+    }
+    if let Some(main) = module.function_by_name("main") {
+        return Ok(main);
+    }
+    let ids: Vec<FuncId> = module.function_ids().collect();
+    match ids[..] {
+        [only] => Ok(only),
+        [] => Err("the module has no functions".into()),
+        _ => {
+            let names: Vec<String> = module.functions().map(|(_, f)| format!("@{}", f.name())).collect();
+            Err(format!("several functions and no @main; choose one with --func ({})", names.join(", ")))
+        }
+    }
+}
+
+fn mem_by_name(module: &Module, name: &str) -> Result<ir_core::Mem, String> {
+    let name = name.strip_prefix('@').unwrap_or(name);
+    match module.lookup(name) {
+        Some(Global::Mem(m)) => Ok(m),
+        _ => Err(format!("no memory object @{name}")),
+    }
+}
+
+/// `--mem NAME=FILE`: FILE holds literals of the object's element type,
+/// separated by blanks, commas or newlines (`;` starts a comment); they fill
+/// the object from element 0.
+fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result<(), String> {
+    let (name, path) = spec.split_once('=').ok_or_else(|| format!("--mem wants NAME=FILE, not `{spec}`"))?;
+    let mem = mem_by_name(module, name)?;
+    let elem = module.mem(mem).map(|m| m.elem).ok_or("no such memory object")?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let mut values = Vec::new();
+    for (line_no, line) in text.lines().enumerate() {
+        let line = line.split(';').next().unwrap_or("");
+        for word in line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
+            let v = parse_literal(word, elem).map_err(|e| format!("{path}:{}: {}", line_no + 1, e.0))?;
+            values.push(v);
+        }
+    }
+    interp.memory_mut().write(mem, &values).map_err(|e| format!("{path}: {e}"))
+}
+
+fn print_stats(module: &Module, stats: &Stats) {
+    println!(
+        "; executed {} instructions ({} guarded off), {} tensor elements, {} calls, fuel used {}",
+        stats.executed, stats.guard_skipped, stats.elements, stats.calls, stats.fuel_used
+    );
+    let mut by_op = stats.opcode_counts();
+    by_op.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (op, n) in by_op {
+        println!(";   {n:>12}  {op}");
+    }
+    let mut hot = stats.inst_counts();
+    hot.sort_by(|a, b| b.2.cmp(&a.2).then((a.0, a.1).cmp(&(b.0, b.1))));
+    println!("; hottest instructions:");
+    for (f, inst, n) in hot.into_iter().take(10) {
+        if let Some(func) = module.function(f) {
+            let block = func.layout().inst_block(inst).map_or("?".to_string(), |b| b.to_string());
+            println!(";   {n:>12}  @{} {block}: {}", func.name(), DisplayInst { module, func, inst });
+        }
+    }
+}
