@@ -131,6 +131,18 @@ impl<'f> FunctionBuilder<'f> {
         self.pos = Position::AtEnd(block);
     }
 
+    /// Moves the cursor after `inst`: the next instruction goes right after
+    /// it, and the ones after that follow in order.
+    pub fn position_after(&mut self, inst: Inst) {
+        self.pos = match self.func.layout().next_inst(inst) {
+            Some(next) => Position::Before(next),
+            None => match self.func.layout().inst_block(inst) {
+                Some(b) => Position::AtEnd(b),
+                None => Position::Nowhere,
+            },
+        };
+    }
+
     /// Moves the cursor before `inst`: new instructions go right before it.
     pub fn position_before(&mut self, inst: Inst) {
         self.pos = Position::Before(inst);

@@ -30,6 +30,12 @@ impl Type {
     /// Every type, in declaration order.
     pub const ALL: [Type; 7] = [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64, Type::F32, Type::F64];
 
+    /// A dense index, `0..Type::ALL.len()`, in `Type::ALL` order (for side
+    /// tables keyed by type).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// Width in bits.
     pub const fn bits(self) -> u32 {
         match self {

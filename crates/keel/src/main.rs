@@ -5,6 +5,7 @@
 //! panic would be a bug: the hook below turns it into a one-line report
 //! instead of a backtrace.
 
+mod generate;
 mod input;
 mod run;
 
@@ -60,6 +61,44 @@ enum Command {
         #[arg(long = "show-mem", value_name = "NAME")]
         show_mem: Vec<String>,
     },
+    /// Print a generated module: valid, terminating, deterministic per seed.
+    ///
+    /// A comment at the top gives the fuel bound for `@main`.
+    Gen {
+        /// Blocks in the whole module.
+        #[arg(long, default_value_t = 64)]
+        blocks: usize,
+        /// Vars of `@main` that random instructions read and write.
+        #[arg(long, default_value_t = 16)]
+        vars: usize,
+        /// Seed: the same seed and options print the same module.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Rate of guarded (predicated) instructions, 0..1.
+        #[arg(long, default_value_t = 0.1)]
+        predicated: f64,
+        /// Rate of memory instructions (scalar and tensor), 0..1.
+        #[arg(long, default_value_t = 0.1)]
+        memory: f64,
+        /// Emit irreducible regions, at RATE (0.25 if given without a value).
+        #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "0.25")]
+        irreducible: Option<f64>,
+        /// Average definitions per var.
+        #[arg(long, default_value_t = 4.0)]
+        defs_per_var: f64,
+        /// Functions in the module (`@main` calls the others acyclically).
+        #[arg(long, default_value_t = 1)]
+        functions: usize,
+        /// Maximum nesting of loops, ifs and switches (at most 6).
+        #[arg(long, default_value_t = 3)]
+        max_depth: u32,
+        /// Rate of unreachable block runs, 0..1.
+        #[arg(long, default_value_t = 0.05)]
+        unreachable: f64,
+        /// Rate of phis at join blocks, 0..1.
+        #[arg(long, default_value_t = 0.0)]
+        phis: f64,
+    },
     /// Print an IR file in canonical form.
     Fmt {
         /// File to format (`-` reads standard input).
@@ -79,6 +118,35 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { files, ssa, quiet } => check(&files, ssa, quiet),
         Command::Fmt { file, check } => fmt(&file, check),
+        Command::Gen {
+            blocks,
+            vars,
+            seed,
+            predicated,
+            memory,
+            irreducible,
+            defs_per_var,
+            functions,
+            max_depth,
+            unreachable,
+            phis,
+        } => {
+            let config = ir_gen::GenConfig {
+                blocks,
+                vars,
+                defs_per_var,
+                predication: predicated,
+                memory,
+                irreducible: irreducible.unwrap_or(0.0),
+                functions,
+                max_depth,
+                unreachable,
+                phis,
+                ..ir_gen::GenConfig::default()
+            };
+            let line: Vec<String> = std::env::args().skip(1).collect();
+            generate::print_generated(&config, seed, &format!("keel {}", line.join(" ")))
+        }
         Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
             run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem })
         }

@@ -250,3 +250,44 @@ fn run_reports_traps_with_exit_3_and_bad_input_with_exit_1() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("does not verify"), "{}", stderr(&o));
 }
+
+#[test]
+fn gen_prints_a_module_that_checks_and_runs_within_its_bound() {
+    let args = [
+        "gen",
+        "--blocks",
+        "300",
+        "--vars",
+        "20",
+        "--seed",
+        "9",
+        "--irreducible",
+        "--memory",
+        "0.3",
+        "--functions",
+        "3",
+    ];
+    let o = run(keel().args(args));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = run(keel().args(args));
+    assert_eq!(o.stdout, again.stdout, "same seed, same module");
+    let other = run(keel().args(["gen", "--blocks", "300", "--vars", "20", "--seed", "10"]));
+    assert_ne!(o.stdout, other.stdout);
+    let text = stdout(&o);
+    let fuel = text.lines().nth(1).and_then(|l| l.split("--fuel ").nth(1)).map(|s| s.trim_end_matches('`').to_string());
+    let fuel = fuel.expect("the second line names the fuel bound");
+    let p = scratch(&o.stdout);
+    let c = run(keel().arg("check").arg(&p));
+    assert!(c.status.success(), "{}", stderr(&c));
+    assert!(stdout(&c).contains("3 functions, 300 blocks"), "{}", stdout(&c));
+    // @main's params take any values; give zeros of the right types.
+    let main = text.lines().find(|l| l.starts_with("func @main(")).expect("a main");
+    let params = main.split(['(', ')']).nth(1).unwrap_or("");
+    let mut cmd = keel();
+    cmd.arg("run").arg(&p).args(["--fuel", &fuel]);
+    for p in params.split(", ").filter(|p| !p.is_empty()) {
+        cmd.args(["--arg", if p.ends_with("f32") || p.ends_with("f64") { "0.0" } else { "0" }]);
+    }
+    let r = run(&mut cmd);
+    assert!(r.status.success(), "{main}\n{}", stderr(&r));
+}

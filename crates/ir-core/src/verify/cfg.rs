@@ -3,10 +3,14 @@
 //! Invariants: built only from blocks in the layout and from successors
 //! that are in the layout (unknown targets are reported elsewhere and
 //! ignored here). Traversal is an explicit-stack DFS, so a million-block
-//! chain needs no deep recursion. Dominators use the Cooper–Harvey–Kennedy
+//! chain needs no deep recursion. Predecessors are built in linear time.
+//! Dominators, computed only for the SSA level, use the Cooper–Harvey–Kennedy
 //! iterative algorithm ("A Simple, Fast Dominance Algorithm", 2001) over
-//! RPO numbers: small and obviously right, which is what a verifier wants;
-//! the fast, reusable analyses live in the `cfg-dom` crate.
+//! RPO numbers: small and obviously right, which is what a verifier wants,
+//! but O(n·depth) in the worst case (a block with many predecessors deep in
+//! a long dominator chain). The near-linear, reusable dominator tree is the
+//! `cfg-dom` crate's, which ir-core cannot depend on; the `ssa` crate's
+//! verifier uses that one.
 
 use crate::entities::Block;
 use crate::function::Function;
@@ -59,21 +63,25 @@ impl Cfg {
             pred_list[fill[s.index()] as usize] = b;
             fill[s.index()] += 1;
         }));
-        let mut cfg = Cfg {
+        Cfg {
             pred_start,
             pred_list,
             rpo_num: SecondaryMap::with_default(NONE),
             idom: Vec::new(),
             pre: Vec::new(),
             post: Vec::new(),
-        };
-        let rpo = cfg.reverse_postorder(func);
-        for (i, &b) in rpo.iter().enumerate() {
-            cfg.rpo_num[b] = i as u32;
         }
-        cfg.compute_idoms(&rpo);
-        cfg.number_tree();
-        cfg
+    }
+
+    /// Adds reachability and dominance (needed by the SSA level only: the
+    /// base level is linear without them).
+    pub(crate) fn compute_dominance(&mut self, func: &Function) {
+        let rpo = self.reverse_postorder(func);
+        for (i, &b) in rpo.iter().enumerate() {
+            self.rpo_num[b] = i as u32;
+        }
+        self.compute_idoms(&rpo);
+        self.number_tree();
     }
 
     fn reverse_postorder(&self, func: &Function) -> Vec<Block> {

@@ -111,7 +111,7 @@ pub(super) fn check_function(m: &Module, fid: FuncId, opts: &VerifyOptions, erro
         cx.err(ErrorKind::NoBlocks, "function has no blocks");
         return;
     };
-    let cfg = Cfg::new(func);
+    let mut cfg = Cfg::new(func);
     if !cfg.preds(entry).is_empty() {
         cx.block = Some(entry);
         let preds: Vec<String> = cfg.preds(entry).iter().map(|b| b.to_string()).collect();
@@ -151,6 +151,7 @@ pub(super) fn check_function(m: &Module, fid: FuncId, opts: &VerifyOptions, erro
     cx.inst = None;
     check_defined(&mut cx);
     if opts.ssa {
+        cfg.compute_dominance(func);
         super::ssa::check(&mut cx, &cfg);
     }
 }

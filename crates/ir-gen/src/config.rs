@@ -1,0 +1,126 @@
+//! The knobs of the generator, and their normalisation.
+//!
+//! Invariants: [`GenConfig`] is plain data a caller may fill with anything;
+//! [`Knobs::new`] clamps every field into the range the generator supports
+//! (rates into `[0, 1]` with NaN as 0, `max_depth <= 6`, at least one
+//! function and one block, at least one var of every type), so no
+//! configuration can make the generator fail, loop or emit invalid IR.
+
+/// What to generate. Rates are probabilities per decision; a rate of 0
+/// disables the feature and costs no input. The defaults give a small,
+/// varied module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenConfig {
+    /// Blocks in the whole module. The module has exactly this many blocks
+    /// whenever `blocks >= functions`; helper functions get at most 16
+    /// each and `main` the rest. Up to 10^6 and beyond.
+    pub blocks: usize,
+    /// Vars of `main` that random instructions read and write, of mixed
+    /// types (at least 7: one of every type). Helpers get at most 16.
+    pub vars: usize,
+    /// Random instructions to aim for, per var: the module gets about
+    /// `vars * defs_per_var` of them, spread over its blocks, and never
+    /// fewer than one per block.
+    pub defs_per_var: f64,
+    /// Rate of guarded (`@%p` / `@!%p`) random instructions.
+    pub predication: f64,
+    /// Rate of memory instructions among random instructions (scalar
+    /// `load`/`store`, tensor maps, `dma`, reductions, `matmul`). When
+    /// positive the module declares six memory objects.
+    pub memory: f64,
+    /// Rate at which a region is an irreducible two-block cycle (needs
+    /// `max_depth >= 1`).
+    pub irreducible: f64,
+    /// Functions in the module, `main` included. Function `i` may call only
+    /// functions `j > i`, so calls are acyclic.
+    pub functions: usize,
+    /// Maximum nesting of loops, ifs, switches and irreducible cycles
+    /// (clamped to 6). 0 gives straight-line chains with early exits.
+    pub max_depth: u32,
+    /// Upper bound on every loop's and irreducible cycle's trip count.
+    pub max_trips: u32,
+    /// Rate at which a top-level step of `main` emits a run of one to four
+    /// unreachable blocks instead of a region.
+    pub unreachable: f64,
+    /// Rate of phis at join blocks (one to three phis where it hits).
+    pub phis: f64,
+}
+
+impl Default for GenConfig {
+    fn default() -> GenConfig {
+        GenConfig {
+            blocks: 64,
+            vars: 16,
+            defs_per_var: 4.0,
+            predication: 0.1,
+            memory: 0.1,
+            irreducible: 0.1,
+            functions: 1,
+            max_depth: 3,
+            max_trips: 3,
+            unreachable: 0.05,
+            phis: 0.0,
+        }
+    }
+}
+
+/// The deepest nesting the generator emits; also the number of counter
+/// vars a function may need.
+pub(crate) const MAX_DEPTH: u32 = 6;
+
+/// Blocks per helper function, at most.
+pub(crate) const HELPER_BLOCKS: usize = 16;
+
+/// Pool vars per helper function, at most.
+pub(crate) const HELPER_VARS: usize = 16;
+
+/// A [`GenConfig`] with every field clamped into its supported range.
+#[derive(Clone, Debug)]
+pub(crate) struct Knobs {
+    pub blocks: usize,
+    pub vars: usize,
+    pub insts_per_block: f64,
+    pub predication: f64,
+    pub memory: f64,
+    pub irreducible: f64,
+    pub functions: usize,
+    pub max_depth: u32,
+    pub max_trips: u32,
+    pub unreachable: f64,
+    pub phis: f64,
+}
+
+fn rate(r: f64) -> f64 {
+    if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) }
+}
+
+impl Knobs {
+    pub fn new(c: &GenConfig) -> Knobs {
+        let blocks = c.blocks.max(1);
+        let dpv = if c.defs_per_var.is_finite() { c.defs_per_var.max(0.0) } else { 0.0 };
+        Knobs {
+            blocks,
+            vars: c.vars.max(crate::body::BASE_TYPES.len()),
+            insts_per_block: c.vars as f64 * dpv / blocks as f64,
+            predication: rate(c.predication),
+            memory: rate(c.memory),
+            irreducible: rate(c.irreducible),
+            functions: c.functions.max(1),
+            max_depth: c.max_depth.min(MAX_DEPTH),
+            max_trips: c.max_trips,
+            unreachable: rate(c.unreachable),
+            phis: rate(c.phis),
+        }
+    }
+
+    /// Blocks of each helper function: a small share of the budget, so that
+    /// `main` keeps most of it and the module total is exact.
+    pub fn helper_blocks(&self) -> usize {
+        (self.blocks / (4 * self.functions)).clamp(1, HELPER_BLOCKS)
+    }
+
+    /// Blocks of `main`: the rest of the budget.
+    pub fn main_blocks(&self) -> usize {
+        self.blocks.saturating_sub((self.functions - 1) * self.helper_blocks()).max(1)
+    }
+}

@@ -1,0 +1,76 @@
+//! A module: memory objects, function signatures, and the functions built
+//! callee first so that every caller knows its callees' fuel bounds.
+//!
+//! Invariants:
+//! - Function 0 is `@main`; the others are `@f1`, `@f2`, ... Function `i`
+//!   calls only functions `j > i`, so the call graph is acyclic and every
+//!   call returns.
+//! - A callee whose fuel bound exceeds [`CALL_FUEL_CAP`] is never called,
+//!   so nested calls cannot multiply run time without limit.
+//! - Decoding order: memory objects, signatures, helpers from the last to
+//!   the first (they are small), then `main`.
+//! - Return types of a signature are distinct, so call results bind to
+//!   distinct pool vars.
+
+use crate::body::{self, BASE_TYPES, CalleeInfo, Env, POOL_TYPES};
+use crate::config::{GenConfig, HELPER_VARS, Knobs};
+use crate::source::{Choices, Source};
+use crate::{Generated, memory};
+use ir_core::{Module, Signature};
+
+/// Callees with a larger fuel bound are not called.
+pub(crate) const CALL_FUEL_CAP: u64 = 1 << 14;
+
+/// Most params of a generated function.
+const MAX_PARAMS: usize = 3;
+
+/// A signature: up to three params of pool types, and up to `max_returns`
+/// distinct return types.
+fn signature<S: Source + ?Sized>(src: &mut S, max_returns: usize) -> Signature {
+    let params = (0..src.below(MAX_PARAMS + 1)).map(|_| src.pick(&POOL_TYPES)).collect::<Vec<_>>();
+    let mut avail = BASE_TYPES.to_vec();
+    let mut returns = Vec::new();
+    for _ in 0..src.below(max_returns + 1) {
+        returns.push(avail.remove(src.below(avail.len())));
+    }
+    Signature::new(params, returns)
+}
+
+/// Generates a module from `config`, decoding choices from `src`.
+pub(crate) fn generate<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
+    let knobs = Knobs::new(config);
+    let mut module = Module::new();
+    let mems = if knobs.memory > 0.0 { memory::declare(&mut module, src) } else { Vec::new() };
+
+    let n = knobs.functions;
+    let sigs: Vec<Signature> = (0..n).map(|i| signature(src, if i == 0 { 3 } else { 2 })).collect();
+    let mut ids = Vec::with_capacity(n);
+    for (i, sig) in sigs.iter().enumerate() {
+        let name = if i == 0 { "main".to_string() } else { format!("f{i}") };
+        let names: Vec<String> = (0..sig.params.len()).map(|k| format!("a{k}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        ids.push(module.add_function(&name, sig.clone(), &names).expect("the generator's names are distinct"));
+    }
+
+    let mut fuels = vec![0u64; n];
+    for i in (0..n).rev() {
+        let callees: Vec<CalleeInfo> = (i + 1..n)
+            .filter(|&j| fuels[j] <= CALL_FUEL_CAP)
+            .map(|j| CalleeInfo {
+                func: ids[j],
+                params: sigs[j].params.clone(),
+                returns: sigs[j].returns.clone(),
+                fuel: fuels[j],
+            })
+            .collect();
+        let env = Env { knobs: &knobs, mems: &mems, callees: &callees };
+        let (budget, pool) = if i == 0 {
+            (knobs.main_blocks(), knobs.vars)
+        } else {
+            (knobs.helper_blocks(), knobs.vars.min(HELPER_VARS))
+        };
+        let func = module.function_mut(ids[i]).expect("declared above");
+        fuels[i] = body::build(func, src, &env, budget, pool);
+    }
+    Generated { module, main: ids[0], fuel: fuels[0] }
+}
