@@ -46,6 +46,7 @@ mod body;
 mod config;
 mod contents;
 pub mod fuzzing;
+pub mod graphs;
 mod memory;
 mod program;
 mod regions;
