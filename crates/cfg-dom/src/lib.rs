@@ -59,9 +59,11 @@
 mod dataflow;
 mod domtree;
 mod frontier;
+pub mod fuzzing;
 mod graph;
 mod liveness;
 mod loops;
+pub mod oracle;
 #[cfg(feature = "petgraph")]
 mod petgraph_impl;
 mod reverse;
