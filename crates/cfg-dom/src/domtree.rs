@@ -158,12 +158,14 @@ impl DomTree {
     }
 
     /// True when `n` is reachable from the root (so it is in the tree).
+    #[inline]
     pub fn is_reachable(&self, n: Node) -> bool {
         self.tree_pre.get(n as usize).is_some_and(|&p| p != NONE)
     }
 
     /// The immediate dominator of `n`; `None` for the root and for nodes
     /// outside the tree.
+    #[inline]
     pub fn idom(&self, n: Node) -> Option<Node> {
         self.idom.get(n as usize).copied().filter(|&d| d != NONE)
     }
@@ -171,6 +173,7 @@ impl DomTree {
     /// True when `a` dominates `b` (every path from the root to `b` passes
     /// through `a`; a node dominates itself). False when either is
     /// unreachable. O(1).
+    #[inline]
     pub fn dominates(&self, a: Node, b: Node) -> bool {
         match (self.tree_pre.get(a as usize), self.tree_pre.get(b as usize)) {
             (Some(&pa), Some(&pb)) if pa != NONE && pb != NONE => pa <= pb && pb <= self.tree_max[a as usize],
@@ -179,16 +182,19 @@ impl DomTree {
     }
 
     /// True when `a` dominates `b` and `a != b`.
+    #[inline]
     pub fn strictly_dominates(&self, a: Node, b: Node) -> bool {
         a != b && self.dominates(a, b)
     }
 
     /// The children of `n` in the tree, in reverse postorder of the graph.
+    #[inline]
     pub fn children(&self, n: Node) -> &[Node] {
         slice(&self.child_start, &self.children, n)
     }
 
     /// Depth of a reachable node (the root is at depth 0).
+    #[inline]
     pub fn depth(&self, n: Node) -> Option<u32> {
         self.depth.get(n as usize).copied().filter(|&d| d != NONE)
     }

@@ -21,12 +21,15 @@
 
 use crate::domtree::DomTree;
 use crate::graph::{Graph, NONE, Node, csr, slice};
+use crate::stamp::{Stale, check_cfg};
+use ir_core::{Epoch, Function};
 
 /// Dominance frontiers of every node.
 #[derive(Clone, Debug, Default)]
 pub struct DominanceFrontiers {
     start: Vec<u32>,
     list: Vec<Node>,
+    stamp: Option<Epoch>,
 }
 
 impl DominanceFrontiers {
@@ -46,6 +49,7 @@ impl DominanceFrontiers {
     pub fn clear(&mut self) {
         self.start.clear();
         self.list.clear();
+        self.stamp = None;
     }
 
     /// Computes the frontiers of `g`, reusing buffers.
@@ -90,6 +94,17 @@ impl DominanceFrontiers {
         }
         pairs.sort_unstable();
         csr(n, pairs.iter().copied(), &mut self.start, &mut self.list);
+        self.stamp = g.stamp();
+    }
+
+    /// The stamp of the graph the frontiers were computed on.
+    pub fn stamp(&self) -> Option<Epoch> {
+        self.stamp
+    }
+
+    /// `Ok` when the frontiers were computed on `func`'s CFG as it is now.
+    pub fn check(&self, func: &Function) -> Result<(), Stale> {
+        check_cfg(self.stamp, func)
     }
 
     /// DF(`n`), sorted.

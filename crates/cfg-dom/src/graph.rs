@@ -83,6 +83,9 @@ pub struct CsrGraph {
     pred_start: Vec<u32>,
     pred: Vec<Node>,
     stamp: Option<Epoch>,
+    /// Scratch for rebuilding from a function: edges and a last-seen mark.
+    edges: Vec<(Node, Node)>,
+    seen: Vec<u32>,
 }
 
 impl CsrGraph {
@@ -143,8 +146,11 @@ impl CsrGraph {
     pub fn compute_function(&mut self, func: &Function) {
         let n = func.num_blocks();
         let layout = func.layout();
-        let mut edges = Vec::new();
-        let mut seen: Vec<u32> = vec![NONE; n];
+        let mut edges = std::mem::take(&mut self.edges);
+        let mut seen = std::mem::take(&mut self.seen);
+        edges.clear();
+        seen.clear();
+        seen.resize(n, NONE);
         for b in func.blocks() {
             for s in func.block_successors(b) {
                 // Each distinct successor once: phis have one incoming per
@@ -157,6 +163,8 @@ impl CsrGraph {
         }
         self.fill(n, func.entry_block().map(|b| b.as_u32()), &edges);
         self.stamp = Some(func.cfg_epoch());
+        self.edges = edges;
+        self.seen = seen;
     }
 
     fn fill(&mut self, n: usize, entry: Option<Node>, edges: &[(Node, Node)]) {
@@ -167,11 +175,13 @@ impl CsrGraph {
     }
 
     /// Successors of `n` as a slice.
+    #[inline]
     pub fn succ_slice(&self, n: Node) -> &[Node] {
         slice(&self.succ_start, &self.succ, n)
     }
 
     /// Predecessors of `n` as a slice.
+    #[inline]
     pub fn pred_slice(&self, n: Node) -> &[Node] {
         slice(&self.pred_start, &self.pred, n)
     }
@@ -182,30 +192,34 @@ impl CsrGraph {
     }
 }
 
-/// Buckets `(from, to)` pairs by `from` into CSR arrays, keeping order.
+/// Buckets `(from, to)` pairs by `from` into CSR arrays, keeping order,
+/// without scratch memory: counts become end offsets, then a reverse pass
+/// places each pair and moves its bucket's cursor back to the start.
 pub(crate) fn csr(
     n: usize,
-    pairs: impl Iterator<Item = (Node, Node)> + Clone,
+    pairs: impl DoubleEndedIterator<Item = (Node, Node)> + Clone,
     start: &mut Vec<u32>,
     list: &mut Vec<Node>,
 ) {
     start.clear();
     start.resize(n + 1, 0);
     for (a, _) in pairs.clone() {
-        start[a as usize + 1] += 1;
+        start[a as usize] += 1;
     }
-    for i in 0..n {
-        start[i + 1] += start[i];
+    let mut total = 0;
+    for s in start.iter_mut() {
+        total += *s;
+        *s = total;
     }
     list.clear();
-    list.resize(start[n] as usize, 0);
-    let mut fill: Vec<u32> = start[..n].to_vec();
-    for (a, b) in pairs {
-        list[fill[a as usize] as usize] = b;
-        fill[a as usize] += 1;
+    list.resize(total as usize, 0);
+    for (a, b) in pairs.rev() {
+        start[a as usize] -= 1;
+        list[start[a as usize] as usize] = b;
     }
 }
 
+#[inline]
 pub(crate) fn slice<'a>(start: &[u32], list: &'a [Node], n: Node) -> &'a [Node] {
     match (start.get(n as usize), start.get(n as usize + 1)) {
         (Some(&s), Some(&e)) => &list[s as usize..e as usize],
@@ -214,18 +228,22 @@ pub(crate) fn slice<'a>(start: &[u32], list: &'a [Node], n: Node) -> &'a [Node] 
 }
 
 impl Graph for CsrGraph {
+    #[inline]
     fn num_nodes(&self) -> usize {
         self.succ_start.len().saturating_sub(1)
     }
 
+    #[inline]
     fn entry(&self) -> Option<Node> {
         self.entry
     }
 
+    #[inline]
     fn successors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
         self.succ_slice(n).iter().copied()
     }
 
+    #[inline]
     fn predecessors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
         self.pred_slice(n).iter().copied()
     }

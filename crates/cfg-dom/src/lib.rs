@@ -58,6 +58,7 @@
 
 mod dataflow;
 mod domtree;
+pub mod dot;
 mod frontier;
 pub mod fuzzing;
 mod graph;

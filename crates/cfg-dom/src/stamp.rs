@@ -42,7 +42,6 @@ pub(crate) fn check_cfg(stamp: Option<Epoch>, func: &Function) -> Result<(), Sta
 }
 
 /// Checks a code-level stamp against `func`'s epoch.
-#[allow(dead_code, reason = "used by liveness, being written")]
 pub(crate) fn check_code(stamp: Option<Epoch>, func: &Function) -> Result<(), Stale> {
     check(stamp, func.epoch())
 }

@@ -9,7 +9,9 @@
 //! has `v` dominating `u` (Hecht and Ullman).
 
 use crate::graph::{Graph, NONE, Node};
+use crate::stamp::{Stale, check_cfg};
 use fixedbitset::FixedBitSet;
+use ir_core::{Epoch, Function};
 
 /// A depth-first search from the entry, with its numberings.
 #[derive(Clone, Debug, Default)]
@@ -28,6 +30,8 @@ pub struct Dfs {
     /// Largest preorder number in each node's DFS subtree.
     last: Vec<u32>,
     stack: Vec<(Node, Node, bool)>,
+    buf: Vec<Node>,
+    stamp: Option<Epoch>,
 }
 
 impl Dfs {
@@ -52,6 +56,7 @@ impl Dfs {
         self.parent.clear();
         self.last.clear();
         self.stack.clear();
+        self.stamp = None;
     }
 
     /// Traverses `g` from its entry, reusing buffers.
@@ -62,10 +67,11 @@ impl Dfs {
         self.post.resize(n, NONE);
         self.parent.resize(n, NONE);
         self.last.resize(n, NONE);
+        self.stamp = g.stamp();
         let Some(entry) = g.entry().filter(|&e| (e as usize) < n) else { return };
         // (node, parent, exit): an enter event, or the exit of a visited node.
         self.stack.push((entry, NONE, false));
-        let mut buf = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
         while let Some((v, parent, exit)) = self.stack.pop() {
             if exit {
                 self.post[v as usize] = self.postorder.len() as u32;
@@ -84,6 +90,7 @@ impl Dfs {
             buf.extend(g.successors(v).filter(|&s| (s as usize) < n && self.pre[s as usize] == NONE));
             self.stack.extend(buf.iter().rev().map(|&s| (s, v, false)));
         }
+        self.buf = buf;
     }
 
     /// Nodes reachable from the entry, in preorder.
@@ -103,26 +110,31 @@ impl Dfs {
     }
 
     /// True when `n` is reachable from the entry.
+    #[inline]
     pub fn is_reachable(&self, n: Node) -> bool {
         self.pre.get(n as usize).is_some_and(|&p| p != NONE)
     }
 
     /// Preorder number of a reachable node.
+    #[inline]
     pub fn pre_number(&self, n: Node) -> Option<u32> {
         self.pre.get(n as usize).copied().filter(|&p| p != NONE)
     }
 
     /// Postorder number of a reachable node.
+    #[inline]
     pub fn post_number(&self, n: Node) -> Option<u32> {
         self.post.get(n as usize).copied().filter(|&p| p != NONE)
     }
 
     /// The DFS-tree parent of a reachable node other than the entry.
+    #[inline]
     pub fn parent(&self, n: Node) -> Option<Node> {
         self.parent.get(n as usize).copied().filter(|&p| p != NONE)
     }
 
     /// True when `a` is an ancestor of `b` (or `b` itself) in the DFS tree.
+    #[inline]
     pub fn is_ancestor(&self, a: Node, b: Node) -> bool {
         match (self.pre_number(a), self.pre_number(b)) {
             (Some(pa), Some(pb)) => pa <= pb && pb <= self.last[a as usize],
@@ -143,6 +155,16 @@ impl Dfs {
             }
         }
         out
+    }
+
+    /// The stamp of the graph traversed.
+    pub fn stamp(&self) -> Option<Epoch> {
+        self.stamp
+    }
+
+    /// `Ok` when the traversal was computed on `func`'s CFG as it is now.
+    pub fn check(&self, func: &Function) -> Result<(), Stale> {
+        check_cfg(self.stamp, func)
     }
 
     /// The set of reachable nodes.

@@ -169,13 +169,13 @@ impl<'f> FunctionBuilder<'f> {
 
     /// Starts an instruction at the cursor.
     pub fn ins(&mut self) -> InstBuilder<'_, 'f> {
-        InstBuilder { b: self, guard: None, replace: None }
+        InstBuilder { b: self, guard: None, fallbacks: SmallVec::new(), replace: None }
     }
 
     /// Starts an instruction that overwrites `inst` in place (same id and
     /// position, new contents).
     pub fn replace(&mut self, inst: Inst) -> InstBuilder<'_, 'f> {
-        InstBuilder { b: self, guard: None, replace: Some(inst) }
+        InstBuilder { b: self, guard: None, fallbacks: SmallVec::new(), replace: Some(inst) }
     }
 }
 
@@ -184,6 +184,7 @@ impl<'f> FunctionBuilder<'f> {
 pub struct InstBuilder<'a, 'f> {
     b: &'a mut FunctionBuilder<'f>,
     guard: Option<Guard>,
+    fallbacks: SmallVec<[Arg; 2]>,
     replace: Option<Inst>,
 }
 
@@ -204,6 +205,13 @@ impl InstBuilder<'_, '_> {
         self.guard(Guard::unless(p))
     }
 
+    /// The values the results keep when the guard fails (SSA form's
+    /// `... else %x.2`), one per result.
+    pub fn fallback(mut self, values: &[Arg]) -> Self {
+        self.fallbacks = values.iter().copied().collect();
+        self
+    }
+
     fn finish(self, opcode: Opcode, results: &[Var], args: &[Arg], extra: Extra) -> Inst {
         let func = &mut *self.b.func;
         let ops: SmallVec<[Operand; 8]> = args.iter().map(|&a| func.operand(a)).collect();
@@ -212,11 +220,18 @@ impl InstBuilder<'_, '_> {
 
     fn finish_ops(self, opcode: Opcode, results: &[Var], ops: &[Operand], extra: Extra) -> Inst {
         let func = &mut *self.b.func;
+        let fallbacks: SmallVec<[Operand; 2]> = self.fallbacks.iter().map(|&a| func.operand(a)).collect();
         if let Some(inst) = self.replace.filter(|&i| func.inst_exists(i)) {
             func.overwrite_inst(inst, opcode, self.guard, results, ops, extra);
+            if !fallbacks.is_empty() {
+                func.set_fallbacks(inst, &fallbacks);
+            }
             return inst;
         }
         let inst = func.push_inst(opcode, self.guard, results, ops, extra);
+        if !fallbacks.is_empty() {
+            func.set_fallbacks(inst, &fallbacks);
+        }
         // Inserting a fresh instruction can only fail if the cursor points at
         // something that is not in the layout; the instruction then stays
         // detached and the caller still gets its id.
@@ -236,6 +251,11 @@ impl InstBuilder<'_, '_> {
     /// `dst = const imm`.
     pub fn constant(self, dst: Var, imm: impl Into<crate::Imm>) -> Inst {
         self.finish(Opcode::Const, &[dst], &[Arg::Imm(imm.into())], Extra::None)
+    }
+
+    /// `dst = undef`: an undefined value.
+    pub fn undef(self, dst: Var) -> Inst {
+        self.finish(Opcode::Undef, &[dst], &[], Extra::None)
     }
 
     /// `dst = copy a`.

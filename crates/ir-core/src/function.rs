@@ -533,15 +533,45 @@ impl Function {
         self.insts.get(inst).map_or(&[], |d| d.args.as_slice(&self.operand_pool))
     }
 
-    /// Every var the instruction reads, with its use site (operands first,
-    /// then the guard).
+    /// Every var the instruction reads, with its use site: operands, then
+    /// the guard, then fallbacks.
     pub fn uses(&self, inst: Inst) -> impl Iterator<Item = (UseSite, Var)> + '_ {
         let ops = self
             .operands(inst)
             .iter()
             .enumerate()
             .filter_map(|(i, op)| op.as_var().map(|v| (UseSite::Operand(i as u32), v)));
-        ops.chain(self.guard(inst).map(|g| (UseSite::Guard, g.var)))
+        let keeps = self
+            .fallbacks(inst)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, op)| op.as_var().map(|v| (UseSite::Fallback(i as u32), v)));
+        ops.chain(self.guard(inst).map(|g| (UseSite::Guard, g.var))).chain(keeps)
+    }
+
+    /// The fallbacks of a guarded instruction (parallel to its results), or
+    /// an empty slice.
+    pub fn fallbacks(&self, inst: Inst) -> &[Operand] {
+        self.insts.get(inst).map_or(&[], |d| d.fallbacks.as_slice(&self.operand_pool))
+    }
+
+    /// Sets the fallbacks of an instruction (empty to remove them). Returns
+    /// `false` if `inst` does not exist.
+    pub fn set_fallbacks(&mut self, inst: Inst, values: &[Operand]) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else { return false };
+        data.fallbacks.clear(&mut self.operand_pool);
+        data.fallbacks.extend(values.iter().copied(), &mut self.operand_pool);
+        self.epoch.touch();
+        true
+    }
+
+    /// The operand at a use site.
+    pub fn use_operand(&self, inst: Inst, site: UseSite) -> Option<Operand> {
+        match site {
+            UseSite::Operand(i) => self.operands(inst).get(i as usize).copied(),
+            UseSite::Guard => self.guard(inst).map(|g| Operand::var(g.var)),
+            UseSite::Fallback(i) => self.fallbacks(inst).get(i as usize).copied(),
+        }
     }
 
     /// The integer condition of a `setp`.
@@ -747,6 +777,7 @@ impl Function {
             guard: guard.map(|g| g.var).into(),
             results: EntityList::from_slice(results, &mut self.var_pool),
             args: EntityList::from_slice(args, &mut self.operand_pool),
+            fallbacks: EntityList::new(),
             extra,
         };
         self.touch();
@@ -769,6 +800,7 @@ impl Function {
         let old = &mut self.insts[inst];
         old.results.clear(&mut self.var_pool);
         old.args.clear(&mut self.operand_pool);
+        old.fallbacks.clear(&mut self.operand_pool);
         match &mut old.extra {
             Extra::Phi(list) => list.clear(&mut self.block_pool),
             Extra::Tensor { mems, .. } => mems.clear(&mut self.mem_pool),
@@ -780,6 +812,7 @@ impl Function {
             guard: guard.map(|g| g.var).into(),
             results: EntityList::from_slice(results, &mut self.var_pool),
             args: EntityList::from_slice(args, &mut self.operand_pool),
+            fallbacks: EntityList::new(),
             extra,
         };
         if was_term || opcode.is_terminator() {
@@ -888,6 +921,21 @@ impl Function {
         data.args.push(value, &mut self.operand_pool);
         self.epoch.touch();
         true
+    }
+
+    /// Changes the block of the `index`-th incoming pair of a phi (after an
+    /// edge split, say). Returns `false` if there is no such pair.
+    pub fn set_phi_block(&mut self, inst: Inst, index: usize, block: Block) -> bool {
+        let Some(data) = self.insts.get_mut(inst) else { return false };
+        let Extra::Phi(list) = &mut data.extra else { return false };
+        match list.get_mut(index, &mut self.block_pool) {
+            Some(slot) => {
+                *slot = block;
+                self.epoch.touch();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Removes the `index`-th incoming pair of a phi. Returns `false` if

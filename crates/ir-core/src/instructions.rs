@@ -101,7 +101,9 @@ impl<T: Into<Imm>> From<T> for Arg {
 /// A predicate guard: the instruction executes only when `var` (an `i1`)
 /// is true (or, when `negated`, false). A guarded instruction whose guard
 /// fails does nothing, so its results keep their previous values: it
-/// defines without killing.
+/// defines without killing. In SSA form a guarded instruction names, per
+/// result, the value it leaves in place instead (its *fallbacks*, written
+/// `... else %x.2`): when the guard fails, result `i` takes fallback `i`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Guard {
     /// The predicate var.
@@ -138,6 +140,9 @@ pub enum UseSite {
     Operand(u32),
     /// The guard's predicate.
     Guard,
+    /// The `i`-th fallback of a guarded instruction: the value result `i`
+    /// keeps when the guard fails (`... else %x.2`, SSA form).
+    Fallback(u32),
 }
 
 /// Per-format data that is not a scalar operand or a result.
@@ -170,6 +175,8 @@ pub struct InstData {
     pub(crate) guard: PackedOption<Var>,
     pub(crate) results: EntityList<Var>,
     pub(crate) args: EntityList<Operand>,
+    /// Fallbacks of a guarded instruction, parallel to `results`, or empty.
+    pub(crate) fallbacks: EntityList<Operand>,
     pub(crate) extra: Extra,
 }
 

@@ -14,6 +14,8 @@ use core::fmt;
 pub enum Format {
     /// `%r = const IMM`.
     Const,
+    /// `%r = undef`: no operands, an undefined result.
+    Undef,
     /// `%r = op %a`; operand and result share a type.
     Unary,
     /// `%r = op %a, %b`; operands and result share a type.
@@ -108,6 +110,10 @@ macro_rules! opcodes {
 opcodes! {
     /// Materialises an immediate.
     Const = "const", Const, Any;
+    /// An undefined value: SSA's definition for a use that no definition
+    /// reaches on some path. `copy` and phis pass it on; any other read of
+    /// it traps.
+    Undef = "undef", Undef, Any;
     /// Copies a value.
     Copy = "copy", Unary, Any;
     /// `c ? a : b`.

@@ -43,7 +43,10 @@ fn million_block_chain_on_a_small_stack() {
             // Not SSA (x and p have many definitions); the SSA level must
             // still finish and report that, not overflow.
             let errs = verify_module(&m, &VerifyOptions { ssa: true }).expect_err("not SSA");
-            assert_eq!(errs.0.len(), 2);
+            let count = |k| errs.0.iter().filter(|e| e.kind == k).count();
+            assert_eq!(count(ir_core::ErrorKind::MultipleDefinitions), 2);
+            // Every guarded definition lacks the fallback SSA form needs.
+            assert_eq!(count(ir_core::ErrorKind::MissingFallback), BLOCKS);
             let text = print_module(&m);
             let (m2, smap) = parse(&text).expect("parses");
             assert_eq!(m2.function(m2.function_ids().next().expect("one")).expect("f").layout().num_blocks(), BLOCKS);

@@ -5,9 +5,12 @@
 //! panic would be a bug: the hook below turns it into a one-line report
 //! instead of a backtrace.
 
+mod dot;
+mod du;
 mod generate;
 mod input;
 mod run;
+mod ssa_cmd;
 
 use clap::{Parser, Subcommand};
 use input::Input;
@@ -99,6 +102,64 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         phis: f64,
     },
+    /// Print a Graphviz view of a function: its CFG, dominator tree,
+    /// post-dominator tree, or loops (as nested clusters).
+    Dot {
+        /// The IR file (`-` reads standard input).
+        file: String,
+        /// The function (default: the only one, or `@main`).
+        #[arg(long)]
+        func: Option<String>,
+        /// What to draw.
+        #[arg(long, value_enum, default_value_t = dot::What::Cfg)]
+        what: dot::What,
+        /// Show each block's instructions in its node.
+        #[arg(long)]
+        insts: bool,
+    },
+    /// Print a module in SSA form (all functions, or one).
+    Ssa {
+        /// The IR file (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Which vars get phis.
+        #[arg(long, default_value = "semi-pruned", value_parser = ["minimal", "semi-pruned", "pruned"])]
+        placement: String,
+        /// Keep trivial and dead phis.
+        #[arg(long)]
+        no_cleanup: bool,
+        /// Then take the result back out of SSA (phis to copies).
+        #[arg(long)]
+        destruct: bool,
+        /// Print what construction did, on stderr.
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Def-use and use-def chains: through SSA, iterative, or both.
+    ///
+    /// `--verify` exits 1 on any difference between the methods; `--stats`
+    /// times each phase and gives the speedup (iterative / ssa).
+    Du {
+        /// The IR file (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Which method computes the chains.
+        #[arg(long, value_enum, default_value_t = du::Method::Ssa)]
+        method: du::Method,
+        /// Compute both methods and exit 1 if they differ anywhere.
+        #[arg(long)]
+        verify: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = du::Format::Table)]
+        format: du::Format,
+        /// Time each phase of both methods and report the ratio.
+        #[arg(long)]
+        stats: bool,
+    },
     /// Print an IR file in canonical form.
     Fmt {
         /// File to format (`-` reads standard input).
@@ -118,6 +179,14 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { files, ssa, quiet } => check(&files, ssa, quiet),
         Command::Fmt { file, check } => fmt(&file, check),
+        Command::Ssa { file, func, placement, no_cleanup, destruct, stats } => {
+            let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
+            ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats)
+        }
+        Command::Du { file, func, method, verify, format, stats } => {
+            du::du(&du::DuArgs { file, func, method, verify, format, stats })
+        }
+        Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
         Command::Gen {
             blocks,
             vars,

@@ -291,3 +291,25 @@ fn gen_prints_a_module_that_checks_and_runs_within_its_bound() {
     let r = run(&mut cmd);
     assert!(r.status.success(), "{main}\n{}", stderr(&r));
 }
+
+#[test]
+fn dot_draws_every_view() {
+    let du = examples_dir().join("du_chains.kir");
+    let view = |what: &str| {
+        let o = run(keel().arg("dot").arg(&du).args(["--what", what]));
+        assert!(o.status.success(), "{what}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let cfg = view("cfg");
+    assert!(cfg.starts_with("digraph cfg {") && cfg.contains("n5 -> n2;") && cfg.ends_with("}\n"), "{cfg}");
+    // The digest's dominator tree: entry→bb1→bb2→{bb3, bb4}, bb4→bb5→bb6.
+    let dom = view("domtree");
+    let edges: Vec<&str> = dom.lines().filter(|l| l.contains("->")).map(str::trim).collect();
+    assert_eq!(edges, ["n0 -> n1;", "n1 -> n2;", "n2 -> n3;", "n2 -> n4;", "n4 -> n5;", "n5 -> n6;"]);
+    let post = view("postdomtree");
+    assert!(post.contains("[label=\"exit\", style=dashed]") && post.contains("n4 -> n3;"), "{post}");
+    let loops = view("loops");
+    assert!(loops.contains("subgraph cluster_loop0 {") && loops.contains("header bb2"), "{loops}");
+    let o = run(keel().arg("dot").arg(&du).args(["--what", "nonsense"]));
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -177,6 +177,17 @@ impl<'m> Interpreter<'m> {
             let v = read_var(f, frame, g.var)?;
             if truthy(v) == g.negated {
                 self.stats.guard_skipped += 1;
+                // SSA form: the results take their fallbacks (read first,
+                // then written, like phis); without fallbacks they keep
+                // their values.
+                let keeps = f.fallbacks(inst);
+                if !keeps.is_empty() {
+                    let values: Vec<Option<Imm>> = keeps.iter().map(|&k| read_maybe(f, frame, k)).collect::<R<_>>()?;
+                    let results = f.results(inst);
+                    for (i, v) in values.into_iter().enumerate() {
+                        set(frame, results, i, v)?;
+                    }
+                }
                 return Ok(Flow::Next);
             }
         }
@@ -188,6 +199,7 @@ impl<'m> Interpreter<'m> {
             read(f, frame, o)
         };
         match op.format() {
+            Format::Undef => set(frame, results, 0, None)?,
             Format::Const | Format::Unary => {
                 let v = if op == Opcode::Copy || op == Opcode::Const {
                     // `copy` passes an undefined value on (docs/ir.md §6).

@@ -46,7 +46,7 @@ pub(crate) fn literal_type(s: &Shape<'_>, index: usize) -> Option<Type> {
         Format::Select if index == 0 => Some(Type::I1),
         Format::Select => res0.or_else(|| other_var(1..n)),
         Format::Compare => other_var(0..n),
-        Format::Convert | Format::Intrinsic | Format::Switch | Format::Jump | Format::Trap => None,
+        Format::Convert | Format::Intrinsic | Format::Switch | Format::Jump | Format::Trap | Format::Undef => None,
         Format::Call => s.call_params.and_then(|p| p.get(index).copied()),
         Format::Load => Some(INDEX_TYPE),
         Format::Store if index == 0 => Some(INDEX_TYPE),

@@ -727,8 +727,12 @@ impl<'a> Parser<'a> {
             }
             (_, None) => None,
         };
+        let result_vars = results.clone();
         let ctx = InstCtx { func: st.func, block, guard, results, opcode };
         self.operands(st, ctx, cc)?;
+        if self.tok == Tok::Ident("else") {
+            self.fallbacks(st, block, &result_vars)?;
+        }
         let end = self.last_end;
         if self.tok != Tok::RBrace {
             self.end_line()?;
@@ -743,6 +747,7 @@ impl<'a> Parser<'a> {
     fn operands(&mut self, st: &mut BodyState, c: InstCtx, cc: Option<Extra>) -> PResult<()> {
         match c.opcode.format() {
             Format::Const
+            | Format::Undef
             | Format::Unary
             | Format::Binary
             | Format::Select
@@ -864,6 +869,36 @@ impl<'a> Parser<'a> {
                 let jt = self.func_mut(c.func).add_jump_table(JumpTableData { default, cases });
                 self.emit(&c, &args, Extra::Switch(jt));
             }
+        }
+        Ok(())
+    }
+
+    /// `else v, ...`: the values a guarded instruction's results keep when
+    /// its guard fails; an untyped literal takes its result's type.
+    fn fallbacks(&mut self, st: &mut BodyState, block: Block, results: &[Var]) -> PResult<()> {
+        self.bump();
+        let raws = self.raw_list(st, None)?;
+        let func = self.module.function(st.func).expect("function exists");
+        let result_types: Vec<Option<Type>> = results.iter().map(|&v| func.var_type(v)).collect();
+        let mut args = Vec::with_capacity(raws.len());
+        for (i, r) in raws.iter().enumerate() {
+            args.push(match *r {
+                Raw::Var(v) => Arg::Var(v),
+                Raw::Lit { text, ty, span } => {
+                    let Some(ty) = ty.or_else(|| result_types.get(i).copied().flatten()) else {
+                        return Err(self.error(
+                            format!("cannot infer the type of literal `{text}` here; write it with its type, as in `i32 {text}`"),
+                            span,
+                        ));
+                    };
+                    Arg::Imm(self.literal(text, ty, span)?)
+                }
+            });
+        }
+        let func = self.func_mut(st.func);
+        let ops: Vec<_> = args.into_iter().map(|a| func.operand(a)).collect();
+        if let Some(inst) = func.layout().last_inst(block) {
+            func.set_fallbacks(inst, &ops);
         }
         Ok(())
     }

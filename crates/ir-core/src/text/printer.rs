@@ -261,6 +261,7 @@ fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut impl Write) -> 
     let n = ops.len();
     match opcode.format() {
         Format::Const
+        | Format::Undef
         | Format::Unary
         | Format::Binary
         | Format::Select
@@ -372,6 +373,22 @@ fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut impl Write) -> 
                     out.write_char(']')?;
                 }
                 None => out.write_str(", bb?, []")?,
+            }
+        }
+    }
+    let keeps = func.fallbacks(inst);
+    if !keeps.is_empty() {
+        out.write_str(" else ")?;
+        for (i, &k) in keeps.iter().enumerate() {
+            if i > 0 {
+                out.write_str(", ")?;
+            }
+            match k.as_var() {
+                Some(v) => write_name(out, '%', func.var_name(v))?,
+                None => {
+                    let imm = func.imm(k.as_const().unwrap_or(crate::Const::from_u32(0)));
+                    write_imm(out, imm, results.get(i).and_then(|&r| func.var_type(r)))?;
+                }
             }
         }
     }

@@ -191,6 +191,7 @@ fn extra_matches(format: Format, extra: &Extra) -> bool {
         (format, extra),
         (
             Format::Const
+                | Format::Undef
                 | Format::Unary
                 | Format::Binary
                 | Format::Select
@@ -249,6 +250,38 @@ fn check_inst(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst) {
             }
         }
     }
+    let keeps = func.fallbacks(inst);
+    if !keeps.is_empty() {
+        if data.guard().is_none() {
+            cx.err(ErrorKind::BadGuard, "fallbacks (`else ...`) need a guard");
+        }
+        if keeps.len() != results.len() {
+            cx.err(
+                ErrorKind::Arity,
+                format!(
+                    "`{op}` has {} result{} but {} fallback{}",
+                    results.len(),
+                    plural(results.len()),
+                    keeps.len(),
+                    plural(keeps.len())
+                ),
+            );
+        } else {
+            for (i, (&k, &r)) in keeps.iter().zip(results).enumerate() {
+                match (func.operand_type(k), func.var_type(r)) {
+                    (None, _) => {
+                        cx.err(
+                            ErrorKind::UnknownEntity,
+                            format!("fallback {i} ({k:?}) does not exist in this function"),
+                        );
+                        entities_ok = false;
+                    }
+                    (Some(_), Some(t)) => cx.expect_ty(&format!("fallback {i}"), k, t),
+                    _ => {}
+                }
+            }
+        }
+    }
     let Some(extra) = func.extra(inst) else {
         return;
     };
@@ -273,6 +306,9 @@ fn check_inst(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst) {
     };
     let rty = |i: usize| results.get(i).and_then(|&r| func.var_type(r));
     match op.format() {
+        Format::Undef => {
+            counts(cx, 1, 0);
+        }
         Format::Const => {
             if counts(cx, 1, 1) {
                 match ops[0].as_const() {

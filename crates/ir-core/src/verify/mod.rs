@@ -75,6 +75,10 @@ pub enum ErrorKind {
     MultipleDefinitions,
     /// SSA: a use not dominated by its definition.
     UseNotDominated,
+    /// SSA: a guarded definition that does not name its fallbacks (the
+    /// values its results keep when the guard fails), so they would be
+    /// undefined.
+    MissingFallback,
 }
 
 /// Where an error is.

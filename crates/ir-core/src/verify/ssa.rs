@@ -56,6 +56,18 @@ pub(super) fn check(cx: &mut Ctx<'_>, cfg: &Cfg) {
             );
         }
     }
+    for b in func.blocks() {
+        for inst in func.block_insts(b) {
+            if func.guard(inst).is_some() && !func.results(inst).is_empty() && func.fallbacks(inst).is_empty() {
+                cx.block = Some(b);
+                cx.inst = Some(inst);
+                cx.err(
+                    ErrorKind::MissingFallback,
+                    "a guarded definition in SSA form must name what its results keep when the guard fails (`else ...`)",
+                );
+            }
+        }
+    }
     // `seen[v] == b` means v's definition was passed while walking block b.
     let mut seen: SecondaryMap<Var, Option<Block>> = SecondaryMap::with_capacity(func.num_vars());
     for b in func.blocks() {
@@ -80,8 +92,11 @@ pub(super) fn check(cx: &mut Ctx<'_>, cfg: &Cfg) {
                     }
                 }
             }
-            let operand_uses = func.operands(inst).iter().filter_map(|o| o.as_var()).filter(|_| !is_phi);
-            for v in operand_uses.chain(func.guard(inst).map(|g| g.var)) {
+            // A phi's operands are checked above, at their predecessors; its
+            // guard (only in unverified IR) and all uses of other
+            // instructions (operands, guard, fallbacks) here.
+            let uses = func.uses(inst).filter(|&(site, _)| !is_phi || site == crate::UseSite::Guard).map(|(_, v)| v);
+            for v in uses {
                 let ok = match defs[v] {
                     Def::Param | Def::Many | Def::None => true,
                     Def::At(db, _) if db == b => seen[v] == Some(b),

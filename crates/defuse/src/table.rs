@@ -1,0 +1,110 @@
+//! The chains as a table in the document's style: one row per statement,
+//! with what it defines and where that is used, and what it uses and where
+//! that was defined.
+//!
+//! Statements are named `s1`, `s2`, ... in layout order, every instruction
+//! counted; params are named `param0`, `param1`, ....
+
+use crate::chains::Chains;
+use crate::sites::Def;
+use core::fmt::{self, Write};
+use ir_core::entity::EntityRef;
+use ir_core::text::DisplayInst;
+use ir_core::{Function, Inst, Module};
+
+/// Statement names: `s<N>` by layout position.
+#[derive(Clone, Debug)]
+pub struct StatementNames {
+    number: Vec<u32>,
+}
+
+impl StatementNames {
+    /// Numbers the statements of `func` in layout order, from 1.
+    pub fn of(func: &Function) -> StatementNames {
+        let mut number = vec![0; func.num_insts()];
+        let mut k = 0;
+        for b in func.blocks() {
+            for i in func.block_insts(b) {
+                k += 1;
+                number[i.index()] = k;
+            }
+        }
+        StatementNames { number }
+    }
+
+    /// The name of a statement (`s7`).
+    pub fn name(&self, inst: Inst) -> String {
+        format!("s{}", self.number.get(inst.index()).copied().unwrap_or(0))
+    }
+
+    fn def(&self, d: Def) -> String {
+        match d {
+            Def::Param(i) => format!("param{i}"),
+            Def::Result { inst, .. } => self.name(inst),
+        }
+    }
+}
+
+/// Writes the table of `chains` for `func`.
+pub fn write_table(m: &Module, func: &Function, chains: &Chains, out: &mut impl Write) -> fmt::Result {
+    let names = StatementNames::of(func);
+    let sites = chains.sites();
+    let var = |v| {
+        let mut s = String::new();
+        let _ = ir_core::text::write_var_name(&mut s, func.var_name(v));
+        s
+    };
+    writeln!(
+        out,
+        "{:<6} {:<6} {:<40} {:<34} uses <- defined at",
+        "stmt", "block", "instruction", "defines -> used at"
+    )?;
+    for (i, _) in func.params().iter().enumerate() {
+        if let Some(d) = sites.param_def(i as u32) {
+            let used: Vec<String> = chains.uses_of(d).iter().map(|&u| names.name(sites.use_at(u).inst)).collect();
+            writeln!(
+                out,
+                "{:<6} {:<6} {:<40} {} -> {}",
+                format!("param{i}"),
+                "",
+                "",
+                var(sites.def_var(d)),
+                list(&used)
+            )?;
+        }
+    }
+    for b in func.blocks() {
+        for inst in func.block_insts(b) {
+            let defs: Vec<String> = sites
+                .defs_of_inst(inst)
+                .map(|d| {
+                    let used: Vec<String> =
+                        chains.uses_of(d).iter().map(|&u| names.name(sites.use_at(u).inst)).collect();
+                    format!("{} -> {}", var(sites.def_var(d)), list(&used))
+                })
+                .collect();
+            let uses: Vec<String> = sites
+                .uses_of_inst(inst)
+                .map(|u| {
+                    let from: Vec<String> = chains.defs_of(u).iter().map(|&d| names.def(sites.def(d))).collect();
+                    format!("{} <- {}", var(sites.use_var(u)), list(&from))
+                })
+                .collect();
+            let text = DisplayInst { module: m, func, inst }.to_string();
+            writeln!(
+                out,
+                "{:<6} {:<6} {:<40} {:<34} {}",
+                names.name(inst),
+                format!("{b}"),
+                text,
+                defs.join("; "),
+                uses.join("; ")
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() { "{}".to_string() } else { format!("{{{}}}", items.join(", ")) }
+}

@@ -1,0 +1,322 @@
+//! DU/UD chains through SSA: the DU-chain document's method (digest §000).
+//!
+//! 1. Dominator tree of the CFG (`cfg-dom`, semi-NCA).
+//! 2. Phi placement, semi-pruned (`global_prs`: only non-local vars), at
+//!    iterated dominance frontiers (`ssa::PhiPlacement`).
+//! 3. Renaming by one dominator-tree walk (`ssa::Renamer`) that records,
+//!    for every version, its definition (a real one, a guarded one with the
+//!    version it may leave in place — the document's linked list —, or an
+//!    inserted phi with its operands) and, for every use, the version it
+//!    reads. The IR is not rewritten.
+//! 4. Folding: a use of a real version gets that definition; a use of a phi
+//!    or guarded version gets every real definition reachable through phi
+//!    operands and "may leave" links. Strongly connected parts of that
+//!    version graph (phis in loops) are found with an iterative Tarjan pass
+//!    and share one sorted set, computed once from their successors' sets.
+//!    Versions disappear: chains name original instructions.
+//!
+//! No per-variable pass over the function and no rescans: work is the size
+//! of the function plus the phis plus the chains. Definitions and uses in
+//! unreachable blocks take no part (see the crate doc for the semantics
+//! both methods implement).
+
+use crate::chains::{Chains, UdBuilder};
+use crate::sites::{DefId, Sites};
+use cfg_dom::{CsrGraph, DomTree, node};
+use ir_core::{Function, Inst, Opcode, UseSite, Var};
+use ssa::{NO_VERSION, PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionDef};
+use std::time::{Duration, Instant};
+
+/// Time spent in each phase of [`via_ssa_timed`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct Phases {
+    /// CFG graph and dominator tree.
+    pub dominators: Duration,
+    /// Definition facts and phi placement (IDF per non-local var).
+    pub placement: Duration,
+    /// The renaming walk.
+    pub renaming: Duration,
+    /// Folding phis and links onto real definitions, and building the chains.
+    pub folding: Duration,
+}
+
+impl Phases {
+    /// The sum of the phases.
+    pub fn total(&self) -> Duration {
+        self.dominators + self.placement + self.renaming + self.folding
+    }
+}
+
+/// Chains of `func` through SSA.
+pub fn via_ssa(func: &Function) -> Chains {
+    via_ssa_timed(func).0
+}
+
+/// [`via_ssa`], with the time of each phase.
+pub fn via_ssa_timed(func: &Function) -> (Chains, Phases) {
+    let mut phases = Phases::default();
+    let t = Instant::now();
+    let graph = CsrGraph::from_function(func);
+    let dt = DomTree::of(&graph);
+    phases.dominators = t.elapsed();
+
+    let t = Instant::now();
+    let facts = VarFacts::of(func, &dt);
+    let placement = PhiPlacement::compute(func, &graph, &dt, &facts, Policy::SemiPruned, None);
+    phases.placement = t.elapsed();
+
+    let t = Instant::now();
+    let sites = Sites::of(func);
+    let mut rec = Recorder::new(func, &dt, &sites, placement.len());
+    Renamer::new().run(func, &graph, &dt, &placement, &mut rec);
+    phases.renaming = t.elapsed();
+
+    let t = Instant::now();
+    let ud = rec.fold();
+    let chains = Chains::from_ud(sites, ud.start, ud.list, func.epoch());
+    phases.folding = t.elapsed();
+    (chains, phases)
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Kind {
+    /// Not (yet) defined.
+    None,
+    /// A real definition.
+    Real(DefId),
+    /// A guarded definition that may leave `prev` in place.
+    Guarded(DefId, Version),
+    /// An inserted phi: its operands are in `phi_ops`.
+    Phi,
+}
+
+struct Recorder<'a> {
+    func: &'a Function,
+    dt: &'a DomTree,
+    sites: &'a Sites,
+    kind: Vec<Kind>,
+    /// Per use id: the version it reads.
+    use_version: Vec<Version>,
+    /// (phi version, operand version) pairs, from reachable predecessors.
+    phi_ops: Vec<(Version, Version)>,
+    num_phis: u32,
+}
+
+impl<'a> Recorder<'a> {
+    fn new(func: &'a Function, dt: &'a DomTree, sites: &'a Sites, num_phis: usize) -> Recorder<'a> {
+        Recorder {
+            func,
+            dt,
+            sites,
+            kind: Vec::with_capacity(num_phis + sites.num_defs()),
+            use_version: vec![NO_VERSION; sites.num_uses()],
+            phi_ops: Vec::new(),
+            num_phis: num_phis as u32,
+        }
+    }
+
+    fn reachable(&self, inst: Inst) -> bool {
+        self.func.layout().inst_block(inst).is_some_and(|b| self.dt.is_reachable(node(b)))
+    }
+}
+
+impl RenameSink for Recorder<'_> {
+    fn define(&mut self, version: Version, _var: Var, def: VersionDef, prev: Version) {
+        let i = version as usize;
+        if self.kind.len() <= i {
+            self.kind.resize(i + 1, Kind::None);
+        }
+        self.kind[i] = match def {
+            VersionDef::Param(p) => self.sites.param_def(p).map_or(Kind::None, Kind::Real),
+            VersionDef::Result { inst, index, guarded } => match self.sites.def_id(inst, index) {
+                Some(d) if guarded && prev != NO_VERSION => Kind::Guarded(d, prev),
+                Some(d) => Kind::Real(d),
+                None => Kind::None,
+            },
+            VersionDef::Phi { .. } => Kind::Phi,
+        };
+    }
+
+    fn use_site(&mut self, inst: Inst, site: UseSite, _var: Var, version: Version) {
+        if !self.reachable(inst) {
+            return;
+        }
+        // An input phi's operand is read on the edge from its predecessor:
+        // nothing flows along an edge from unreachable code.
+        if let (Opcode::Phi, UseSite::Operand(k)) = (self.func.opcode(inst), site) {
+            let pred = self.func.phi_blocks(inst).get(k as usize).copied();
+            if !pred.is_some_and(|p| self.dt.is_reachable(node(p))) {
+                return;
+            }
+        }
+        if let Some(u) = self.sites.use_id(inst, site) {
+            self.use_version[u as usize] = version;
+        }
+    }
+
+    fn phi_operand(&mut self, phi: Version, pred: cfg_dom::Node, version: Version) {
+        if version != NO_VERSION && self.dt.is_reachable(pred) {
+            self.phi_ops.push((phi, version));
+        }
+    }
+}
+
+impl Recorder<'_> {
+    /// Resolves every use's version to its real definitions.
+    fn fold(mut self) -> UdBuilder {
+        let nv = self.kind.len();
+        // Phi operands in CSR by phi version (phis are versions 0..num_phis).
+        let np = self.num_phis as usize;
+        let mut op_start = vec![0u32; np + 1];
+        for &(p, _) in &self.phi_ops {
+            op_start[p as usize + 1] += 1;
+        }
+        for i in 0..np {
+            op_start[i + 1] += op_start[i];
+        }
+        let mut fill = op_start.clone();
+        let mut ops = vec![0; self.phi_ops.len()];
+        for &(p, v) in &self.phi_ops {
+            ops[fill[p as usize] as usize] = v;
+            fill[p as usize] += 1;
+        }
+        self.phi_ops = Vec::new();
+        let succs = |v: Version, kind: &[Kind]| -> &[Version] {
+            match kind.get(v as usize) {
+                Some(Kind::Phi) if (v as usize) < np => {
+                    &ops[op_start[v as usize] as usize..op_start[v as usize + 1] as usize]
+                }
+                _ => &[],
+            }
+        };
+        // Definition sets of phi and guarded versions, shared per strongly
+        // connected component: `set[v]` is a range of `pool`.
+        const UNSET: (u32, u32) = (u32::MAX, 0);
+        let mut set: Vec<(u32, u32)> = vec![UNSET; nv];
+        let mut pool: Vec<DefId> = Vec::new();
+        let mut tarjan = Tarjan::new(nv);
+        let mut ud = UdBuilder::with_capacity(self.use_version.len());
+        for u in 0..self.use_version.len() {
+            let v = self.use_version[u];
+            match self.kind.get(v as usize).copied() {
+                Some(Kind::Real(d)) => ud.list.push(d),
+                Some(Kind::Phi | Kind::Guarded(..)) => {
+                    if set[v as usize] == UNSET {
+                        tarjan.run(v, &self.kind, &succs, &mut set, &mut pool);
+                    }
+                    let (s, l) = set[v as usize];
+                    ud.list.extend_from_slice(&pool[s as usize..(s + l) as usize]);
+                }
+                _ => {}
+            }
+            ud.close();
+        }
+        ud
+    }
+}
+
+/// Iterative Tarjan over phi and guarded versions, filling definition sets
+/// component by component (components finish in reverse topological order,
+/// so successors' sets are ready).
+struct Tarjan {
+    index: Vec<u32>,
+    low: Vec<u32>,
+    on_stack: Vec<bool>,
+    stack: Vec<Version>,
+    call: Vec<(Version, u32)>,
+    next: u32,
+    scratch: Vec<DefId>,
+}
+
+impl Tarjan {
+    fn new(n: usize) -> Tarjan {
+        Tarjan {
+            index: vec![u32::MAX; n],
+            low: vec![0; n],
+            on_stack: vec![false; n],
+            stack: Vec::new(),
+            call: Vec::new(),
+            next: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn run<'k>(
+        &mut self,
+        root: Version,
+        kind: &'k [Kind],
+        succs: &impl Fn(Version, &'k [Kind]) -> &'k [Version],
+        set: &mut [(u32, u32)],
+        pool: &mut Vec<DefId>,
+    ) {
+        // Successors of a node: phi operands, or a guarded def's `prev`.
+        let out = |v: Version, i: u32| -> Option<Version> {
+            match kind.get(v as usize) {
+                Some(Kind::Guarded(_, prev)) => (i == 0).then_some(*prev),
+                Some(Kind::Phi) => succs(v, kind).get(i as usize).copied(),
+                _ => None,
+            }
+        };
+        let inner = |w: Version| matches!(kind.get(w as usize), Some(Kind::Phi | Kind::Guarded(..)));
+        self.visit(root);
+        self.call.push((root, 0));
+        while let Some(&mut (v, ref mut i)) = self.call.last_mut() {
+            if let Some(w) = out(v, *i) {
+                *i += 1;
+                if !inner(w) {
+                    continue;
+                }
+                if self.index[w as usize] == u32::MAX {
+                    self.visit(w);
+                    self.call.push((w, 0));
+                } else if self.on_stack[w as usize] {
+                    self.low[v as usize] = self.low[v as usize].min(self.index[w as usize]);
+                }
+                continue;
+            }
+            self.call.pop();
+            if let Some(&(parent, _)) = self.call.last() {
+                self.low[parent as usize] = self.low[parent as usize].min(self.low[v as usize]);
+            }
+            if self.low[v as usize] != self.index[v as usize] {
+                continue;
+            }
+            // v is the root of a component: pop it and compute its set.
+            let top = self.stack.iter().rposition(|&x| x == v).expect("v is on the stack");
+            self.scratch.clear();
+            for &m in &self.stack[top..] {
+                if let Some(Kind::Guarded(d, _)) = kind.get(m as usize) {
+                    self.scratch.push(*d);
+                }
+                let mut k = 0;
+                while let Some(w) = out(m, k) {
+                    k += 1;
+                    match kind.get(w as usize) {
+                        Some(Kind::Real(d)) => self.scratch.push(*d),
+                        Some(Kind::Phi | Kind::Guarded(..)) if set[w as usize] != (u32::MAX, 0) => {
+                            let (s, l) = set[w as usize];
+                            self.scratch.extend_from_slice(&pool[s as usize..(s + l) as usize]);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            self.scratch.sort_unstable();
+            self.scratch.dedup();
+            let range = (pool.len() as u32, self.scratch.len() as u32);
+            pool.extend_from_slice(&self.scratch);
+            for m in self.stack.drain(top..) {
+                self.on_stack[m as usize] = false;
+                set[m as usize] = range;
+            }
+        }
+    }
+
+    fn visit(&mut self, v: Version) {
+        self.index[v as usize] = self.next;
+        self.low[v as usize] = self.next;
+        self.next += 1;
+        self.stack.push(v);
+        self.on_stack[v as usize] = true;
+    }
+}

@@ -1,0 +1,66 @@
+//! `keel ssa`: print a module in SSA form (and optionally back out of it).
+
+use crate::input::Input;
+use ir_core::text;
+use ssa::{Options, Policy};
+use std::process::ExitCode;
+
+pub(crate) fn ssa(
+    file: &str,
+    func: Option<&str>,
+    policy: Policy,
+    cleanup: bool,
+    destruct: bool,
+    stats: bool,
+) -> ExitCode {
+    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
+    let Some((mut module, smap)) = input.parse() else { return ExitCode::FAILURE };
+    if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
+        for e in &errors.0 {
+            eprint!("{}", e.render(&module, &input.name, input.text(), &smap));
+        }
+        eprintln!("{}: the module does not verify", input.name);
+        return ExitCode::FAILURE;
+    }
+    let ids: Vec<_> = match func {
+        Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
+            Some(f) => vec![f],
+            None => {
+                eprintln!("keel: no function @{name}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => module.function_ids().collect(),
+    };
+    for &f in &ids {
+        let Some(body) = module.function_mut(f) else { continue };
+        let s = ssa::construct(body, &Options { policy, cleanup });
+        let name = body.name().to_string();
+        if let Err(e) = ssa::verify(&module, f) {
+            eprintln!("keel: internal error: SSA form of @{name} does not verify:\n{e}");
+            return ExitCode::FAILURE;
+        }
+        if stats {
+            eprintln!(
+                "; @{name}: {} phis placed ({}), {} trivial and {} dead removed, {} versions, {} undef",
+                s.phis_placed,
+                policy.name(),
+                s.phis_trivial,
+                s.phis_dead,
+                s.versions,
+                s.undefs
+            );
+        }
+        if destruct && let Some(body) = module.function_mut(f) {
+            let d = ssa::destruct(body);
+            if stats {
+                eprintln!(
+                    "; @{name}: out of SSA: {} edges split, {} copies, {} temporaries",
+                    d.edges_split, d.copies, d.temporaries
+                );
+            }
+        }
+    }
+    print!("{}", text::print_module(&module));
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,219 @@
+//! Renaming: the dominator-tree walk that gives every definition a new
+//! version and every use the version that reaches it (Cytron et al.,
+//! 1991, "Efficiently computing static single assignment form and the
+//! control dependence graph", the SEARCH procedure; the DU-chain document's
+//! step 4).
+//!
+//! The walk reports to a [`RenameSink`] instead of rewriting anything, so
+//! the same walk builds SSA form in the IR ([`crate::construct`]) and DU
+//! chains without touching the IR (the `defuse` crate).
+//!
+//! Invariants:
+//! - One pass over the dominator tree with an explicit stack (no
+//!   recursion). Per-var "stacks" are a current-version array plus an undo
+//!   log: pushing is one write and one log entry, leaving a block restores
+//!   the log back to its mark. No per-variable pass over the function.
+//! - Children are visited last-first (reverse of reverse postorder), which
+//!   reproduces the numbering of the DU-chain document's example.
+//! - Inserted phis get version ids `0..placement.len()` up front (in
+//!   placement order), because a back edge reaches a phi before its block
+//!   is entered; every other version is numbered as it is defined.
+//! - A guarded definition reports the version it leaves in place (`prev`);
+//!   `NO_VERSION` means nothing reaches (an undefined value).
+//! - Unreachable blocks are renamed afterwards, each on its own, seeing only
+//!   the params: their code is kept and valid, and it never flows into
+//!   reachable code except through phi operands on never-taken edges.
+
+use crate::placement::PhiPlacement;
+use cfg_dom::{CsrGraph, DomTree, Node, block, node};
+use ir_core::entity::EntityRef;
+use ir_core::{Function, Inst, Opcode, UseSite, Var};
+
+/// A version: a dense id over all vars of the function.
+pub type Version = u32;
+
+/// No version: no definition reaches (an undefined value).
+pub const NO_VERSION: Version = u32::MAX;
+
+/// What defines a version.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum VersionDef {
+    /// The `i`-th param, at the function's entry.
+    Param(u32),
+    /// Result `index` of an instruction of the input (an input phi
+    /// included); `guarded` when the instruction has a guard.
+    Result {
+        /// The instruction.
+        inst: Inst,
+        /// Which result.
+        index: u32,
+        /// Whether it is guarded (then the version may leave `prev` in place).
+        guarded: bool,
+    },
+    /// A phi inserted at the start of `block`.
+    Phi {
+        /// The block (a node of the CFG graph).
+        block: Node,
+    },
+}
+
+/// Receives the walk's findings, in walk order.
+pub trait RenameSink {
+    /// `version` of `var` is defined by `def`. For a guarded result,
+    /// `prev` is the version left in place when the guard fails.
+    fn define(&mut self, version: Version, var: Var, def: VersionDef, prev: Version);
+
+    /// The use at `(inst, site)` of `var` reads `version`.
+    fn use_site(&mut self, inst: Inst, site: UseSite, var: Var, version: Version);
+
+    /// The inserted phi `phi` receives `version` from predecessor `pred`.
+    fn phi_operand(&mut self, phi: Version, pred: Node, version: Version);
+}
+
+/// Reusable state of the walk.
+#[derive(Clone, Debug, Default)]
+pub struct Renamer {
+    top: Vec<Version>,
+    log: Vec<(u32, Version)>,
+    stack: Vec<(Node, u32)>,
+    phi_base: Vec<u32>,
+    next: Version,
+}
+
+const ENTER: u32 = u32::MAX;
+
+impl Renamer {
+    /// A renamer with empty buffers.
+    pub fn new() -> Renamer {
+        Renamer::default()
+    }
+
+    /// Renames `func` (whose CFG is `graph`, dominator tree `dt`) with phis
+    /// at `placement`, reporting to `sink`. Returns the number of versions.
+    pub fn run(
+        &mut self,
+        func: &Function,
+        graph: &CsrGraph,
+        dt: &DomTree,
+        placement: &PhiPlacement,
+        sink: &mut impl RenameSink,
+    ) -> u32 {
+        let nv = func.num_vars();
+        let n = cfg_dom::Graph::num_nodes(graph);
+        self.top.clear();
+        self.top.resize(nv, NO_VERSION);
+        self.log.clear();
+        // Phi versions are placement positions: block b's phis start at
+        // phi_base[b].
+        self.phi_base.clear();
+        let mut pos = 0u32;
+        for b in 0..n as Node {
+            self.phi_base.push(pos);
+            pos += placement.phis(b).len() as u32;
+        }
+        self.next = pos;
+        for (i, &p) in func.params().iter().enumerate() {
+            let v = self.fresh();
+            sink.define(v, p, VersionDef::Param(i as u32), NO_VERSION);
+            if let Some(slot) = self.top.get_mut(p.index()) {
+                *slot = v;
+            }
+        }
+        let Some(root) = dt.root() else { return self.next };
+        self.stack.clear();
+        self.stack.push((root, ENTER));
+        while let Some((b, mark)) = self.stack.pop() {
+            if mark != ENTER {
+                self.restore(mark);
+                continue;
+            }
+            let mark = self.log.len() as u32;
+            self.block(func, graph, placement, b, sink);
+            self.stack.push((b, mark));
+            // Children in RPO order on the stack: the last is visited first.
+            for &c in dt.children(b) {
+                self.stack.push((c, ENTER));
+            }
+        }
+        // Unreachable blocks, each alone with the params only.
+        for b in func.blocks().map(node).filter(|&b| !dt.is_reachable(b)) {
+            let mark = self.log.len() as u32;
+            self.block(func, graph, placement, b, sink);
+            self.restore(mark);
+        }
+        self.next
+    }
+
+    fn fresh(&mut self) -> Version {
+        let v = self.next;
+        self.next += 1;
+        v
+    }
+
+    fn push(&mut self, var: Var, v: Version) {
+        if let Some(slot) = self.top.get_mut(var.index()) {
+            self.log.push((var.as_u32(), *slot));
+            *slot = v;
+        }
+    }
+
+    fn restore(&mut self, mark: u32) {
+        while self.log.len() > mark as usize {
+            let (var, prev) = self.log.pop().expect("the log is longer than the mark");
+            self.top[var as usize] = prev;
+        }
+    }
+
+    fn current(&self, var: Var) -> Version {
+        self.top.get(var.index()).copied().unwrap_or(NO_VERSION)
+    }
+
+    /// Renames one block: its inserted phis, its instructions, then the phi
+    /// operands it supplies to its successors.
+    fn block(
+        &mut self,
+        func: &Function,
+        graph: &CsrGraph,
+        placement: &PhiPlacement,
+        b: Node,
+        sink: &mut impl RenameSink,
+    ) {
+        let base = self.phi_base.get(b as usize).copied().unwrap_or(0);
+        for (k, &var) in placement.phis(b).iter().enumerate() {
+            let v = base + k as u32;
+            sink.define(v, var, VersionDef::Phi { block: b }, NO_VERSION);
+            self.push(var, v);
+        }
+        for inst in func.block_insts(block(b)) {
+            let is_phi = func.opcode(inst) == Opcode::Phi;
+            if !is_phi {
+                for (site, var) in func.uses(inst) {
+                    sink.use_site(inst, site, var, self.current(var));
+                }
+            }
+            let guarded = !is_phi && func.guard(inst).is_some();
+            for (index, &r) in func.results(inst).iter().enumerate() {
+                let prev = if guarded { self.current(r) } else { NO_VERSION };
+                let v = self.fresh();
+                sink.define(v, r, VersionDef::Result { inst, index: index as u32, guarded }, prev);
+                self.push(r, v);
+            }
+        }
+        for &s in graph.succ_slice(b) {
+            let sbase = self.phi_base.get(s as usize).copied().unwrap_or(0);
+            for (k, &var) in placement.phis(s).iter().enumerate() {
+                sink.phi_operand(sbase + k as u32, b, self.current(var));
+            }
+            // Input phis read at the end of their predecessor.
+            for inst in func.block_insts(block(s)).take_while(|&i| func.opcode(i) == Opcode::Phi) {
+                for (k, (pred, op)) in func.phi_incoming(inst).enumerate() {
+                    if node(pred) == b
+                        && let Some(var) = op.as_var()
+                    {
+                        sink.use_site(inst, UseSite::Operand(k as u32), var, self.current(var));
+                    }
+                }
+            }
+        }
+    }
+}
