@@ -678,9 +678,8 @@ bb2:
     let (m, smap, e) = single(src, SSA, ErrorKind::UseNotDominated);
     assert_eq!(e.location, Location { var: Some(var(&m, "f", "x")), ..at_inst(&m, 2, 0) });
     assert_rendered(&e, &m, src, &smap, "the definition of %x does not dominate this use", 9, 5);
-    // A guard is a use too.
-    let src =
-        "func @f(%a: i32) {\n    var %p: i1, %x: i32\nbb0:\n    @%p %x = copy %a\n    %p = setp.eq %a, 0\n    ret\n}\n";
+    // A guard is a use too (the fallback keeps the guarded definition valid SSA).
+    let src = "func @f(%a: i32) {\n    var %p: i1, %x: i32\nbb0:\n    @%p %x = copy %a else %a\n    %p = setp.eq %a, 0\n    ret\n}\n";
     let (m, smap, e) = single(src, SSA, ErrorKind::UseNotDominated);
     assert_eq!(e.location.var, Some(var(&m, "f", "p")));
     assert_rendered(&e, &m, src, &smap, "the definition of %p does not dominate this use", 4, 5);
@@ -1114,7 +1113,10 @@ fn examples_verify_at_the_base_level() {
         // The SSA level may reject them (they are mostly not SSA), but must
         // only report SSA errors.
         for e in errors(&m, SSA) {
-            assert!(matches!(e.kind, ErrorKind::MultipleDefinitions | ErrorKind::UseNotDominated), "{e:?}");
+            assert!(
+                matches!(e.kind, ErrorKind::MultipleDefinitions | ErrorKind::UseNotDominated | ErrorKind::MissingFallback),
+                "{e:?}"
+            );
         }
     }
 }
@@ -1332,4 +1334,27 @@ fn never_panics_on_structural_garbage() {
     b.switch_to_block(*blocks.last().unwrap());
     b.ins().jump(blocks[1]);
     assert_eq!(errors(&m, SSA), []);
+}
+
+#[test]
+fn missing_fallback() {
+    // In SSA form a guarded definition must say what its result keeps.
+    let src = "func @f(%a: i32, %p: i1) -> i32 {\n    var %x: i32\nbb0:\n    @%p %x = copy %a\n    ret %x\n}\n";
+    let (m, smap, e) = single(src, SSA, ErrorKind::MissingFallback);
+    assert_eq!(e.location, at_inst(&m, 0, 0));
+    assert_rendered(&e, &m, src, &smap, "must name what its results keep when the guard fails", 4, 5);
+    // With it, the function is valid SSA; at the base level either way.
+    assert!(errors(&m, BASE).is_empty());
+    let fixed = src.replace("copy %a\n", "copy %a else 0\n");
+    assert!(errors(&parsed(&fixed).0, SSA).is_empty());
+    // Fallbacks need a guard, one per result, of the result's type.
+    for (line, kind, part) in [
+        ("%x = copy %a else 0", ErrorKind::BadGuard, "fallbacks (`else ...`) need a guard"),
+        ("@%p %x = copy %a else 0, i32 1", ErrorKind::Arity, "`copy` has 1 result but 2 fallbacks"),
+        ("@%p %x = copy %a else %p", ErrorKind::TypeMismatch, "fallback 0 (%p) has type i1, expected i32"),
+    ] {
+        let src = format!("func @f(%a: i32, %p: i1) -> i32 {{\n    var %x: i32\nbb0:\n    {line}\n    ret %x\n}}\n");
+        let (m, smap, e) = single(&src, BASE, kind);
+        assert_rendered(&e, &m, &src, &smap, part, 4, 5);
+    }
 }

@@ -636,7 +636,7 @@ impl<'a> Parser<'a> {
         let mut out = Vec::new();
         let at_end = |t: &Tok<'_>| match close {
             Some(c) => t == c,
-            None => matches!(t, Tok::Newline | Tok::Eof | Tok::RBrace),
+            None => matches!(t, Tok::Newline | Tok::Eof | Tok::RBrace | Tok::Ident("else")),
         };
         if at_end(&self.tok) {
             return Ok(out);

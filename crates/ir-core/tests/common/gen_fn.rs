@@ -314,7 +314,8 @@ fn build_inst(
     };
     let int_ty = if ty.is_int() { ty } else { Type::I32 };
     let float_ty = if ty.is_float() { ty } else { Type::F64 };
-    match ip.kind % 16 {
+    let inst = match ip.kind % 17 {
+        16 => ins.undef(cx.var(ty, p0)),
         0 => ins.constant(cx.var(ty, p0), Imm::from_bits(if cx.noisy && p1 % 4 == 0 { Type::I8 } else { ty }, b0)),
         1 => ins.copy(cx.var(ty, p0), cx.arg(ty, p1, b0)),
         2 => {
@@ -417,4 +418,18 @@ fn build_inst(
             ins.matmul(d(40, 6), d(0, 8), d(8, 12), dims)
         }
     };
+    // SSA-form fallbacks on some guarded definitions: one per result, of
+    // its type (or anything, when noisy).
+    let func = b.func();
+    if func.guard(inst).is_some() && !func.results(inst).is_empty() && p5 % 3 == 0 {
+        let keeps: Vec<Arg> = func
+            .results(inst)
+            .to_vec()
+            .iter()
+            .enumerate()
+            .map(|(k, &r)| cx.arg(func.var_type(r).unwrap_or(Type::I64), p4.wrapping_add(k as u8), b2))
+            .collect();
+        let ops: Vec<_> = keeps.into_iter().map(|a| func.operand(a)).collect();
+        func.set_fallbacks(inst, &ops);
+    }
 }
