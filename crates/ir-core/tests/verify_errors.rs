@@ -1114,7 +1114,10 @@ fn examples_verify_at_the_base_level() {
         // only report SSA errors.
         for e in errors(&m, SSA) {
             assert!(
-                matches!(e.kind, ErrorKind::MultipleDefinitions | ErrorKind::UseNotDominated | ErrorKind::MissingFallback),
+                matches!(
+                    e.kind,
+                    ErrorKind::MultipleDefinitions | ErrorKind::UseNotDominated | ErrorKind::MissingFallback
+                ),
                 "{e:?}"
             );
         }
