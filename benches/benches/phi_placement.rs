@@ -63,7 +63,7 @@ fn phi_placement(c: &mut Criterion) {
 
         // Check that both IDFs agree, and measure the walk.
         let mut subtree = vec![1u32; nodes];
-        for &v in dt.reverse_postorder().iter().rev() {
+        for &v in dt.preorder().iter().rev() {
             if let Some(p) = dt.idom(v) {
                 subtree[p as usize] += subtree[v as usize];
             }

@@ -11,9 +11,16 @@
 //!
 //! Invariants: unreachable nodes are explicitly outside the tree (`idom` is
 //! `None`, they dominate nothing and nothing dominates them); children are
-//! listed in reverse postorder of the graph; `dominates` is O(1) through
-//! preorder/subtree-end numbers of the tree; a computed tree carries the
-//! stamp of the graph it was computed on.
+//! listed in DFS preorder; `dominates` is O(1) through preorder/subtree-end
+//! numbers of the tree; a computed tree carries the stamp of the graph it
+//! was computed on.
+//!
+//! Layout for speed: every pass after the DFS works on arrays indexed by
+//! preorder number, in order (a dominator precedes what it dominates in
+//! DFS preorder, so subtree sizes come from one backward pass and tree
+//! numbers and depths from one forward pass, with no tree DFS); the
+//! link-eval forest keeps each node's ancestor and label side by side; the
+//! DFS keeps no exit events and copies no successor lists.
 
 use crate::graph::{Graph, NONE, Node, csr, slice};
 use crate::stamp::{Stale, check_cfg};
@@ -33,8 +40,6 @@ pub struct DomTree {
     depth: Vec<u32>,
     child_start: Vec<u32>,
     children: Vec<Node>,
-    /// Reachable nodes in reverse postorder of the graph.
-    rpo: Vec<Node>,
     root: Option<Node>,
     stamp: Option<Epoch>,
     scratch: Scratch,
@@ -43,20 +48,29 @@ pub struct DomTree {
 /// Buffers of one computation, kept for the next.
 #[derive(Clone, Debug, Default)]
 struct Scratch {
-    /// Node at each preorder index.
+    /// Node at each preorder index: the reachable nodes in DFS preorder.
     vertex: Vec<Node>,
     /// Preorder index of each node (`NONE` if unreachable).
     pre: Vec<u32>,
-    /// By preorder index: DFS parent, semidominator, eval label, forest
-    /// ancestor, immediate dominator.
+    /// By preorder index: DFS parent, semidominator, the link-eval forest
+    /// (ancestor, label), immediate dominator, then subtree size, depth
+    /// and tree preorder number.
     parent: Vec<u32>,
     semi: Vec<u32>,
-    label: Vec<u32>,
-    ancestor: Vec<u32>,
+    forest: Vec<Link>,
     idom: Vec<u32>,
-    dfs: Vec<(Node, u32, bool)>,
+    size: Vec<u32>,
+    depth: Vec<u32>,
+    number: Vec<u32>,
+    dfs: Vec<(Node, u32)>,
     path: Vec<u32>,
-    succ_buf: Vec<Node>,
+}
+
+/// A node of the link-eval forest: one cache line access per step.
+#[derive(Copy, Clone, Debug, Default)]
+struct Link {
+    ancestor: u32,
+    label: u32,
 }
 
 impl DomTree {
@@ -80,7 +94,6 @@ impl DomTree {
         self.depth.clear();
         self.child_start.clear();
         self.children.clear();
-        self.rpo.clear();
         self.root = None;
         self.stamp = None;
     }
@@ -100,51 +113,25 @@ impl DomTree {
         };
         self.root = Some(entry);
         let s = &mut self.scratch;
-        spanning_tree(g, entry, n, s, &mut self.rpo);
+        spanning_tree(g, entry, n, s);
         semidominators(g, s);
         immediate_dominators(s);
-        // Back to node ids.
-        for i in 1..s.vertex.len() {
-            self.idom[s.vertex[i] as usize] = s.vertex[s.idom[i] as usize];
+        number_tree(s);
+        // Back to node ids, in one sequential pass over preorder indices.
+        let r = s.vertex.len();
+        for i in 0..r {
+            let v = s.vertex[i] as usize;
+            if i > 0 {
+                self.idom[v] = s.vertex[s.idom[i] as usize];
+            }
+            self.tree_pre[v] = s.number[i];
+            self.tree_max[v] = s.number[i] + s.size[i] - 1;
+            self.depth[v] = s.depth[i];
         }
-        // Children in reverse postorder: a stable bucket of the RPO.
-        let idom = &self.idom;
-        let pairs = self.rpo.iter().filter(|&&v| idom[v as usize] != NONE).map(|&v| (idom[v as usize], v));
+        // Children, bucketed by parent in preorder.
+        let (vertex, idom) = (&s.vertex, &s.idom);
+        let pairs = (1..r).map(|i| (vertex[idom[i] as usize], vertex[i]));
         csr(n, pairs, &mut self.child_start, &mut self.children);
-        self.number_tree(entry);
-    }
-
-    /// Preorder numbers, subtree ends and depths, by an explicit-stack DFS.
-    fn number_tree(&mut self, root: Node) {
-        let stack = &mut self.scratch.path;
-        stack.clear();
-        stack.push(root);
-        self.depth[root as usize] = 0;
-        let mut next = 0u32;
-        // Preorder by pushing children in reverse.
-        while let Some(v) = stack.pop() {
-            self.tree_pre[v as usize] = next;
-            next += 1;
-            let kids = slice(&self.child_start, &self.children, v);
-            for &c in kids.iter().rev() {
-                self.depth[c as usize] = self.depth[v as usize] + 1;
-                stack.push(c);
-            }
-        }
-        // Subtree ends: in RPO a node precedes its subtree's nodes, so a
-        // reverse sweep sees children before parents.
-        for &v in &self.rpo {
-            self.tree_max[v as usize] = self.tree_pre[v as usize];
-        }
-        for &v in self.rpo.iter().rev() {
-            let p = self.idom[v as usize];
-            if p != NONE {
-                let m = self.tree_max[v as usize];
-                if m > self.tree_max[p as usize] {
-                    self.tree_max[p as usize] = m;
-                }
-            }
-        }
     }
 
     /// The root (the graph's entry), if the graph had one.
@@ -187,7 +174,7 @@ impl DomTree {
         a != b && self.dominates(a, b)
     }
 
-    /// The children of `n` in the tree, in reverse postorder of the graph.
+    /// The children of `n` in the tree, in DFS preorder of the graph.
     #[inline]
     pub fn children(&self, n: Node) -> &[Node] {
         slice(&self.child_start, &self.children, n)
@@ -218,10 +205,9 @@ impl DomTree {
         Some(a)
     }
 
-    /// Reachable nodes in reverse postorder of the graph (dominators before
-    /// the nodes they dominate).
-    pub fn reverse_postorder(&self) -> &[Node] {
-        &self.rpo
+    /// Reachable nodes in DFS preorder (every node after its dominators).
+    pub fn preorder(&self) -> &[Node] {
+        if self.root.is_some() { &self.scratch.vertex } else { &[] }
     }
 
     /// Preorder number of a reachable node in the tree.
@@ -240,20 +226,17 @@ impl DomTree {
     }
 }
 
-/// DFS from `entry`: preorder indices, parents, and the RPO of the graph.
-fn spanning_tree(g: &impl Graph, entry: Node, n: usize, s: &mut Scratch, rpo: &mut Vec<Node>) {
+/// DFS from `entry`: preorder indices and DFS parents. A node is numbered
+/// when popped; its unvisited successors are pushed in reverse so they are
+/// visited in successor order.
+fn spanning_tree(g: &impl Graph, entry: Node, n: usize, s: &mut Scratch) {
     s.vertex.clear();
     s.parent.clear();
     s.pre.clear();
     s.pre.resize(n, NONE);
     s.dfs.clear();
-    s.dfs.push((entry, NONE, false));
-    rpo.clear();
-    while let Some((v, parent, exit)) = s.dfs.pop() {
-        if exit {
-            rpo.push(v);
-            continue;
-        }
+    s.dfs.push((entry, NONE));
+    while let Some((v, parent)) = s.dfs.pop() {
         if s.pre[v as usize] != NONE {
             continue;
         }
@@ -261,14 +244,11 @@ fn spanning_tree(g: &impl Graph, entry: Node, n: usize, s: &mut Scratch, rpo: &m
         s.pre[v as usize] = index;
         s.vertex.push(v);
         s.parent.push(parent);
-        s.dfs.push((v, parent, true));
-        s.succ_buf.clear();
-        s.succ_buf.extend(g.successors(v).filter(|&w| (w as usize) < n && s.pre[w as usize] == NONE));
-        for &w in s.succ_buf.iter().rev() {
-            s.dfs.push((w, index, false));
-        }
+        let from = s.dfs.len();
+        let pre = &s.pre;
+        s.dfs.extend(g.successors(v).filter(|&w| (w as usize) < n && pre[w as usize] == NONE).map(|w| (w, index)));
+        s.dfs[from..].reverse();
     }
-    rpo.reverse();
 }
 
 /// Semidominators in reverse preorder; `label`/`ancestor` form the
@@ -277,10 +257,8 @@ fn semidominators(g: &impl Graph, s: &mut Scratch) {
     let r = s.vertex.len();
     s.semi.clear();
     s.semi.extend(0..r as u32);
-    s.label.clear();
-    s.label.extend(0..r as u32);
-    s.ancestor.clear();
-    s.ancestor.extend_from_slice(&s.parent);
+    s.forest.clear();
+    s.forest.extend((0..r).map(|i| Link { ancestor: s.parent[i], label: i as u32 }));
     for w in (1..r as u32).rev() {
         let mut semi = s.parent[w as usize];
         let first_linked = w + 1;
@@ -292,36 +270,39 @@ fn semidominators(g: &impl Graph, s: &mut Scratch) {
             }
         }
         s.semi[w as usize] = semi;
-        s.label[w as usize] = semi;
+        s.forest[w as usize].label = semi;
     }
 }
 
 /// The smallest semidominator on the forest path from `v` up to (not
 /// including) its root, compressing the path as it goes.
 fn eval(s: &mut Scratch, v: u32, first_linked: u32) -> u32 {
-    if s.ancestor[v as usize] < first_linked || v < first_linked {
-        return s.label[v as usize];
+    let f = &mut s.forest;
+    if v < first_linked || f[v as usize].ancestor < first_linked {
+        return f[v as usize].label;
     }
     s.path.clear();
     let mut top = v;
     loop {
         s.path.push(top);
-        top = s.ancestor[top as usize];
-        if s.ancestor[top as usize] < first_linked {
+        top = f[top as usize].ancestor;
+        if f[top as usize].ancestor < first_linked {
             break;
         }
     }
     // `top` is the last linked node; its ancestor is the forest root.
-    let root = s.ancestor[top as usize];
+    let root = f[top as usize].ancestor;
     let mut prev = top;
     while let Some(cur) = s.path.pop() {
-        if s.label[prev as usize] < s.label[cur as usize] {
-            s.label[cur as usize] = s.label[prev as usize];
+        let prev_label = f[prev as usize].label;
+        let node = &mut f[cur as usize];
+        if prev_label < node.label {
+            node.label = prev_label;
         }
-        s.ancestor[cur as usize] = root;
+        node.ancestor = root;
         prev = cur;
     }
-    s.label[v as usize]
+    f[v as usize].label
 }
 
 /// `idom(v)` = nearest common ancestor of `parent(v)` and `semi(v)`: walk
@@ -337,6 +318,38 @@ fn immediate_dominators(s: &mut Scratch) {
             d = s.idom[d as usize];
         }
         s.idom[v] = d;
+    }
+}
+
+/// Dominator-tree numbering in preorder-index space: subtree sizes by one
+/// backward pass (an immediate dominator has a smaller index), then each
+/// node's tree preorder number and depth by one forward pass, the children
+/// of a node taking consecutive ranges in index order (`path` holds, per
+/// node, where its next child's range starts).
+fn number_tree(s: &mut Scratch) {
+    let r = s.vertex.len();
+    s.size.clear();
+    s.size.resize(r, 1);
+    for i in (1..r).rev() {
+        let p = s.idom[i] as usize;
+        s.size[p] += s.size[i];
+    }
+    s.depth.clear();
+    s.depth.resize(r, 0);
+    s.number.clear();
+    s.number.resize(r, 0);
+    s.path.clear();
+    s.path.resize(r, 0);
+    if r > 0 {
+        s.path[0] = 1;
+    }
+    for i in 1..r {
+        let p = s.idom[i] as usize;
+        let at = s.path[p];
+        s.number[i] = at;
+        s.path[p] = at + s.size[i];
+        s.path[i] = at + 1;
+        s.depth[i] = s.depth[p] + 1;
     }
 }
 

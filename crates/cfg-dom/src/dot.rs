@@ -69,12 +69,12 @@ fn tree(
     virtual_node: impl Fn(Node) -> bool,
 ) -> String {
     let mut out = format!("digraph {name} {{\n  node [shape=box, fontname=\"monospace\"];\n");
-    for &n in &sorted(t.reverse_postorder()) {
+    for &n in &sorted(t.preorder()) {
         if let Some(l) = label(n) {
             node_line(&mut out, n, &l, virtual_node(n));
         }
     }
-    for &n in &sorted(t.reverse_postorder()) {
+    for &n in &sorted(t.preorder()) {
         for &c in t.children(n) {
             let _ = writeln!(out, "  n{n} -> n{c};");
         }

@@ -146,9 +146,9 @@ pub fn check_dfs(g: &impl Graph) {
 /// against [`oracle::dominated_by_removal`] for every node): root, reachable
 /// set, `idom`, `dominates` and `strictly_dominates` for all pairs, `depth`
 /// (the number of strict dominators), `children` (exactly the nodes whose
-/// idom it is, in the graph's reverse postorder), tree preorder numbers (a
+/// idom it is, in the graph's DFS preorder), tree preorder numbers (a
 /// permutation, parents first), `nearest_common_dominator` for all pairs,
-/// `reverse_postorder`, and nothing for unreachable or out-of-range nodes.
+/// `preorder`, and nothing for unreachable or out-of-range nodes.
 pub fn check_dom_tree(g: &impl Graph) {
     let n = g.num_nodes();
     let dom = oracle::dominators(g);
@@ -164,9 +164,9 @@ pub fn check_dom_tree(g: &impl Graph) {
     same(g, "DomTree: root", entry_of(g), dt.root());
     same(g, "DomTree: num_nodes", n, dt.num_nodes());
     same(g, "DomTree: stamp", g.stamp(), dt.stamp());
-    let rpo: Vec<Node> = oracle::depth_first(g).postorder.iter().rev().copied().collect();
-    same(g, "DomTree: reverse_postorder", &rpo[..], dt.reverse_postorder());
-    let rpo_pos = |v: Node| rpo.iter().position(|&x| x == v);
+    let pre = oracle::depth_first(g).preorder;
+    same(g, "DomTree: preorder", &pre[..], dt.preorder());
+    let pre_pos = |v: Node| pre.iter().position(|&x| x == v);
     let dominates = |a: Node, b: Node| dom[b as usize].as_ref().is_some_and(|d| d.contains(a as usize));
     let mut pre_numbers = Vec::new();
     for b in 0..n as Node {
@@ -181,7 +181,7 @@ pub fn check_dom_tree(g: &impl Graph) {
             same(g, format_args!("DomTree: strictly_dominates({a}, {b})"), strict, dt.strictly_dominates(a, b));
         }
         let mut kids: Vec<Node> = (0..n as Node).filter(|&c| idom[c as usize] == Some(b)).collect();
-        kids.sort_by_key(|&c| rpo_pos(c));
+        kids.sort_by_key(|&c| pre_pos(c));
         same(g, format_args!("DomTree: children({b})"), &kids[..], dt.children(b));
         match (dt.tree_pre_number(b), idom[i]) {
             (Some(p), Some(d)) => {
@@ -353,7 +353,7 @@ struct TreeAnswers {
     num_nodes: usize,
     /// Per node: idom, depth, tree preorder number, children.
     nodes: Vec<TreeNode>,
-    rpo: Vec<Node>,
+    preorder: Vec<Node>,
     stamp: Option<ir_core::Epoch>,
 }
 
@@ -365,7 +365,7 @@ fn tree_answers(dt: &DomTree) -> TreeAnswers {
         root: dt.root(),
         num_nodes: dt.num_nodes(),
         nodes,
-        rpo: dt.reverse_postorder().to_vec(),
+        preorder: dt.preorder().to_vec(),
         stamp: dt.stamp(),
     }
 }

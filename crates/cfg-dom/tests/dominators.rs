@@ -25,7 +25,7 @@ fn answers(dt: &DomTree) -> (Option<Node>, usize, Vec<Node>, Vec<NodeAnswers>) {
     let nodes = (0..=dt.num_nodes() as Node)
         .map(|v| (dt.idom(v), dt.depth(v), dt.tree_pre_number(v), dt.children(v).to_vec()))
         .collect();
-    (dt.root(), dt.num_nodes(), dt.reverse_postorder().to_vec(), nodes)
+    (dt.root(), dt.num_nodes(), dt.preorder().to_vec(), nodes)
 }
 
 fn idoms(dt: &DomTree, n: usize) -> Vec<Option<Node>> {
@@ -340,7 +340,7 @@ fn many_unreachable_nodes() {
     // Nothing reachable but the entry.
     let g = CsrGraph::from_edges(50, Some(0), (1..50).map(|i| (i, (i + 1) % 50))).unwrap();
     check_all(&g, 9);
-    assert_eq!(DomTree::of(&g).reverse_postorder(), [0]);
+    assert_eq!(DomTree::of(&g).preorder(), [0]);
 }
 
 #[test]
@@ -379,7 +379,7 @@ fn empty_graphs() {
         check_all(&g, 0);
         let dt = DomTree::of(&g);
         assert_eq!((dt.root(), dt.num_nodes()), (None, g.num_nodes()));
-        assert!(dt.reverse_postorder().is_empty() && !dt.dominates(0, 0) && dt.idom(0).is_none());
+        assert!(dt.preorder().is_empty() && !dt.dominates(0, 0) && dt.idom(0).is_none());
         let pdt = PostDomTree::of(&g);
         assert_eq!(pdt.exit(), g.num_nodes() as Node);
         assert!(!pdt.post_dominates(0, 0) && pdt.ipdom(0).is_none());

@@ -13,7 +13,7 @@
 //!   recursion). Per-var "stacks" are a current-version array plus an undo
 //!   log: pushing is one write and one log entry, leaving a block restores
 //!   the log back to its mark. No per-variable pass over the function.
-//! - Children are visited last-first (reverse of reverse postorder), which
+//! - Children are visited last-first (reverse DFS preorder), which
 //!   reproduces the numbering of the DU-chain document's example.
 //! - Inserted phis get version ids `0..placement.len()` up front (in
 //!   placement order), because a back edge reaches a phi before its block
