@@ -4,17 +4,18 @@
 //! On `structured(n, 1)` graphs of 10^4..10^6 nodes, `VARS` variables are
 //! each defined in 1 to 8 random blocks (`benches::def_sets`, seed 2), and
 //! the IDF of every variable is computed:
-//! - `idf-cfg-dom`: `IteratedFrontiers::compute` (Sreedhar–Gao, no DF sets),
-//!   one scratch reused for all variables, on a prebuilt `DomTree`;
+//! - `idf-cfg-dom`: `IteratedFrontiers::query` (Sreedhar–Gao, no DF sets,
+//!   with pruned subtree walks), one index reused for all variables;
 //! - `idf-df-worklist`: the classic worklist over precomputed
 //!   `DominanceFrontiers` (`benches::DfWorklist`), the baseline.
 //!
-//! Reported separately, per graph: `domtree` (`DomTree::compute`) and `df`
-//! (`DominanceFrontiers::compute`, which only the baseline needs). The IDF
+//! Reported separately, per graph: `domtree` (`DomTree::compute`), `df`
+//! (`DominanceFrontiers::compute`, which only the baseline needs) and
+//! `idf-index` (`IteratedFrontiers::compute`, which only cfg-dom needs). The IDF
 //! benchmarks' throughput is in variables, so criterion's "elem/s" is
 //! queries per second. Before timing, both IDFs are checked to agree for
 //! every variable, and the mean number of nodes the Sreedhar–Gao walk
-//! visits per query (the union of the dominator subtrees of the definitions
+//! would visit per query without pruning (the union of the dominator subtrees of the definitions
 //! and of the IDF) is printed on stderr.
 
 use benches::{DfWorklist, def_sets};
@@ -58,7 +59,7 @@ fn phi_placement(c: &mut Criterion) {
 
         let mut dt = DomTree::of(&g);
         let mut df = DominanceFrontiers::of(&g, &dt);
-        let mut idf = IteratedFrontiers::new();
+        let mut idf = IteratedFrontiers::of(&g, &dt);
         let mut classic = DfWorklist::new();
 
         // Check that both IDFs agree, and measure the walk.
@@ -72,7 +73,7 @@ fn phi_placement(c: &mut Criterion) {
         let (mut phis, mut visited) = (0usize, 0usize);
         let start = Instant::now();
         for (i, d) in defs.iter().enumerate() {
-            idf.compute(&g, &dt, d.iter().copied(), &mut ours);
+            idf.query(d.iter().copied(), &mut ours);
             classic.compute(&df, nodes, d, &mut theirs);
             assert_eq!(ours, theirs, "structured n={n}: IDFs of variable {i} (defs {d:?}) differ");
             phis += ours.len();
@@ -81,7 +82,7 @@ fn phi_placement(c: &mut Criterion) {
         let dfs = (0..nodes as Node).map(|v| df.frontier(v).len()).sum::<usize>();
         eprintln!(
             "structured n={n}: {nodes} nodes, {} edges, {dfs} DF entries; {VARS} vars, IDFs agree; \
-             mean {:.1} phis and {:.0} nodes walked per var; checking run {:?}",
+             mean {:.1} phis and {:.0} nodes in an unpruned walk per var; checking run {:?}",
             edges.edges.len(),
             phis as f64 / VARS as f64,
             visited as f64 / VARS as f64,
@@ -102,12 +103,18 @@ fn phi_placement(c: &mut Criterion) {
                 black_box(df.frontier(0).len())
             })
         });
+        group.bench_function(BenchmarkId::new("idf-index", n), |b| {
+            b.iter(|| {
+                idf.compute(black_box(&g), &dt);
+                black_box(idf.stamp())
+            })
+        });
         group.throughput(Throughput::Elements(VARS as u64));
         group.bench_function(BenchmarkId::new("idf-cfg-dom", n), |b| {
             b.iter(|| {
                 let mut total = 0;
                 for d in &defs {
-                    idf.compute(black_box(&g), &dt, d.iter().copied(), &mut ours);
+                    idf.query(black_box(d.iter().copied()), &mut ours);
                     total += ours.len();
                 }
                 total

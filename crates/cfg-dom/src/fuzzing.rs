@@ -315,8 +315,10 @@ pub fn check_iterated_frontiers(g: &impl Graph, idf: &mut IteratedFrontiers, see
     }
     sets.push(vec![u32::MAX, n as Node]);
     let mut out = Vec::new();
+    idf.compute(g, &dt);
+    same(g, "IteratedFrontiers: stamp", g.stamp(), idf.stamp());
     for defs in &sets {
-        idf.compute(g, &dt, defs.iter().copied(), &mut out);
+        idf.query(defs.iter().copied(), &mut out);
         let want = oracle::iterate_frontiers(&frontiers, defs.iter().copied());
         same(g, format_args!("IteratedFrontiers: IDF({defs:?})"), want, out.clone());
     }

@@ -21,7 +21,7 @@ use proptest::prelude::*;
 
 fn idf(g: &impl Graph, dt: &DomTree, defs: &[Node]) -> Vec<Node> {
     let mut out = Vec::new();
-    IteratedFrontiers::new().compute(g, dt, defs.iter().copied(), &mut out);
+    IteratedFrontiers::of(g, dt).query(defs.iter().copied(), &mut out);
     out
 }
 
@@ -93,8 +93,9 @@ proptest! {
             // Phi placement: the IDF of each var's def blocks.
             let dt = DomTree::of(&g);
             let frontiers = oracle::frontiers(&g);
+            idf.compute(&g, &dt);
             for defs in def_blocks(func) {
-                idf.compute(&g, &dt, defs.iter().copied(), &mut out);
+                idf.query(defs.iter().copied(), &mut out);
                 prop_assert_eq!(&out, &oracle::iterate_frontiers(&frontiers, defs.iter().copied()), "defs {:?}", defs);
             }
         }
@@ -200,13 +201,13 @@ fn a_long_ladder() {
             assert!(df.frontier(top).is_empty());
             assert_eq!([df.frontier(left), df.frontier(right)], [[join], [join]]);
         }
-        let mut ifs = IteratedFrontiers::new();
+        let mut ifs = IteratedFrontiers::of(&g, &dt);
         let mut out = Vec::new();
         let lefts: Vec<Node> = (0..rungs as Node).map(|r| 3 * r + 1).collect();
-        ifs.compute(&g, &dt, lefts.iter().copied(), &mut out);
+        ifs.query(lefts.iter().copied(), &mut out);
         assert_eq!(out, (1..=rungs as Node).map(|r| 3 * r).collect::<Vec<_>>());
         for r in [0, 7, rungs as Node - 1] {
-            ifs.compute(&g, &dt, [3 * r + 2], &mut out);
+            ifs.query([3 * r + 2], &mut out);
             assert_eq!(out, [3 * r + 3]);
         }
     });
@@ -220,15 +221,15 @@ fn ten_thousand_nested_loops() {
         let d = 10_000 as Node;
         let g = csr(&graphs::nested_loops(d as usize));
         let dt = DomTree::of(&g);
-        let mut ifs = IteratedFrontiers::new();
+        let mut ifs = IteratedFrontiers::of(&g, &dt);
         let mut out = Vec::new();
         let headers = |k: Node| (0..=k).map(|i| 2 * i).collect::<Vec<_>>();
-        ifs.compute(&g, &dt, [2 * d - 1], &mut out);
+        ifs.query([2 * d - 1], &mut out);
         assert_eq!(out, headers(d - 1));
         for k in [0, 1, 4321, d - 1] {
-            ifs.compute(&g, &dt, [2 * k], &mut out);
+            ifs.query([2 * k], &mut out);
             assert_eq!(out, headers(k), "IDF(h{k})");
-            ifs.compute(&g, &dt, [2 * k + 1, 2 * d], &mut out);
+            ifs.query([2 * k + 1, 2 * d], &mut out);
             assert_eq!(out, headers(k), "IDF(l{k}, exit)");
         }
     });

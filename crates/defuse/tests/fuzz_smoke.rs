@@ -2,22 +2,13 @@
 //! bytes decoded by `ir-gen` into modules whose every function must get the
 //! same chains from every method.
 
-use ir_gen::{GenConfig, SplitMix64, generate_from_bytes};
+use ir_gen::SplitMix64;
+use ir_gen::fuzzing::analysis_input;
 use std::time::{Duration, Instant};
 
 /// The decoding the fuzz target uses.
 pub fn check_bytes(bytes: &[u8]) {
-    let config = GenConfig {
-        blocks: 40,
-        vars: 10,
-        predication: 0.3,
-        irreducible: 0.3,
-        unreachable: 0.2,
-        phis: 0.3,
-        functions: 2,
-        ..GenConfig::default()
-    };
-    let g = generate_from_bytes(&config, bytes);
+    let (g, _) = analysis_input(bytes);
     for (_, f) in g.module.functions() {
         defuse::fuzzing::check_function(f);
     }

@@ -23,6 +23,39 @@ pub fn fuzz_configs() -> Vec<GenConfig> {
     ]
 }
 
+/// The configuration that analysis and transform fuzzing (the `defuse` and
+/// `ssa` targets, and their smoke tests) decode bytes with: small functions
+/// with every shape an analysis must get right — predicated definitions,
+/// memory, irreducible regions, unreachable blocks, phis already in the
+/// input, and calls.
+pub fn analysis_config() -> GenConfig {
+    GenConfig {
+        blocks: 40,
+        vars: 10,
+        predication: 0.35,
+        memory: 0.2,
+        irreducible: 0.3,
+        unreachable: 0.2,
+        phis: 0.3,
+        functions: 2,
+        ..GenConfig::default()
+    }
+}
+
+/// What analysis fuzzing runs on: the module `bytes` decode to under
+/// [`analysis_config`], and arguments for its `main` drawn from a hash of
+/// the same bytes.
+pub fn analysis_input(bytes: &[u8]) -> (Generated, Vec<Imm>) {
+    let g = generate_from_bytes(&analysis_config(), bytes);
+    let args = arguments(&g, seed_of(bytes));
+    (g, args)
+}
+
+/// A 64-bit seed from fuzz input bytes (FNV-1a).
+pub fn seed_of(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
 /// Arguments for `main` drawn from `seed`, with edge values mixed in.
 pub fn arguments(g: &Generated, seed: u64) -> Vec<Imm> {
     let mut rng = SplitMix64::new(seed);
@@ -67,8 +100,7 @@ pub fn check_generated(bytes: &[u8]) {
     if let Err(e) = verify_module(&g.module, &VerifyOptions::default()) {
         panic!("a generated module does not verify:\n{e}\n{g:?}");
     }
-    let seed = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    let args = arguments(&g, seed);
+    let args = arguments(&g, seed_of(bytes));
     let before = run_within_bound(&g, &args);
     let printed = text::print_module(&g.module);
     let (module, _) = text::parse(&printed).unwrap_or_else(|d| panic!("the printed module does not parse: {d:?}"));

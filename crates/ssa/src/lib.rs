@@ -13,6 +13,8 @@
 //!   copies.
 //! - [`verify`]: single definition and dominance on `cfg-dom`'s dominator
 //!   tree.
+//! - [`fuzzing::check_equivalence`]: the interpreter check the proptests and
+//!   the `ssa` fuzz target share.
 //! - [`Renamer`] and [`RenameSink`]: the renaming walk on its own, reporting
 //!   every definition and use, so other crates (`defuse`) can use SSA
 //!   without rewriting the IR.
@@ -44,6 +46,7 @@ mod cleanup;
 mod construct;
 mod destruct;
 mod facts;
+pub mod fuzzing;
 mod placement;
 mod rename;
 mod verify;

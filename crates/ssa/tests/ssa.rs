@@ -15,8 +15,8 @@
 use cfg_dom::{CsrGraph, DomTree};
 use ir_core::interp::{Config, run};
 use ir_core::{FuncId, Imm, Module, Opcode, text};
-use ir_gen::fuzzing::arguments;
-use ir_gen::{GenConfig, Generated, arb_module};
+use ir_gen::fuzzing::{analysis_config, arguments};
+use ir_gen::{Generated, arb_module};
 use proptest::prelude::*;
 use ssa::{Options, PhiPlacement, Policy, VarFacts};
 
@@ -97,78 +97,31 @@ fn outcome(m: &Module, main: FuncId, args: &[Imm], fuel: u64) -> Result<(Vec<Imm
     run(m, main, args, Config { fuel, ..Config::default() }).map(|o| (o.results, o.memory)).map_err(|t| t.describe(m))
 }
 
-fn all_functions(m: &mut Module, f: impl Fn(&mut ir_core::Function)) {
-    let ids: Vec<FuncId> = m.function_ids().collect();
-    for id in ids {
-        f(m.function_mut(id).unwrap());
-    }
-}
-
 fn equivalence(g: &Generated, seed: u64, policy: Policy) -> Result<(), TestCaseError> {
     let args = arguments(g, seed);
-    // SSA conversion adds copies and phis, so allow some more fuel.
-    let fuel = g.fuel.saturating_mul(4).saturating_add(10_000);
-    let before = outcome(&g.module, g.main, &args, fuel).map_err(TestCaseError::fail)?;
-    let mut m = g.module.clone();
-    all_functions(&mut m, |f| {
-        ssa::construct(f, &Options { policy, cleanup: true });
-    });
-    for id in m.function_ids() {
-        if let Err(e) = ssa::verify(&m, id) {
-            return Err(TestCaseError::fail(format!("SSA form does not verify: {e}\n{}", text::print_module(&m))));
-        }
-    }
-    // SSA form prints and parses back to the same text.
-    let printed = text::print_module(&m);
-    let (reparsed, _) = text::parse(&printed).map_err(|d| TestCaseError::fail(format!("{d:?}\n{printed}")))?;
-    prop_assert_eq!(text::print_module(&reparsed), printed.clone());
-    let in_ssa = outcome(&m, g.main, &args, fuel).map_err(|e| TestCaseError::fail(format!("{e}\n{printed}")))?;
-    prop_assert_eq!(&before, &in_ssa, "SSA form computes something else:\n{}", printed);
-    all_functions(&mut m, |f| {
-        ssa::destruct(f);
-    });
-    if let Err(e) = ir_core::verify_module(&m, &Default::default()) {
-        return Err(TestCaseError::fail(format!("destructed form does not verify: {e}\n{}", text::print_module(&m))));
-    }
-    let after = outcome(&m, g.main, &args, fuel).map_err(TestCaseError::fail)?;
-    prop_assert_eq!(&before, &after, "destructed form computes something else:\n{}", text::print_module(&m));
-    Ok(())
-}
-
-fn rich() -> GenConfig {
-    GenConfig {
-        blocks: 40,
-        vars: 10,
-        predication: 0.35,
-        memory: 0.2,
-        irreducible: 0.3,
-        unreachable: 0.2,
-        phis: 0.3,
-        functions: 2,
-        ..GenConfig::default()
-    }
+    ssa::fuzzing::check_equivalence(&g.module, g.main, &args, g.fuel, policy).map_err(TestCaseError::fail)
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn semi_pruned_ssa_and_back_compute_the_same(g in arb_module(rich()), seed in any::<u64>()) {
+    fn semi_pruned_ssa_and_back_compute_the_same(g in arb_module(analysis_config()), seed in any::<u64>()) {
         equivalence(&g, seed, Policy::SemiPruned)?;
     }
 
     #[test]
-    fn minimal_ssa_and_back_compute_the_same(g in arb_module(rich()), seed in any::<u64>()) {
+    fn minimal_ssa_and_back_compute_the_same(g in arb_module(analysis_config()), seed in any::<u64>()) {
         equivalence(&g, seed, Policy::Minimal)?;
     }
 
     #[test]
-    fn pruned_ssa_and_back_compute_the_same(g in arb_module(rich()), seed in any::<u64>()) {
+    fn pruned_ssa_and_back_compute_the_same(g in arb_module(analysis_config()), seed in any::<u64>()) {
         equivalence(&g, seed, Policy::Pruned)?;
     }
 
     #[test]
-    fn pruned_within_semi_pruned_within_minimal(g in arb_module(rich())) {
+    fn pruned_within_semi_pruned_within_minimal(g in arb_module(analysis_config())) {
         for (_, f) in g.module.functions() {
             let cfg = CsrGraph::from_function(f);
             let dt = DomTree::of(&cfg);
