@@ -16,6 +16,8 @@
 
 #![deny(missing_docs)]
 
+pub mod programs;
+
 use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Node};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;

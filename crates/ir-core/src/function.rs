@@ -43,6 +43,25 @@ impl Signature {
     }
 }
 
+/// Every element count a scalar access can cover (see [`scalar_access_width`]).
+const SCALAR_ACCESS_WIDTHS: [i64; 4] = [1, 2, 4, 8];
+
+/// How many elements of an object of element type `elem` a scalar `load` or
+/// `store` of a `value`-typed value covers (docs/ir.md §6.6): 1 when
+/// `value == elem`; `bytes(value)` for a *wide* access, where `elem` is
+/// `i8` and `value` is `i16`, `i32`, `i64`, `f32` or `f64` (the bytes are
+/// read or written little-endian from the index on); `None` for any other
+/// pair, which the verifier rejects.
+pub(crate) fn scalar_access_width(elem: Type, value: Type) -> Option<u32> {
+    if value == elem {
+        Some(1)
+    } else if elem == Type::I8 && value != Type::I1 {
+        Some(value.bytes())
+    } else {
+        None
+    }
+}
+
 /// A variable's declaration.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct VarData {
@@ -722,10 +741,13 @@ impl Function {
     }
 
     /// The memory ranges the instruction reads and writes, as descriptors.
-    /// Scalar `load`/`store` give a one-element descriptor at their index.
-    /// Calls and intrinsics may touch anything and report no descriptor; see
-    /// [`Opcode::touches_memory`].
-    pub fn accesses(&self, inst: Inst) -> Vec<(Access, MemDesc)> {
+    /// A scalar `load`/`store` gives `@M[index, w]`, where `w` is 1 when
+    /// the value type is the object's element type and `bytes(T)` for a
+    /// wide access to an `i8` object (docs/ir.md §6.6); `module` supplies
+    /// the element types (an access to an object it lacks, or an ill-typed
+    /// one, reads as one element). Calls and intrinsics may touch anything
+    /// and report no descriptor; see [`Opcode::touches_memory`].
+    pub fn accesses(&self, inst: Inst, module: &crate::module::Module) -> Vec<(Access, MemDesc)> {
         let mut out = Vec::new();
         let Some(data) = self.insts.get(inst) else {
             return out;
@@ -733,13 +755,24 @@ impl Function {
         match data.opcode.format() {
             Format::Load | Format::Store => {
                 if let (Some(mem), Some(&index)) = (self.scalar_mem(inst), self.operands(inst).first()) {
-                    // `push_inst` interned `i64 1` for every scalar access.
-                    let Some(&one) = self.const_ids.get(&Imm::int(Type::I64, 1)) else {
+                    let value = if data.opcode == Opcode::Load {
+                        self.results(inst).first().and_then(|&r| self.var_type(r))
+                    } else {
+                        self.operands(inst).get(1).and_then(|&o| self.operand_type(o))
+                    };
+                    let elem = module.mem(mem).map(|m| m.elem);
+                    let width = match (elem, value) {
+                        (Some(e), Some(t)) => scalar_access_width(e, t).unwrap_or(1),
+                        _ => 1,
+                    };
+                    // `push_inst` interned every possible width (`i64` 1, 2,
+                    // 4 and 8) for every scalar access.
+                    let Some(&size) = self.const_ids.get(&Imm::int(Type::I64, i64::from(width))) else {
                         return out;
                     };
-                    let one = Operand::constant(one);
+                    let size = Operand::constant(size);
                     let access = if data.opcode == Opcode::Load { Access::Read } else { Access::Write };
-                    out.push((access, MemDesc { mem, offset: index, size: one }));
+                    out.push((access, MemDesc { mem, offset: index, size }));
                 }
             }
             Format::TensorMap | Format::TensorReduce | Format::Matmul => {
@@ -769,7 +802,10 @@ impl Function {
         extra: Extra,
     ) -> Inst {
         if matches!(opcode.format(), Format::Load | Format::Store) {
-            self.intern(Imm::int(Type::I64, 1));
+            // `accesses` is `&self`, so the sizes it reports must exist.
+            for width in SCALAR_ACCESS_WIDTHS {
+                self.intern(Imm::int(Type::I64, width));
+            }
         }
         let data = InstData {
             opcode,
@@ -794,7 +830,10 @@ impl Function {
         extra: Extra,
     ) {
         if matches!(opcode.format(), Format::Load | Format::Store) {
-            self.intern(Imm::int(Type::I64, 1));
+            // `accesses` is `&self`, so the sizes it reports must exist.
+            for width in SCALAR_ACCESS_WIDTHS {
+                self.intern(Imm::int(Type::I64, width));
+            }
         }
         let was_term = self.insts[inst].opcode.is_terminator();
         let old = &mut self.insts[inst];

@@ -1,11 +1,23 @@
 //! `keel du`: def-use and use-def chains, by the SSA method, the iterative
 //! baseline, or both (verified against each other), as a table or JSON.
+//!
+//! Functions are independent, so they are analysed in parallel (`--jobs`,
+//! rayon) with a progress bar on a terminal (indicatif draws nothing when
+//! stderr is not one). Results are collected in function order, so the
+//! output is the same for any number of jobs. Times are summed over
+//! functions: each method's time is the time its calls took, whichever
+//! thread ran them, and the ratio compares those sums. `wall_seconds` is
+//! the elapsed time of the whole analysis.
 
 use crate::input::Input;
+use crate::source::Loaded;
 use defuse::{Chains, IterativePhases, SsaPhases, iterative_timed, via_ssa_timed};
-use ir_core::{FuncId, Module};
+use indicatif::{ProgressBar, ProgressStyle};
+use ir_core::{FuncId, Function, Module};
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Which method computes the chains.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -34,12 +46,32 @@ pub(crate) struct DuArgs {
     pub(crate) verify: bool,
     pub(crate) format: Format,
     pub(crate) stats: bool,
+    pub(crate) jobs: Option<usize>,
+}
+
+/// What one function gave.
+#[derive(Default)]
+struct FuncOutcome {
+    instructions: usize,
+    vars: usize,
+    definitions: usize,
+    uses: usize,
+    chain_edges: usize,
+    mismatches: usize,
+    mismatch_lines: Vec<String>,
+    ssa: SsaPhases,
+    iterative: IterativePhases,
+    /// The table or JSON of its chains, when the output shows them.
+    table: Option<String>,
+    json: Option<Value>,
 }
 
 /// Totals over the functions analysed.
 #[derive(Default)]
 struct Totals {
     functions: usize,
+    instructions: usize,
+    vars: usize,
     definitions: usize,
     uses: usize,
     chain_edges: usize,
@@ -48,128 +80,120 @@ struct Totals {
     iterative: IterativePhases,
 }
 
+impl Totals {
+    fn add(&mut self, o: &FuncOutcome) {
+        self.functions += 1;
+        self.instructions += o.instructions;
+        self.vars += o.vars;
+        self.definitions += o.definitions;
+        self.uses += o.uses;
+        self.chain_edges += o.chain_edges;
+        self.mismatches += o.mismatches;
+        let (s, p) = (&mut self.ssa, &o.ssa);
+        s.dominators += p.dominators;
+        s.placement += p.placement;
+        s.renaming += p.renaming;
+        s.folding += p.folding;
+        let (s, p) = (&mut self.iterative, &o.iterative);
+        s.setup += p.setup;
+        s.solve += p.solve;
+        s.extract += p.extract;
+    }
+}
+
 pub(crate) fn du(a: &DuArgs) -> ExitCode {
     let Some(input) = Input::read(&a.file) else { return ExitCode::FAILURE };
-    let Some((module, smap)) = input.parse() else { return ExitCode::FAILURE };
-    if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
-        for e in &errors.0 {
-            eprint!("{}", e.render(&module, &input.name, input.text(), &smap));
-        }
-        eprintln!("{}: the module does not verify", input.name);
-        return ExitCode::FAILURE;
-    }
+    let Some(loaded) = Loaded::load(&input) else { return ExitCode::FAILURE };
+    let module = &loaded.module;
     let ids: Vec<FuncId> = match &a.func {
         Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
             Some(f) => vec![f],
             None => {
-                eprintln!("keel: no function @{name}");
+                eprintln!("keel: no function @{}", name.strip_prefix('@').unwrap_or(name));
                 return ExitCode::FAILURE;
             }
         },
         None => module.function_ids().collect(),
     };
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("keel: cannot start {jobs} worker threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let bar = ProgressBar::new(ids.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} functions {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let show_each = match a.format {
+        Format::Table => !a.stats || ids.len() == 1,
+        Format::Json => !a.stats,
+    };
+    let start = Instant::now();
+    let outcomes: Vec<FuncOutcome> = pool.install(|| {
+        ids.par_iter()
+            .map(|&f| {
+                let o = module.function(f).map(|func| analyse(module, func, a, show_each)).unwrap_or_default();
+                bar.inc(1);
+                o
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let wall = start.elapsed().as_secs_f64();
+
+    let mut totals = Totals::default();
+    for o in &outcomes {
+        totals.add(o);
+    }
     let run_ssa = a.method != Method::Iterative || a.verify || a.stats;
     let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
-    let mut totals = Totals::default();
-    let mut tables = String::new();
-    let mut json_functions = Vec::new();
-    let mut mismatch_report = Vec::new();
-    for &f in &ids {
-        let Some(func) = module.function(f) else { continue };
-        let ssa = run_ssa.then(|| via_ssa_timed(func));
-        let it = run_iterative.then(|| iterative_timed(func));
-        if let Some((_, p)) = &ssa {
-            add_ssa(&mut totals.ssa, p);
-        }
-        if let Some((_, p)) = &it {
-            totals.iterative.setup += p.setup;
-            totals.iterative.solve += p.solve;
-            totals.iterative.extract += p.extract;
-        }
-        if let (Some((cs, _)), Some((ci, _))) = (&ssa, &it) {
-            let diffs = cs.differences(ci);
-            totals.mismatches += diffs.len();
-            for (u, ds, di) in diffs.iter().take(5) {
-                let at = cs.sites().use_at(*u);
-                mismatch_report.push(format!(
-                    "@{}: use of %{} at {} ({:?}): ssa {:?}, iterative {:?}",
-                    func.name(),
-                    func.var_name(cs.sites().use_var(*u)),
-                    at.inst,
-                    at.site,
-                    ds,
-                    di
-                ));
-            }
-        }
-        let chains: &Chains = match (a.method, &ssa, &it) {
-            (Method::Iterative, _, Some((c, _))) => c,
-            (_, Some((c, _)), _) => c,
-            (_, _, Some((c, _))) => c,
-            _ => continue,
-        };
-        totals.functions += 1;
-        totals.definitions += chains.sites().num_defs();
-        totals.uses += chains.sites().num_uses();
-        totals.chain_edges += chains.num_edges();
-        match a.format {
-            Format::Table if !a.stats || ids.len() == 1 => {
-                tables.push_str(&format!("function @{}\n", func.name()));
-                let _ = defuse::write_table(&module, func, chains, &mut tables);
-                tables.push('\n');
-            }
-            Format::Json if !a.stats => json_functions.push(function_json(&module, func, chains)),
-            _ => {}
-        }
-    }
     let ssa_s = totals.ssa.total().as_secs_f64();
-    let it_s = (totals.iterative.setup + totals.iterative.solve + totals.iterative.extract).as_secs_f64();
+    let it_s = totals.iterative.total().as_secs_f64();
     let speedup = if run_ssa && run_iterative && ssa_s > 0.0 { Some(it_s / ssa_s) } else { None };
     match a.format {
         Format::Table => {
-            print!("{tables}");
-            if a.stats {
-                println!(
-                    "; {} function(s), {} definitions, {} uses, {} chain edges, {} mismatches",
-                    totals.functions, totals.definitions, totals.uses, totals.chain_edges, totals.mismatches
-                );
-                let p = &totals.ssa;
-                println!(
-                    "; via SSA {:.6} s: dominators {:.6}, placement {:.6}, renaming {:.6}, folding {:.6}",
-                    ssa_s,
-                    p.dominators.as_secs_f64(),
-                    p.placement.as_secs_f64(),
-                    p.renaming.as_secs_f64(),
-                    p.folding.as_secs_f64()
-                );
-                let q = &totals.iterative;
-                println!(
-                    "; iterative {:.6} s: setup {:.6}, solve {:.6}, extract {:.6}",
-                    it_s,
-                    q.setup.as_secs_f64(),
-                    q.solve.as_secs_f64(),
-                    q.extract.as_secs_f64()
-                );
-                if let Some(r) = speedup {
-                    println!("; speedup (iterative / ssa): {r:.2}x");
+            for o in &outcomes {
+                if let Some(t) = &o.table {
+                    print!("{t}");
                 }
+            }
+            if a.stats {
+                print_stats(&loaded, &totals, ssa_s, it_s, speedup, wall, jobs);
             }
         }
         Format::Json => {
             let mut obj = json!({
                 "file": input.name,
                 "functions": totals.functions,
+                "imported": loaded.imported,
+                "failed": loaded.failures.len(),
+                "instructions": totals.instructions,
+                "variables": totals.vars,
                 "definitions": totals.definitions,
                 "uses": totals.uses,
                 "chain_edges": totals.chain_edges,
                 "mismatches": totals.mismatches,
             });
+            if !loaded.failures.is_empty() {
+                obj["failures"] = loaded
+                    .failures
+                    .iter()
+                    .map(|f| json!({"index": f.index, "name": f.name, "reason": f.reason}))
+                    .collect();
+            }
             if a.stats {
                 let p = &totals.ssa;
                 let q = &totals.iterative;
                 obj["ssa_seconds"] = json!(ssa_s);
                 obj["iterative_seconds"] = json!(it_s);
                 obj["speedup"] = speedup.map_or(Value::Null, |r| json!(r));
+                obj["wall_seconds"] = json!(wall);
+                obj["jobs"] = json!(jobs);
                 obj["phases"] = json!({
                     "dominators": p.dominators.as_secs_f64(),
                     "placement": p.placement.as_secs_f64(),
@@ -180,12 +204,15 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
                     "iterative_extract": q.extract.as_secs_f64(),
                 });
             } else {
-                obj["chains"] = Value::Array(json_functions);
+                obj["chains"] = outcomes.iter().filter_map(|o| o.json.clone()).collect();
             }
             println!("{obj}");
         }
     }
-    for line in &mismatch_report {
+    for f in &loaded.failures {
+        eprintln!("keel: function {} ({}) not imported: {}", f.index, f.name, f.reason);
+    }
+    for line in outcomes.iter().flat_map(|o| &o.mismatch_lines) {
         eprintln!("keel: mismatch: {line}");
     }
     if a.verify && totals.mismatches > 0 {
@@ -195,15 +222,90 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn add_ssa(t: &mut SsaPhases, p: &SsaPhases) {
-    t.dominators += p.dominators;
-    t.placement += p.placement;
-    t.renaming += p.renaming;
-    t.folding += p.folding;
+/// Chains of one function by the methods asked for, compared when both ran.
+fn analyse(module: &Module, func: &Function, a: &DuArgs, show: bool) -> FuncOutcome {
+    let run_ssa = a.method != Method::Iterative || a.verify || a.stats;
+    let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
+    let ssa = run_ssa.then(|| via_ssa_timed(func));
+    let it = run_iterative.then(|| iterative_timed(func));
+    let mut o = FuncOutcome {
+        instructions: func.num_insts(),
+        vars: func.num_vars(),
+        ssa: ssa.as_ref().map(|(_, p)| *p).unwrap_or_default(),
+        iterative: it.as_ref().map(|(_, p)| *p).unwrap_or_default(),
+        ..FuncOutcome::default()
+    };
+    if let (Some((cs, _)), Some((ci, _))) = (&ssa, &it) {
+        let diffs = cs.differences(ci);
+        o.mismatches = diffs.len();
+        for (u, ds, di) in diffs.iter().take(5) {
+            let at = cs.sites().use_at(*u);
+            o.mismatch_lines.push(format!(
+                "@{}: use of %{} at {} ({:?}): ssa {:?}, iterative {:?}",
+                func.name(),
+                func.var_name(cs.sites().use_var(*u)),
+                at.inst,
+                at.site,
+                ds,
+                di
+            ));
+        }
+    }
+    let chains: &Chains = match (a.method, &ssa, &it) {
+        (Method::Iterative, _, Some((c, _))) => c,
+        (_, Some((c, _)), _) | (_, _, Some((c, _))) => c,
+        _ => return o,
+    };
+    o.definitions = chains.sites().num_defs();
+    o.uses = chains.sites().num_uses();
+    o.chain_edges = chains.num_edges();
+    if show {
+        match a.format {
+            Format::Table => {
+                let mut t = format!("function @{}\n", func.name());
+                let _ = defuse::write_table(module, func, chains, &mut t);
+                t.push('\n');
+                o.table = Some(t);
+            }
+            Format::Json => o.json = Some(function_json(func, chains)),
+        }
+    }
+    o
+}
+
+fn print_stats(loaded: &Loaded, t: &Totals, ssa_s: f64, it_s: f64, speedup: Option<f64>, wall: f64, jobs: usize) {
+    if loaded.imported.is_some() || !loaded.failures.is_empty() {
+        println!("; imported {} function(s), {} failed", loaded.imported.unwrap_or(t.functions), loaded.failures.len());
+    }
+    println!(
+        "; {} function(s), {} instructions, {} variables, {} definitions, {} uses, {} chain edges, {} mismatches",
+        t.functions, t.instructions, t.vars, t.definitions, t.uses, t.chain_edges, t.mismatches
+    );
+    let p = &t.ssa;
+    println!(
+        "; via SSA {:.6} s: dominators {:.6}, placement {:.6}, renaming {:.6}, folding {:.6}",
+        ssa_s,
+        p.dominators.as_secs_f64(),
+        p.placement.as_secs_f64(),
+        p.renaming.as_secs_f64(),
+        p.folding.as_secs_f64()
+    );
+    let q = &t.iterative;
+    println!(
+        "; iterative {:.6} s: setup {:.6}, solve {:.6}, extract {:.6}",
+        it_s,
+        q.setup.as_secs_f64(),
+        q.solve.as_secs_f64(),
+        q.extract.as_secs_f64()
+    );
+    if let Some(r) = speedup {
+        println!("; speedup (iterative / ssa): {r:.2}x");
+    }
+    println!("; wall time {wall:.3} s on {jobs} job(s)");
 }
 
 /// One function's chains: each definition with its uses, by statement name.
-fn function_json(m: &Module, func: &ir_core::Function, chains: &Chains) -> Value {
+fn function_json(func: &Function, chains: &Chains) -> Value {
     let names = defuse::StatementNames::of(func);
     let s = chains.sites();
     let def_name = |d| match s.def(d) {
@@ -216,6 +318,5 @@ fn function_json(m: &Module, func: &ir_core::Function, chains: &Chains) -> Value
             json!({"def": def_name(d), "var": func.var_name(s.def_var(d)), "uses": uses})
         })
         .collect();
-    let _ = m;
     json!({"function": func.name(), "definitions": defs})
 }

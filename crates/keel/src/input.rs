@@ -47,6 +47,20 @@ impl Input {
         }
     }
 
+    /// The raw bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match &self.contents {
+            Contents::Text(t) => t.as_bytes(),
+            Contents::Bytes(b, _) => b,
+        }
+    }
+
+    /// True when the input is a WebAssembly binary (it starts with the
+    /// `\0asm` magic).
+    pub(crate) fn is_wasm(&self) -> bool {
+        self.bytes().starts_with(b"\0asm")
+    }
+
     /// The input as text.
     pub(crate) fn text(&self) -> &str {
         match &self.contents {

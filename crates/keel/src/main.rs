@@ -8,8 +8,10 @@
 mod dot;
 mod du;
 mod generate;
+mod import;
 mod input;
 mod run;
+mod source;
 mod ssa_cmd;
 
 use clap::{Parser, Subcommand};
@@ -140,9 +142,11 @@ enum Command {
     /// Def-use and use-def chains: through SSA, iterative, or both.
     ///
     /// `--verify` exits 1 on any difference between the methods; `--stats`
-    /// times each phase and gives the speedup (iterative / ssa).
+    /// times each phase and gives the speedup (iterative / ssa). FILE may be
+    /// IR text or a WebAssembly module (imported first; functions that
+    /// cannot be imported are listed, not fatal). Functions run in parallel.
     Du {
-        /// The IR file (`-` reads standard input).
+        /// The IR file or `.wasm` module (`-` reads standard input).
         file: String,
         /// Only this function.
         #[arg(long)]
@@ -159,6 +163,29 @@ enum Command {
         /// Time each phase of both methods and report the ratio.
         #[arg(long)]
         stats: bool,
+        /// Functions analysed in parallel (default: one per core).
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+    },
+    /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
+    ///
+    /// A function that cannot be imported is listed and becomes an extern;
+    /// only an invalid module is an error (exit 1).
+    Import {
+        /// The `.wasm` file (`-` reads standard input).
+        module: String,
+        /// Write the IR text to this file instead of stdout.
+        #[arg(short, long, value_name = "OUT.kir")]
+        output: Option<String>,
+        /// Import only the defined function with this wasm index (the others become externs).
+        #[arg(long, value_name = "N")]
+        func: Option<u32>,
+        /// Ignore the name section (names like `@f12`, `%l3`).
+        #[arg(long)]
+        no_names: bool,
+        /// No summary on stderr.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Print an IR file in canonical form.
     Fmt {
@@ -183,8 +210,11 @@ fn main() -> ExitCode {
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
             ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats)
         }
-        Command::Du { file, func, method, verify, format, stats } => {
-            du::du(&du::DuArgs { file, func, method, verify, format, stats })
+        Command::Du { file, func, method, verify, format, stats, jobs } => {
+            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs })
+        }
+        Command::Import { module, output, func, no_names, quiet } => {
+            import::import(&module, output.as_deref(), func, !no_names, quiet)
         }
         Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
         Command::Gen {

@@ -313,3 +313,164 @@ fn dot_draws_every_view() {
     let o = run(keel().arg("dot").arg(&du).args(["--what", "nonsense"]));
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn ssa_prints_the_documents_phis_and_destructs() {
+    let du = examples_dir().join("du_chains.kir");
+    let o = run(keel().arg("ssa").arg(&du));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("%x.2 = phi(bb1: %x.1, bb5: %x.4)"), "{text}");
+    assert!(text.contains("@%p.1 %x.5 = add %a.1, %b.1 else %x.2"), "{text}");
+    // The printed SSA form passes the SSA-level verifier.
+    let p = scratch(text.as_bytes());
+    let c = run(keel().args(["check", "--ssa", "--quiet"]).arg(&p));
+    assert!(c.status.success(), "{}", stderr(&c));
+    // Minimal placement puts a phi for %more too (dead: clean-up removes
+    // it); destruction leaves no phi and no fallback.
+    let phis = |args: &[&str]| stdout(&run(keel().arg("ssa").arg(&du).args(args))).matches("= phi(").count();
+    assert_eq!(phis(&["--placement", "minimal", "--no-cleanup"]), 4);
+    assert_eq!(phis(&["--placement", "minimal"]), 3);
+    assert_eq!(phis(&["--no-cleanup"]), 3);
+    let out = stdout(&run(keel().arg("ssa").arg(&du).arg("--destruct")));
+    assert!(!out.contains("phi(") && !out.contains(" else "), "{out}");
+    let bad = scratch(b"func @f() {\nbb0:\n    ret %nope\n}\n");
+    assert_clean_failure(&run(keel().arg("ssa").arg(&bad)), "ssa on bad input");
+}
+
+#[test]
+fn du_prints_the_documents_table_and_agrees_with_itself() {
+    let du = examples_dir().join("du_chains.kir");
+    let o = run(keel().arg("du").arg(&du).args(["--method", "both", "--verify"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    // The use of x in `%y = copy %x` is reached by the three definitions of x.
+    let row = table.lines().find(|l| l.contains("%y = copy %x")).expect("the copy's row");
+    assert!(row.ends_with("%x <- {s6, s10, s12}"), "{row}");
+    // Same output whatever the method and the number of jobs.
+    for args in [["--method", "iterative", "-j", "1"], ["--method", "ssa", "-j", "2"]] {
+        assert_eq!(stdout(&run(keel().arg("du").arg(&du).args(args))), table, "{args:?}");
+    }
+}
+
+#[test]
+fn du_json_stats_has_the_fields_tools_read() {
+    let generated = run(keel().args(["gen", "--blocks", "300", "--vars", "40", "--seed", "5", "--functions", "3"]));
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let p = scratch(&generated.stdout);
+    let o = run(keel().arg("du").arg(&p).args(["--method", "both", "--verify", "--stats", "--format", "json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    for key in [
+        "ssa_seconds",
+        "iterative_seconds",
+        "speedup",
+        "definitions",
+        "uses",
+        "chain_edges",
+        "mismatches",
+        "functions",
+        "instructions",
+        "variables",
+        "phases",
+    ] {
+        assert!(v.get(key).is_some(), "no {key} in {v}");
+    }
+    assert_eq!(v["mismatches"], 0);
+    assert_eq!(v["functions"], 3);
+    assert!(v["chain_edges"].as_u64().is_some_and(|e| e > 0), "{v}");
+    // Without --stats, the chains themselves.
+    let o = run(keel().arg("du").arg(&p).args(["--format", "json"]));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["chains"].as_array().map(Vec::len), Some(3), "{v}");
+}
+
+#[test]
+fn du_rejects_bad_input_cleanly() {
+    let bad = scratch(b"func @f(%a: i32) -> i32 {\nbb0:\n    ret %b\n}\n");
+    assert_clean_failure(&run(keel().arg("du").arg(&bad)), "du on an undeclared var");
+    let du = examples_dir().join("du_chains.kir");
+    let o = run(keel().arg("du").arg(&du).args(["--func", "nope"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+/// A small WebAssembly module: a loop over a local, a call, memory.
+fn wasm_module() -> PathBuf {
+    let wasm = wat::parse_str(
+        r#"(module (memory 1)
+          (func $sum (export "sum") (param $n i32) (result i32) (local $s i32)
+            (block $out (loop $top
+              (br_if $out (i32.eqz (local.get $n)))
+              (local.set $s (i32.add (local.get $s) (local.get $n)))
+              (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+              (br $top)))
+            (i32.store (i32.const 8) (local.get $s))
+            (local.get $s))
+          (func $twice (export "twice") (param i32) (result i32)
+            (i32.add (call $sum (local.get 0)) (call $sum (local.get 0)))))"#,
+    )
+    .expect("valid text");
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let p = std::env::temp_dir().join(format!(
+        "keel-cli-{}-{}.wasm",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&p, wasm).expect("write module");
+    p
+}
+
+#[test]
+fn import_prints_ir_that_checks_and_runs() {
+    let m = wasm_module();
+    let o = run(keel().arg("import").arg(&m));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("imported 2 of 2 functions"), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("func @sum(%n: i32) -> i32 {") && text.contains("mem @memory: i8[65536] dram"), "{text}");
+    let p = scratch(text.as_bytes());
+    let c = run(keel().args(["check", "--quiet"]).arg(&p));
+    assert!(c.status.success(), "{}", stderr(&c));
+    let r = run(keel().arg("run").arg(&p).args(["--func", "twice", "--arg", "4"]));
+    assert_eq!(stdout(&r).trim(), "i32 20", "{}", stderr(&r));
+    // -o writes the same text; --func keeps one body and declares the other.
+    let out = std::env::temp_dir().join(format!("keel-cli-{}-import.kir", std::process::id()));
+    let o = run(keel().arg("import").arg(&m).arg("-o").arg(&out).arg("--quiet"));
+    assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).expect("written"), text);
+    let one = stdout(&run(keel().arg("import").arg(&m).args(["--func", "1"])));
+    assert!(one.contains("func @twice(") && one.contains("extern @sum(i32) -> i32"), "{one}");
+    let p = scratch(one.as_bytes());
+    assert!(run(keel().args(["check", "--quiet"]).arg(&p)).status.success());
+}
+
+#[test]
+fn import_rejects_what_is_not_a_valid_module() {
+    let text = scratch(b"func @f() {\nbb0:\n    ret\n}\n");
+    let o = run(keel().arg("import").arg(&text));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not a WebAssembly binary"), "{}", stderr(&o));
+    let broken = scratch(b"\0asm\x01\0\0\0\x01\xff\xff");
+    let o = run(keel().arg("import").arg(&broken));
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("invalid WebAssembly module at offset") && !err.contains("panicked"), "{err}");
+    let o = run(keel().arg("import").arg(wasm_module()).args(["--func", "7"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn du_analyses_a_wasm_module_in_parallel() {
+    let m = wasm_module();
+    let o =
+        run(keel().arg("du").arg(&m).args(["--method", "both", "--verify", "--stats", "--format", "json", "-j", "2"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!((v["functions"].as_u64(), v["imported"].as_u64(), v["failed"].as_u64()), (Some(2), Some(2), Some(0)));
+    assert_eq!(v["mismatches"], 0);
+    assert!(v["speedup"].as_f64().is_some(), "{v}");
+    // The table is the same whatever the number of jobs.
+    let one = stdout(&run(keel().arg("du").arg(&m).args(["-j", "1"])));
+    assert_eq!(stdout(&run(keel().arg("du").arg(&m).args(["-j", "2"]))), one);
+    assert!(one.contains("function @sum") && one.contains("function @twice"), "{one}");
+}

@@ -10,11 +10,12 @@ use super::memory::Memory;
 use super::ops::{self, truthy};
 use super::{Config, Stats, Trap, TrapKind, tensor};
 use crate::entities::{Block, FuncId, Inst, Var};
-use crate::function::Function;
+use crate::function::{Function, scalar_access_width};
 use crate::imm::Imm;
 use crate::instructions::{Callee, Operand};
 use crate::module::Module;
 use crate::opcode::{Format, Opcode};
+use crate::types::Type;
 use cranelift_entity::EntityRef;
 
 /// Executes calls to external functions on the interpreter's behalf.
@@ -235,17 +236,44 @@ impl<'m> Interpreter<'m> {
             Format::Load | Format::Store => {
                 let mem = f.scalar_mem(inst).ok_or_else(|| malformed(op, "no memory object"))?;
                 let index = ops::sval(arg(frame, 0)?);
-                let len = self.memory.len(mem);
-                if index < 0 || index as u64 >= len as u64 {
-                    return Err(Trap::new(TrapKind::OutOfBounds, format!("index {index} outside {} elements", len)));
-                }
-                if op == Opcode::Load {
-                    let v = self.memory.get(mem, index as usize).ok_or_else(|| malformed(op, "no such object"))?;
-                    set(frame, results, 0, Some(v))?;
+                let elem = self.memory.elem_type(mem).ok_or_else(|| malformed(op, "no such object"))?;
+                let (value_ty, stored) = if op == Opcode::Load {
+                    (results.first().and_then(|&r| f.var_type(r)).ok_or_else(|| malformed(op, "no result"))?, None)
                 } else {
                     let v = arg(frame, 1)?;
-                    if !self.memory.set(mem, index as usize, v) {
-                        return Err(malformed(op, "stored value has the wrong type"));
+                    (v.ty(), Some(v))
+                };
+                // One element of the element type, or `bytes(T)` elements of
+                // an `i8` object, little-endian (docs/ir.md §6.6).
+                let width = scalar_access_width(elem, value_ty)
+                    .ok_or_else(|| malformed(op, &format!("a {value_ty} access to an object of {elem}")))?;
+                let len = self.memory.len(mem);
+                if index < 0 || index as u64 + u64::from(width) > len as u64 {
+                    let what = if width == 1 { format!("index {index}") } else { format!("{width} bytes at {index}") };
+                    return Err(Trap::new(TrapKind::OutOfBounds, format!("{what} outside {len} elements")));
+                }
+                let at = index as usize;
+                match stored {
+                    None if width == 1 => {
+                        let v = self.memory.get(mem, at).ok_or_else(|| malformed(op, "no such object"))?;
+                        set(frame, results, 0, Some(v))?;
+                    }
+                    None => {
+                        let bytes = &self.memory.raw(mem)[at..at + width as usize];
+                        // Each element holds a canonical `i8`; its low byte is the byte.
+                        let bits = bytes.iter().rev().fold(0u64, |acc, &b| (acc << 8) | (b & 0xff));
+                        set(frame, results, 0, Some(Imm::from_bits(value_ty, bits)))?;
+                    }
+                    Some(v) if width == 1 => {
+                        if !self.memory.set(mem, at, v) {
+                            return Err(malformed(op, "stored value has the wrong type"));
+                        }
+                    }
+                    Some(v) => {
+                        let bits = v.as_u64();
+                        for (k, slot) in self.memory.raw_mut(mem)[at..at + width as usize].iter_mut().enumerate() {
+                            *slot = Imm::int(Type::I8, (bits >> (8 * k)) as i64).bits();
+                        }
                     }
                 }
             }

@@ -3,7 +3,7 @@
 use super::cfg::Cfg;
 use super::{ErrorKind, Location, VerifierError, VerifyOptions};
 use crate::entities::{Block, FuncId, Inst, Var};
-use crate::function::Function;
+use crate::function::{Function, scalar_access_width};
 use crate::imm::Imm;
 use crate::instructions::{Extra, MemDesc, Operand, Slot};
 use crate::module::Module;
@@ -370,17 +370,53 @@ fn check_inst(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst) {
                     return;
                 };
                 cx.expect_int("the index", ops[0]);
-                if let Some(i) = exact(func, ops[0]).filter(|&i| i < 0 || i as u64 >= obj.len) {
+                // The value type decides the width (docs/ir.md §6.6): the
+                // element type itself (one element), or on an `i8` object any
+                // wider type (`bytes(T)` elements, little-endian). An
+                // ill-typed access is bounds-checked as one element.
+                let value = if is_load { func.var_type(results[0]) } else { func.operand_type(ops[1]) };
+                let width = value.and_then(|t| scalar_access_width(obj.elem, t));
+                if let Some(i) = exact(func, ops[0])
+                    .filter(|&i| i < 0 || (i as u64).saturating_add(u64::from(width.unwrap_or(1))) > obj.len)
+                {
                     let name = global(&obj.name);
+                    let what = match width {
+                        Some(w) if w > 1 => format!("an access of {w} bytes at index {i}"),
+                        _ => format!("index {i}"),
+                    };
                     cx.err(
                         ErrorKind::DescriptorOutOfBounds,
-                        format!("index {i} is outside {name}, which has {} elements", obj.len),
+                        format!("{what} is outside {name}, which has {} elements", obj.len),
                     );
                 }
-                if is_load {
-                    cx.expect_result_ty(results[0], obj.elem);
-                } else {
-                    cx.expect_ty("the stored value", ops[1], obj.elem);
+                match value {
+                    _ if width.is_some() => {}
+                    // Unknown vars were reported above.
+                    None => {}
+                    Some(_) if obj.elem != Type::I8 => {
+                        if is_load {
+                            cx.expect_result_ty(results[0], obj.elem);
+                        } else {
+                            cx.expect_ty("the stored value", ops[1], obj.elem);
+                        }
+                    }
+                    // Only `i1` gets here: every other type fits an `i8` object.
+                    Some(t) => {
+                        let name = global(&obj.name);
+                        let (what, shown, var) = if is_load {
+                            ("result", cx.show_var(results[0]), Some(results[0]))
+                        } else {
+                            ("stored value", cx.show(ops[1]), ops[1].as_var())
+                        };
+                        cx.err_var(
+                            ErrorKind::TypeMismatch,
+                            var,
+                            format!(
+                                "the {what} {shown} has type {t}; {name} holds i8, so it must be i8 or a type read \
+                                 as little-endian bytes (i16, i32, i64, f32, f64)"
+                            ),
+                        );
+                    }
                 }
             }
         }

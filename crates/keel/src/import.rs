@@ -1,0 +1,67 @@
+//! `keel import`: a WebAssembly module to IR text (`wasm-import`).
+//!
+//! The text goes to stdout or `-o FILE`; a summary (functions imported and
+//! failed, blocks, instructions, intrinsics by name, notes on what the IR
+//! does not carry) goes to stderr, so the output can be piped into the
+//! other subcommands. A function that cannot be imported is listed and
+//! becomes an `extern`; only an invalid module is an error (exit 1).
+
+use crate::input::Input;
+use std::process::ExitCode;
+use wasm_import::{ImportOptions, import as import_module};
+
+pub(crate) fn import(file: &str, output: Option<&str>, only: Option<u32>, names: bool, quiet: bool) -> ExitCode {
+    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
+    if !input.is_wasm() {
+        eprintln!("{}: error: not a WebAssembly binary (it does not start with `\\0asm`)", input.name);
+        return ExitCode::FAILURE;
+    }
+    let options = ImportOptions { only, use_names: names, ..ImportOptions::default() };
+    let imported = match import_module(input.bytes(), &options) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("{}: error: {e}", input.name);
+            return ExitCode::FAILURE;
+        }
+    };
+    let text = ir_core::text::print_module(&imported.module);
+    match output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &text) {
+                eprintln!("keel: cannot write {path}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        None => print!("{text}"),
+    }
+    if quiet {
+        return ExitCode::SUCCESS;
+    }
+    let c = &imported.counts;
+    let skipped = if c.skipped > 0 { format!(", {} not selected", c.skipped) } else { String::new() };
+    eprintln!(
+        "{}: imported {} of {} functions ({:.2}%), {} failed{skipped}; {} imports as externs; {} blocks, {} instructions, {} intrinsics",
+        input.name,
+        c.imported,
+        c.functions - c.skipped,
+        imported.rate() * 100.0,
+        c.failed,
+        c.externs,
+        c.blocks,
+        c.instructions,
+        c.intrinsics
+    );
+    for f in imported.functions.iter().filter(|f| f.selected) {
+        if let Err(e) = &f.result {
+            eprintln!("  function {} ({}) not imported: {e}", f.index, f.name);
+        }
+    }
+    if !imported.intrinsics.is_empty() {
+        let list: Vec<String> = imported.intrinsics.iter().map(|(name, n)| format!("{name} x{n}")).collect();
+        eprintln!("  intrinsics: {}", list.join(", "));
+    }
+    for note in &imported.notes {
+        eprintln!("  note: {note}");
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,327 @@
+//! Imports WebAssembly modules into Keel's IR.
+//!
+//! [`import`] validates a core wasm module with wasmparser (an invalid module
+//! is a [`ModuleError`] with the byte offset and wasmparser's message), then
+//! turns each defined function into an `ir-core` function. A function that
+//! still cannot be imported is reported in its [`FuncReport`] with its index
+//! and the reason, and becomes an `extern` of the same name and signature so
+//! that its callers import anyway. The import never panics, whatever the
+//! input.
+//!
+//! # The mapping
+//!
+//! (The full design, with the reasons, is `docs/design/wasm-import.md`.)
+//!
+//! - **Types.** `i32`, `i64`, `f32`, `f64` are themselves. A reference
+//!   (`funcref`, `externref`) is an opaque `i64` handle: null is `0` and
+//!   `ref.func f` is `f + 1`. A `v128` is two `i64` parts, low half first,
+//!   everywhere (params, results, locals, stack, globals).
+//! - **Locals and params** are vars, named from the name section or `%lN`
+//!   (`%lN.lo`/`%lN.hi` for a `v128`). Every local that is ever read is
+//!   zero-initialised at the top of the entry block, as wasm says.
+//! - **The operand stack** becomes vars named by depth and type (`%s3.i32`),
+//!   defined by the instruction that produces the value; constants and
+//!   `local.get` stay operands until they must be materialised, and a
+//!   comparison stays an `i1` (`%c3`) until something needs its `i32`. So
+//!   `local.get 0; i32.const 1; i32.add; local.set 0` is `%l0 = add %l0, 1`.
+//! - **Control.** `block`/`loop`/`if` become blocks; `br`, `br_if`,
+//!   `br_table` become `jump`, `br` and `switch` (cases on the `i32` index);
+//!   `return` is `ret`; `unreachable` is `trap`. Block results (and loop
+//!   parameters) are the slot vars at the block's height, assigned on every
+//!   incoming edge (in an edge block when a conditional branch needs copies).
+//! - **Linear memory** `N` is a byte object `mem @memory: i8[LEN] dram`
+//!   (initial size; [`ImportOptions`]) initialised from the active data
+//!   segments with constant offsets. Loads and stores are scalar `load`/
+//!   `store` with the value's own type, using the IR's wide accesses to `i8`
+//!   objects (docs/ir.md §6.6); narrow ones add `sext`/`zext`/`trunc`. The
+//!   index is the `i32` address itself when there is no offset (a negative
+//!   index traps exactly where the unsigned address is out of bounds), else
+//!   the effective address in `i64` (`zext`, `add`; a 64-bit address is
+//!   clamped with `umin` first so that it cannot wrap). An access that is
+//!   out of bounds for every address becomes `trap`. `memory.copy` and
+//!   `memory.init` (passive segments, which get objects of their own) are
+//!   `dma`; `memory.fill` is `tfill`.
+//! - **Globals**: immutable ones with constant initial values fold into
+//!   immediates; the others are one-element memory objects read and written
+//!   at index 0 (`v128`: two `i64` elements).
+//! - **Calls**: `call` is `call`; imported functions are `extern`s;
+//!   `call_indirect` is `intrinsic "wasm.call_indirect"(i32 TABLE, i32 TYPE,
+//!   index, args...)`; `return_call*` is the call followed by `ret`.
+//! - **Numeric operators** map to `ir-core` opcodes (all of the integer and
+//!   float MVP, sign extension, saturating conversions: their semantics
+//!   agree, see the design note). Everything else (SIMD other than
+//!   `v128.const`/`load`/`store`, atomics, tables, `memory.size`/`grow`,
+//!   `data.drop`, `throw`, ...) becomes `intrinsic "wasm.NAME"(IMMEDIATES...,
+//!   OPERANDS...)` with wasmparser's operator name (`wasm.i32x4.add`,
+//!   `wasm.memory.grow`); a memory immediate becomes the memory index and the
+//!   address operand the effective address. `try`/`try_table` (exception
+//!   handling) fail their function.
+//!
+//! # What the interpreter can run
+//!
+//! `ir_core::interp` runs everything the mapping emits except intrinsics,
+//! which trap as unsupported. So a function imports into runnable IR when it
+//! avoids `call_indirect`, `memory.size`/`memory.grow`, table and SIMD
+//! operators (other than `v128.const`/`load`/`store` and `select`),
+//! atomics, `data.drop` and exceptions; calls to imports run through an
+//! `ir_core::interp::ExternHandler`. Results agree with wasm's on every
+//! input, traps included, except that NaN bits of arithmetic results are
+//! unspecified on both sides.
+//!
+//! # Example
+//!
+//! ```
+//! let wasm = [
+//!     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+//!     0x01, 0x06, 0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f, // type 0: (i32) -> i32
+//!     0x03, 0x02, 0x01, 0x00, // function 0 has type 0
+//!     0x07, 0x07, 0x01, 0x03, b'i', b'n', b'c', 0x00, 0x00, // export "inc"
+//!     0x0a, 0x09, 0x01, 0x07, 0x00, 0x20, 0x00, 0x41, 0x01, 0x6a, 0x0b, // local.get 0; i32.const 1; i32.add
+//! ];
+//! let imported = wasm_import::import(&wasm, &wasm_import::ImportOptions::default()).unwrap();
+//! assert_eq!(imported.counts.imported, 1);
+//! let text = ir_core::text::print_module(&imported.module);
+//! assert!(text.contains("func @inc(%l0: i32) -> i32 {"));
+//! assert!(text.contains("%s0.i32 = add %l0, 1"));
+//! let f = imported.module.function_by_name("inc").unwrap();
+//! let out = ir_core::interp::run(&imported.module, f, &[41i32.into()], Default::default()).unwrap();
+//! assert_eq!(out.results, vec![42i32.into()]);
+//! ```
+
+#![deny(missing_docs)]
+
+mod generic;
+mod module;
+mod names;
+mod translate;
+
+pub mod fuzzing;
+
+use core::fmt;
+use ir_core::{Callee, FuncId, Module, Opcode, VerifyOptions};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// How large to make linear memories.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum MemorySize {
+    /// The initial size (what the module starts with; `memory.grow` is an
+    /// intrinsic and does not change the object).
+    #[default]
+    Initial,
+    /// The declared maximum, or the initial size when there is none.
+    Maximum,
+}
+
+/// What the import does where there is a choice.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// Use the name section (functions, locals, globals, memories, data).
+    pub use_names: bool,
+    /// Which size of each linear memory its object gets.
+    pub memory_size: MemorySize,
+    /// Largest memory object, in bytes (capped at `ir_core::MAX_MEM_LEN`).
+    /// Note that the reference interpreter stores 8 bytes per element.
+    pub max_memory_bytes: u64,
+    /// Initialise memories from active data segments with constant offsets.
+    pub data_segments: bool,
+    /// Largest initialised prefix of a memory, in bytes: segments ending
+    /// beyond it are left out (and noted). The IR holds initial values as
+    /// a list of `i8` immediates (16 bytes each in memory, about 3 in text),
+    /// so this bounds what a small input can make the import allocate.
+    pub max_init_bytes: u64,
+    /// Verify every imported function; one that fails (an importer bug)
+    /// is reported as failed and imported as an `extern` instead.
+    pub verify: bool,
+    /// Import only the defined function with this wasm index (`keel import
+    /// --func N`): every other defined function is still validated but
+    /// declared as an `extern`, and reported as not selected, so the module
+    /// prints, parses back and verifies with just that body.
+    pub only: Option<u32>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> ImportOptions {
+        ImportOptions {
+            use_names: true,
+            memory_size: MemorySize::Initial,
+            max_memory_bytes: ir_core::MAX_MEM_LEN,
+            data_segments: true,
+            max_init_bytes: 4 << 20,
+            verify: true,
+            only: None,
+        }
+    }
+}
+
+/// The module could not be imported at all.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ModuleError {
+    /// Byte offset in the input.
+    pub offset: usize,
+    /// What is wrong (wasmparser's message for an invalid module).
+    pub message: String,
+}
+
+impl fmt::Display for ModuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid WebAssembly module at offset {:#x}: {}", self.offset, self.message)
+    }
+}
+
+impl std::error::Error for ModuleError {}
+
+/// Why one function could not be imported.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FuncError {
+    /// Byte offset (in the input) of the operator that could not be
+    /// translated.
+    pub offset: usize,
+    /// What the importer could not express.
+    pub reason: String,
+}
+
+impl fmt::Display for FuncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at offset {:#x}: {}", self.offset, self.reason)
+    }
+}
+
+/// The fate of one defined function.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FuncReport {
+    /// Its wasm function index (imported functions come first).
+    pub index: u32,
+    /// Its IR name (without `@`).
+    pub name: String,
+    /// False when [`ImportOptions::only`] left it out (it is then an
+    /// `extern`, and `result` says so; it counts as skipped, not failed).
+    pub selected: bool,
+    /// The IR function, or why there is none (the module then declares an
+    /// `extern` of this name instead).
+    pub result: Result<FuncId, FuncError>,
+}
+
+/// Totals of one import.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Counts {
+    /// Defined functions in the wasm module.
+    pub functions: usize,
+    /// Of which imported as IR functions.
+    pub imported: usize,
+    /// Of which failed (declared as externs).
+    pub failed: usize,
+    /// Of which left out by [`ImportOptions::only`] (declared as externs).
+    pub skipped: usize,
+    /// Imported wasm functions (externs).
+    pub externs: usize,
+    /// IR blocks in the imported functions.
+    pub blocks: usize,
+    /// IR instructions in the imported functions.
+    pub instructions: usize,
+    /// Of which `intrinsic`s.
+    pub intrinsics: usize,
+}
+
+/// The result of importing a module.
+#[derive(Debug)]
+pub struct Import {
+    /// The IR module.
+    pub module: Module,
+    /// One report per defined function, in index order.
+    pub functions: Vec<FuncReport>,
+    /// The callee every wasm function index became (imports and failed
+    /// functions are externs).
+    pub callees: Vec<Callee>,
+    /// Totals.
+    pub counts: Counts,
+    /// How many `intrinsic` instructions of each name the functions hold.
+    pub intrinsics: BTreeMap<String, usize>,
+    /// Things the IR does not carry (imported memories and globals, data
+    /// segments that could not be placed, capped memories), one per line.
+    pub notes: Vec<String>,
+    /// The start function's wasm index, if any (not called by the IR).
+    pub start: Option<u32>,
+}
+
+impl Import {
+    fn new(
+        module: Module,
+        functions: Vec<FuncReport>,
+        callees: Vec<Callee>,
+        notes: Vec<String>,
+        start: Option<u32>,
+    ) -> Import {
+        let mut counts = Counts {
+            functions: functions.len(),
+            imported: functions.iter().filter(|f| f.result.is_ok()).count(),
+            skipped: functions.iter().filter(|f| !f.selected).count(),
+            externs: callees.len() - functions.len(),
+            ..Counts::default()
+        };
+        counts.failed = counts.functions - counts.imported - counts.skipped;
+        let mut intrinsics = BTreeMap::new();
+        for (_, func) in module.functions() {
+            for block in func.blocks() {
+                counts.blocks += 1;
+                for inst in func.block_insts(block) {
+                    counts.instructions += 1;
+                    if func.opcode(inst) == Opcode::Intrinsic {
+                        counts.intrinsics += 1;
+                        *intrinsics.entry(func.intrinsic_name(inst).unwrap_or("?").to_string()).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
+        Import { module, functions, callees, counts, intrinsics, notes, start }
+    }
+
+    /// The fraction of the selected defined functions imported (1 for a
+    /// module with none).
+    pub fn rate(&self) -> f64 {
+        let selected = self.counts.functions - self.counts.skipped;
+        if selected == 0 { 1.0 } else { self.counts.imported as f64 / selected as f64 }
+    }
+}
+
+/// The reason given for functions [`ImportOptions::only`] leaves out.
+pub const NOT_SELECTED: &str = "not selected (ImportOptions::only)";
+
+/// Imports a core WebAssembly module (binary format).
+pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Import, ModuleError> {
+    let parsed = module::parse(bytes)?;
+    let mut forced = FxHashMap::default();
+    if let Some(n) = options.only {
+        let first = parsed.func_imports.len();
+        let defined = first..first + parsed.bodies.len();
+        if !defined.contains(&(n as usize)) {
+            return Err(ModuleError {
+                offset: 0,
+                message: format!(
+                    "function {n} is not a defined function (the defined ones are {}..{})",
+                    defined.start, defined.end
+                ),
+            });
+        }
+        for k in (0..parsed.bodies.len()).filter(|&k| first + k != n as usize) {
+            forced.insert(k, NOT_SELECTED.to_string());
+        }
+    }
+    let imported = module::build(&parsed, options, &forced)?;
+    if !options.verify {
+        return Ok(imported);
+    }
+    let ordinal = |id: FuncId| imported.functions.iter().position(|f| f.result == Ok(id));
+    for (id, _) in imported.module.functions() {
+        if let Err(errors) = ir_core::verify_function(&imported.module, id, &VerifyOptions::default())
+            && let Some(k) = ordinal(id)
+        {
+            let first = errors.0.first().map_or(String::new(), |e| e.to_string());
+            forced.insert(k, format!("the imported function does not verify (an importer bug): {first}"));
+        }
+    }
+    if forced.is_empty() {
+        return Ok(imported);
+    }
+    module::build(&parsed, options, &forced)
+}
