@@ -72,15 +72,14 @@ mod reverse;
 mod stamp;
 mod traversal;
 
-#[allow(unused_imports, reason = "filled in as the module is written")]
-pub use dataflow::*;
+pub use dataflow::{
+    Analysis, BitDataflow, Confluence, DataflowResults, Direction, Flow, GenKill, JoinSemiLattice, Scope,
+};
 pub use domtree::DomTree;
 pub use frontier::{DominanceFrontiers, IteratedFrontiers};
 pub use graph::{CsrGraph, Graph, GraphError, Node, block, node};
-#[allow(unused_imports, reason = "filled in as the module is written")]
-pub use liveness::*;
-#[allow(unused_imports, reason = "filled in as the module is written")]
-pub use loops::*;
+pub use liveness::Liveness;
+pub use loops::{LoopForest, LoopId};
 #[cfg(feature = "petgraph")]
 pub use petgraph_impl::Petgraph;
 pub use reverse::{PostDomTree, ReverseGraph};

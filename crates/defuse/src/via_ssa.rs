@@ -22,8 +22,8 @@
 
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
-use cfg_dom::{CsrGraph, DomTree, node};
-use ir_core::{Function, Inst, Opcode, UseSite, Var};
+use cfg_dom::{CsrGraph, DomTree};
+use ir_core::{Function, Inst, UseSite, Var};
 use ssa::{NO_VERSION, PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionDef};
 use std::time::{Duration, Instant};
 
@@ -67,7 +67,7 @@ pub fn via_ssa_timed(func: &Function) -> (Chains, Phases) {
 
     let t = Instant::now();
     let sites = Sites::of(func);
-    let mut rec = Recorder::new(func, &dt, &sites, placement.len());
+    let mut rec = Recorder::new(&dt, &sites, placement.len());
     Renamer::new().run(func, &graph, &dt, &placement, &mut rec);
     phases.renaming = t.elapsed();
 
@@ -91,7 +91,6 @@ enum Kind {
 }
 
 struct Recorder<'a> {
-    func: &'a Function,
     dt: &'a DomTree,
     sites: &'a Sites,
     kind: Vec<Kind>,
@@ -100,23 +99,23 @@ struct Recorder<'a> {
     /// (phi version, operand version) pairs, from reachable predecessors.
     phi_ops: Vec<(Version, Version)>,
     num_phis: u32,
+    /// Whether the block being renamed is reachable: every use reported
+    /// from it (its own, and its successors' input-phi operands read on the
+    /// edge out of it) counts only if so.
+    in_reachable: bool,
 }
 
 impl<'a> Recorder<'a> {
-    fn new(func: &'a Function, dt: &'a DomTree, sites: &'a Sites, num_phis: usize) -> Recorder<'a> {
+    fn new(dt: &'a DomTree, sites: &'a Sites, num_phis: usize) -> Recorder<'a> {
         Recorder {
-            func,
             dt,
             sites,
             kind: Vec::with_capacity(num_phis + sites.num_defs()),
             use_version: vec![NO_VERSION; sites.num_uses()],
             phi_ops: Vec::new(),
             num_phis: num_phis as u32,
+            in_reachable: false,
         }
-    }
-
-    fn reachable(&self, inst: Inst) -> bool {
-        self.func.layout().inst_block(inst).is_some_and(|b| self.dt.is_reachable(node(b)))
     }
 }
 
@@ -137,17 +136,17 @@ impl RenameSink for Recorder<'_> {
         };
     }
 
+    fn enter_block(&mut self, b: cfg_dom::Node, reachable: bool) {
+        self.in_reachable = reachable;
+        let _ = b;
+    }
+
     fn use_site(&mut self, inst: Inst, site: UseSite, _var: Var, version: Version) {
-        if !self.reachable(inst) {
+        // A use in unreachable code takes no part; neither does an input
+        // phi's operand on an edge out of unreachable code (it is reported
+        // while its predecessor is renamed).
+        if !self.in_reachable {
             return;
-        }
-        // An input phi's operand is read on the edge from its predecessor:
-        // nothing flows along an edge from unreachable code.
-        if let (Opcode::Phi, UseSite::Operand(k)) = (self.func.opcode(inst), site) {
-            let pred = self.func.phi_blocks(inst).get(k as usize).copied();
-            if !pred.is_some_and(|p| self.dt.is_reachable(node(p))) {
-                return;
-            }
         }
         if let Some(u) = self.sites.use_id(inst, site) {
             self.use_version[u as usize] = version;

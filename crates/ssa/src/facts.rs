@@ -67,8 +67,7 @@ impl VarFacts {
                 }
             }
         }
-        // Stable bucket by var: blocks stay in layout order.
-        pairs.sort_by_key(|p| p.0);
+        // Counting sort by var (stable: blocks stay in layout order).
         let mut start = vec![0u32; nv + 1];
         for &(v, _) in &pairs {
             start[v as usize + 1] += 1;
@@ -76,7 +75,15 @@ impl VarFacts {
         for i in 0..nv {
             start[i + 1] += start[i];
         }
-        VarFacts { start, def_blocks: pairs.into_iter().map(|p| p.1).collect(), non_local, defined }
+        // `last_def` is free again: reuse it as the fill cursor per var.
+        last_def.copy_from_slice(&start[..nv]);
+        let mut def_blocks = vec![0; pairs.len()];
+        for &(v, b) in &pairs {
+            let at = &mut last_def[v as usize];
+            def_blocks[*at as usize] = b;
+            *at += 1;
+        }
+        VarFacts { start, def_blocks, non_local, defined }
     }
 
     /// The distinct reachable blocks that define `v` (params: the entry).

@@ -68,6 +68,15 @@ pub trait RenameSink {
 
     /// The inserted phi `phi` receives `version` from predecessor `pred`.
     fn phi_operand(&mut self, phi: Version, pred: Node, version: Version);
+
+    /// The walk starts on block `b` (`reachable` from the entry or not).
+    /// Every call until the next `enter_block` comes from `b`: its phis, its
+    /// instructions, and the phi operands it supplies to its successors
+    /// (including input-phi operand uses, which are read at the end of `b`).
+    /// Lets a sink know reachability without a lookup per use.
+    fn enter_block(&mut self, b: Node, reachable: bool) {
+        let _ = (b, reachable);
+    }
 }
 
 /// Reusable state of the walk.
@@ -128,6 +137,7 @@ impl Renamer {
                 continue;
             }
             let mark = self.log.len() as u32;
+            sink.enter_block(b, true);
             self.block(func, graph, placement, b, sink);
             self.stack.push((b, mark));
             // Children in RPO order on the stack: the last is visited first.
@@ -138,6 +148,7 @@ impl Renamer {
         // Unreachable blocks, each alone with the params only.
         for b in func.blocks().map(node).filter(|&b| !dt.is_reachable(b)) {
             let mark = self.log.len() as u32;
+            sink.enter_block(b, false);
             self.block(func, graph, placement, b, sink);
             self.restore(mark);
         }

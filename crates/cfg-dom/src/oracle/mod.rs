@@ -7,9 +7,10 @@ mod dominance;
 mod liveness;
 mod loops;
 
-#[allow(unused_imports, reason = "filled in as the module is written")]
-pub use dominance::*;
-#[allow(unused_imports, reason = "filled in as the module is written")]
-pub use liveness::*;
-#[allow(unused_imports, reason = "filled in as the module is written")]
-pub use loops::*;
+pub use dominance::{
+    DepthFirst, all_dominated_by_removal, depth_first, dominated_by_removal, dominates_by_removal, dominators,
+    exit_sources, frontier, frontier_with, frontiers, idoms, immediate, ipdoms, iterate_frontiers, iterated_frontier,
+    nearest_common_dominator, post_dominated_by, post_dominates, post_dominators, reachable, reducible_by_t1_t2,
+};
+pub use liveness::{live_in, live_out};
+pub use loops::{NaturalLoop, OracleLoop, OracleLoops, loop_forest, natural_loops};
