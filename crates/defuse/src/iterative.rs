@@ -44,6 +44,15 @@ impl Phases {
     }
 }
 
+/// Sums phase by phase (totals over many functions).
+impl std::ops::AddAssign for Phases {
+    fn add_assign(&mut self, other: Phases) {
+        self.setup += other.setup;
+        self.solve += other.solve;
+        self.extract += other.extract;
+    }
+}
+
 /// Chains of `func` by iterative reaching definitions.
 pub fn iterative(func: &Function) -> Chains {
     iterative_timed(func).0

@@ -47,6 +47,16 @@ impl Phases {
     }
 }
 
+/// Sums phase by phase (totals over many functions).
+impl std::ops::AddAssign for Phases {
+    fn add_assign(&mut self, other: Phases) {
+        self.dominators += other.dominators;
+        self.placement += other.placement;
+        self.renaming += other.renaming;
+        self.folding += other.folding;
+    }
+}
+
 /// Chains of `func` through SSA.
 pub fn via_ssa(func: &Function) -> Chains {
     via_ssa_timed(func).0

@@ -49,26 +49,9 @@ pub(crate) struct DuArgs {
     pub(crate) jobs: Option<usize>,
 }
 
-/// What one function gave.
+/// Sizes, results and phase times: of one function, or summed over many.
 #[derive(Default)]
-struct FuncOutcome {
-    instructions: usize,
-    vars: usize,
-    definitions: usize,
-    uses: usize,
-    chain_edges: usize,
-    mismatches: usize,
-    mismatch_lines: Vec<String>,
-    ssa: SsaPhases,
-    iterative: IterativePhases,
-    /// The table or JSON of its chains, when the output shows them.
-    table: Option<String>,
-    json: Option<Value>,
-}
-
-/// Totals over the functions analysed.
-#[derive(Default)]
-struct Totals {
+struct Counts {
     functions: usize,
     instructions: usize,
     vars: usize,
@@ -80,25 +63,28 @@ struct Totals {
     iterative: IterativePhases,
 }
 
-impl Totals {
-    fn add(&mut self, o: &FuncOutcome) {
-        self.functions += 1;
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.functions += o.functions;
         self.instructions += o.instructions;
         self.vars += o.vars;
         self.definitions += o.definitions;
         self.uses += o.uses;
         self.chain_edges += o.chain_edges;
         self.mismatches += o.mismatches;
-        let (s, p) = (&mut self.ssa, &o.ssa);
-        s.dominators += p.dominators;
-        s.placement += p.placement;
-        s.renaming += p.renaming;
-        s.folding += p.folding;
-        let (s, p) = (&mut self.iterative, &o.iterative);
-        s.setup += p.setup;
-        s.solve += p.solve;
-        s.extract += p.extract;
+        self.ssa += o.ssa;
+        self.iterative += o.iterative;
     }
+}
+
+/// What one function gave.
+#[derive(Default)]
+struct FuncOutcome {
+    counts: Counts,
+    mismatch_lines: Vec<String>,
+    /// The table or JSON of its chains, when the output shows them.
+    table: Option<String>,
+    json: Option<Value>,
 }
 
 pub(crate) fn du(a: &DuArgs) -> ExitCode {
@@ -146,9 +132,9 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
     bar.finish_and_clear();
     let wall = start.elapsed().as_secs_f64();
 
-    let mut totals = Totals::default();
+    let mut totals = Counts::default();
     for o in &outcomes {
-        totals.add(o);
+        totals.add(&o.counts);
     }
     let run_ssa = a.method != Method::Iterative || a.verify || a.stats;
     let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
@@ -229,15 +215,19 @@ fn analyse(module: &Module, func: &Function, a: &DuArgs, show: bool) -> FuncOutc
     let ssa = run_ssa.then(|| via_ssa_timed(func));
     let it = run_iterative.then(|| iterative_timed(func));
     let mut o = FuncOutcome {
-        instructions: func.num_insts(),
-        vars: func.num_vars(),
-        ssa: ssa.as_ref().map(|(_, p)| *p).unwrap_or_default(),
-        iterative: it.as_ref().map(|(_, p)| *p).unwrap_or_default(),
+        counts: Counts {
+            functions: 1,
+            instructions: func.num_insts(),
+            vars: func.num_vars(),
+            ssa: ssa.as_ref().map(|(_, p)| *p).unwrap_or_default(),
+            iterative: it.as_ref().map(|(_, p)| *p).unwrap_or_default(),
+            ..Counts::default()
+        },
         ..FuncOutcome::default()
     };
     if let (Some((cs, _)), Some((ci, _))) = (&ssa, &it) {
         let diffs = cs.differences(ci);
-        o.mismatches = diffs.len();
+        o.counts.mismatches = diffs.len();
         for (u, ds, di) in diffs.iter().take(5) {
             let at = cs.sites().use_at(*u);
             o.mismatch_lines.push(format!(
@@ -256,9 +246,9 @@ fn analyse(module: &Module, func: &Function, a: &DuArgs, show: bool) -> FuncOutc
         (_, Some((c, _)), _) | (_, _, Some((c, _))) => c,
         _ => return o,
     };
-    o.definitions = chains.sites().num_defs();
-    o.uses = chains.sites().num_uses();
-    o.chain_edges = chains.num_edges();
+    o.counts.definitions = chains.sites().num_defs();
+    o.counts.uses = chains.sites().num_uses();
+    o.counts.chain_edges = chains.num_edges();
     if show {
         match a.format {
             Format::Table => {
@@ -273,7 +263,7 @@ fn analyse(module: &Module, func: &Function, a: &DuArgs, show: bool) -> FuncOutc
     o
 }
 
-fn print_stats(loaded: &Loaded, t: &Totals, ssa_s: f64, it_s: f64, speedup: Option<f64>, wall: f64, jobs: usize) {
+fn print_stats(loaded: &Loaded, t: &Counts, ssa_s: f64, it_s: f64, speedup: Option<f64>, wall: f64, jobs: usize) {
     if loaded.imported.is_some() || !loaded.failures.is_empty() {
         println!("; imported {} function(s), {} failed", loaded.imported.unwrap_or(t.functions), loaded.failures.len());
     }
