@@ -10,14 +10,15 @@
 //!   the other on one thread (the per-method work `keel du` spreads over
 //!   threads), parameter = the module's file stem.
 //!
-//! Peers `via-ssa` (`defuse::via_ssa`) and `iterative` (`defuse::iterative`),
-//! as in the `du_chains` benchmark. Before timing a cell the two are checked
+//! Peers `via-ssa` (`defuse::ViaSsa`) and `iterative` (`defuse::Iterative`),
+//! each through one warm context reused across functions and iterations,
+//! as in the `du_chains` benchmark and in `keel du`. Before timing a cell the two are checked
 //! equal on every function of the cell (the benchmark panics otherwise) and
 //! a line on stderr gives its size. When the corpus is absent (no `corpus/`
 //! and no `KEEL_CORPUS`), the benchmark says so on stderr and times nothing.
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use defuse::{iterative, via_ssa};
+use defuse::{Iterative, ViaSsa, iterative, via_ssa};
 use ir_core::Function;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -86,11 +87,13 @@ fn cell(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTi
         fs.iter().map(|f| f.num_vars()).sum::<usize>()
     );
     group.throughput(Throughput::Elements(n_insts as u64));
+    let mut ours = ViaSsa::new();
     group.bench_function(BenchmarkId::new("via-ssa", id), |b| {
-        b.iter(|| fs.iter().map(|f| via_ssa(black_box(f)).num_edges()).sum::<usize>())
+        b.iter(|| fs.iter().map(|f| ours.compute(black_box(f)).num_edges()).sum::<usize>())
     });
+    let mut theirs = Iterative::new();
     group.bench_function(BenchmarkId::new("iterative", id), |b| {
-        b.iter(|| fs.iter().map(|f| iterative(black_box(f)).num_edges()).sum::<usize>())
+        b.iter(|| fs.iter().map(|f| theirs.compute(black_box(f)).num_edges()).sum::<usize>())
     });
 }
 

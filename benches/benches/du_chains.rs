@@ -1,22 +1,28 @@
 //! DU/UD chains through SSA against iterative reaching definitions
 //! (`cargo bench -p benches --bench du_chains`).
 //!
-//! Peers, both on a prebuilt `ir-core` function (`benches::programs`):
-//! - `via-ssa`: `defuse::via_ssa` (dominators, semi-pruned phi placement,
-//!   one renaming walk recording versions, folding phis and guarded links
-//!   onto real definitions);
-//! - `iterative`: `defuse::iterative`, the baseline (reaching definitions
-//!   over dense bit vectors, definitions numbered by var, a worklist in
-//!   reverse postorder).
+//! Peers, both on a prebuilt `ir-core` function (`benches::programs`), each
+//! through its reusable context, warm (one context per peer, kept across
+//! iterations, as a compiler analysing many functions would, and as
+//! `keel du` does per thread):
+//! - `via-ssa`: `defuse::ViaSsa::compute` (dominators, semi-pruned phi
+//!   placement, one renaming walk recording versions, folding phis and
+//!   guarded links onto real definitions);
+//! - `iterative`: `defuse::Iterative::compute`, the baseline (reaching
+//!   definitions over dense bit vectors, definitions numbered by var, a
+//!   worklist in reverse postorder). Warm, its bit matrices are neither
+//!   allocated nor page-faulted again: a cold run pays that too, and at
+//!   10^4 blocks it is a third to a half of its time, so timing cold runs
+//!   would flatter the SSA method.
 //!
 //! Grid: shapes `structured` and `irreducible` x blocks 10^2..10^5 x vars
 //! 16..4096 x predication 0% and 10%, seed 1; plus `chain`, straight-line
 //! blocks with early exits (`max_depth = 0`), at 10^4 and 10^5 blocks.
 //! Before timing a cell, the two peers' chains are checked equal (the
 //! benchmark panics otherwise) and a line on stderr gives the program's
-//! profile, the number of chain edges and each peer's phase times
-//! (`via_ssa_timed`, `iterative_timed`: the checking run's, and the best of
-//! three runs when one takes under a second).
+//! profile, the number of chain edges and each peer's phase times: the
+//! checking run's (cold, a fresh context) and the best of three warm runs
+//! when one takes under a second.
 //!
 //! The baseline is skipped, with a line on stderr saying why, where its
 //! four bit matrices (gen, kill, in, out: blocks x definitions bits each)
@@ -38,7 +44,7 @@
 
 use benches::programs::{Profile, Shape, Spec, human_bytes, is_chain_with_exits};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use defuse::{Chains, iterative, iterative_timed, via_ssa, via_ssa_timed};
+use defuse::{Chains, Iterative, ViaSsa, iterative_timed, via_ssa_timed};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -133,11 +139,13 @@ fn cell(
             Some(first_theirs)
         }
     };
-    let p_ours = best_phases(first_ours, |p| p.total(), || via_ssa_timed(&func).1);
+    let mut ours_ctx = ViaSsa::new();
+    let mut theirs_ctx = Iterative::new();
+    let p_ours = best_phases(ours_ctx.compute_timed(&func).1, |p| p.total(), || ours_ctx.compute_timed(&func).1);
     let phases_theirs = baseline.map(|first| {
-        let p = best_phases(first, |p| p.total(), || iterative_timed(&func).1);
+        let p = best_phases(theirs_ctx.compute_timed(&func).1, |p| p.total(), || theirs_ctx.compute_timed(&func).1);
         format!(
-            "; iterative first run {}, best {} (setup {}, solve {}, extract {})",
+            "; iterative cold {}, warm best {} (setup {}, solve {}, extract {})",
             ms(first.total()),
             ms(p.total()),
             ms(p.setup),
@@ -146,7 +154,7 @@ fn cell(
         )
     });
     eprintln!(
-        "{what}: {profile}; {} chain edges{}; via-ssa first run {}, best {} (dominators {}, placement {}, \
+        "{what}: {profile}; {} chain edges{}; via-ssa cold {}, warm best {} (dominators {}, placement {}, \
          renaming {}, folding {}){}",
         ours.num_edges(),
         if baseline.is_some() { ", chains agree" } else { "" },
@@ -168,9 +176,9 @@ fn cell(
     }
     group.warm_up_time(Duration::from_secs(1));
     let id = spec.id();
-    group.bench_function(BenchmarkId::new("via-ssa", &id), |b| b.iter(|| via_ssa(black_box(&func))));
+    group.bench_function(BenchmarkId::new("via-ssa", &id), |b| b.iter(|| ours_ctx.compute(black_box(&func))));
     if baseline.is_some() {
-        group.bench_function(BenchmarkId::new("iterative", &id), |b| b.iter(|| iterative(black_box(&func))));
+        group.bench_function(BenchmarkId::new("iterative", &id), |b| b.iter(|| theirs_ctx.compute(black_box(&func))));
     }
 }
 

@@ -53,157 +53,244 @@ impl std::ops::AddAssign for Phases {
     }
 }
 
-/// Chains of `func` by iterative reaching definitions.
+/// Chains of `func` by iterative reaching definitions (a fresh
+/// [`Iterative`]; reuse one across functions to keep its buffers).
 pub fn iterative(func: &Function) -> Chains {
-    iterative_timed(func).0
+    Iterative::new().compute(func)
 }
 
 /// [`iterative`], with the time of each phase.
 pub fn iterative_timed(func: &Function) -> (Chains, Phases) {
-    let mut phases = Phases::default();
-    let t = Instant::now();
-    let graph = CsrGraph::from_function(func);
-    let dfs = Dfs::of(&graph);
-    let sites = Sites::of(func);
-    let nd = sites.num_defs();
-    let nv = func.num_vars();
-    // Number definitions grouped by var: bit[d], and each var's range.
-    let mut range_start = vec![0u32; nv + 1];
-    for d in 0..nd as DefId {
-        range_start[sites.def_var(d).index() + 1] += 1;
-    }
-    for i in 0..nv {
-        range_start[i + 1] += range_start[i];
-    }
-    let mut fill = range_start.clone();
-    let mut bit = vec![0u32; nd];
-    let mut def_of_bit = vec![0 as DefId; nd];
-    for d in 0..nd as DefId {
-        let v = sites.def_var(d).index();
-        bit[d as usize] = fill[v];
-        def_of_bit[fill[v] as usize] = d;
-        fill[v] += 1;
-    }
-    drop(fill);
-    let n = func.num_blocks();
-    let mut problem = GenKill::with_size(Flow::new(Direction::Forward, Confluence::May), n, nd);
-    for i in 0..func.params().len() as u32 {
-        if let Some(d) = sites.param_def(i) {
-            problem.insert_boundary(bit[d as usize] as usize);
-        }
-    }
-    // Per block: the definitions of each var since its last unguarded one.
-    let mut stamp = vec![u32::MAX; nv];
-    let mut killed = vec![false; nv];
-    let mut local: Vec<Vec<DefId>> = vec![Vec::new(); nv];
-    let mut touched: Vec<usize> = Vec::new();
-    for b in func.blocks().filter(|&b| dfs.is_reachable(node(b))) {
-        let bn = node(b);
-        touched.clear();
-        for inst in func.block_insts(b) {
-            let guarded = func.guard(inst).is_some() && func.opcode(inst) != Opcode::Phi;
-            for d in sites.defs_of_inst(inst) {
-                let v = sites.def_var(d).index();
-                if stamp[v] != bn {
-                    stamp[v] = bn;
-                    killed[v] = false;
-                    local[v].clear();
-                    touched.push(v);
-                }
-                if !guarded {
-                    killed[v] = true;
-                    local[v].clear();
-                }
-                local[v].push(d);
-            }
-        }
-        for &v in &touched {
-            for &d in &local[v] {
-                problem.insert_gen(bn, bit[d as usize] as usize);
-            }
-            if killed[v] {
-                for e in range_start[v]..range_start[v + 1] {
-                    problem.insert_kill(bn, e as usize);
-                }
-            }
-        }
-    }
-    phases.setup = t.elapsed();
+    Iterative::new().compute_timed(func)
+}
 
-    let t = Instant::now();
-    let solution = BitDataflow::of(&graph, &problem);
-    phases.solve = t.elapsed();
+/// The baseline's working memory: the CFG, DFS, the gen/kill problem and
+/// its solution (the bit matrices), numberings and per-var state, kept
+/// across functions so that a warm context neither allocates nor
+/// page-faults its matrices again.
+///
+/// Lifecycle: [`Iterative::new`], then [`Iterative::compute`] per
+/// function; only the returned [`Chains`] are allocated per call (once
+/// warm). [`Iterative::clear`] drops the contents but keeps the capacity.
+#[derive(Clone, Debug, Default)]
+pub struct Iterative {
+    graph: CsrGraph,
+    dfs: Dfs,
+    problem: GenKill,
+    solution: BitDataflow,
+    /// Definitions numbered grouped by var: `bit[d]`, its inverse, and each
+    /// var's range `range_start[v]..range_start[v + 1]`.
+    range_start: Vec<u32>,
+    fill: Vec<u32>,
+    bit: Vec<u32>,
+    def_of_bit: Vec<DefId>,
+    /// Per-var state of the block being scanned (stamped by block).
+    stamp: Vec<u32>,
+    killed: Vec<bool>,
+    local: Vec<Vec<DefId>>,
+    touched: Vec<usize>,
+    /// Each use's reaching definitions: `pool[span[u]]`.
+    pool: Vec<DefId>,
+    span: Vec<(u32, u32)>,
+}
 
-    let t = Instant::now();
-    // Each use's definitions are produced together, in block order; record
-    // where each list sits in `pool`, then copy the lists out in use order.
-    let mut pool: Vec<DefId> = Vec::new();
-    let mut span: Vec<(u32, u32)> = vec![(0, 0); sites.num_uses()];
-    let reaching = |words: &[u64], v: usize, out: &mut Vec<DefId>| {
-        for e in range_start[v]..range_start[v + 1] {
-            if words[e as usize / 64] >> (e % 64) & 1 != 0 {
-                out.push(def_of_bit[e as usize]);
+impl Iterative {
+    /// A context with empty buffers.
+    pub fn new() -> Iterative {
+        Iterative::default()
+    }
+
+    /// Empties every buffer, keeping its capacity.
+    pub fn clear(&mut self) {
+        self.graph.clear();
+        self.dfs.clear();
+        self.problem.clear();
+        self.solution.clear();
+        for v in [&mut self.range_start, &mut self.fill, &mut self.bit, &mut self.def_of_bit, &mut self.stamp] {
+            v.clear();
+        }
+        self.killed.clear();
+        self.local.iter_mut().for_each(Vec::clear);
+        self.touched.clear();
+        self.pool.clear();
+        self.span.clear();
+    }
+
+    /// Chains of `func` by iterative reaching definitions.
+    pub fn compute(&mut self, func: &Function) -> Chains {
+        self.compute_timed(func).0
+    }
+
+    /// [`Iterative::compute`], with the time of each phase.
+    pub fn compute_timed(&mut self, func: &Function) -> (Chains, Phases) {
+        let mut phases = Phases::default();
+        let t = Instant::now();
+        let Iterative {
+            graph,
+            dfs,
+            problem,
+            solution,
+            range_start,
+            fill,
+            bit,
+            def_of_bit,
+            stamp,
+            killed,
+            local,
+            touched,
+            pool,
+            span,
+        } = self;
+        graph.compute_function(func);
+        dfs.compute(&*graph);
+        let sites = Sites::of(func);
+        let nd = sites.num_defs();
+        let nv = func.num_vars();
+        // Number definitions grouped by var: bit[d], and each var's range.
+        range_start.clear();
+        range_start.resize(nv + 1, 0);
+        for d in 0..nd as DefId {
+            range_start[sites.def_var(d).index() + 1] += 1;
+        }
+        for i in 0..nv {
+            range_start[i + 1] += range_start[i];
+        }
+        fill.clear();
+        fill.extend_from_slice(&range_start[..nv]);
+        bit.clear();
+        bit.resize(nd, 0);
+        def_of_bit.clear();
+        def_of_bit.resize(nd, 0);
+        for d in 0..nd as DefId {
+            let v = sites.def_var(d).index();
+            bit[d as usize] = fill[v];
+            def_of_bit[fill[v] as usize] = d;
+            fill[v] += 1;
+        }
+        let n = func.num_blocks();
+        problem.reset(Flow::new(Direction::Forward, Confluence::May), n, nd);
+        for i in 0..func.params().len() as u32 {
+            if let Some(d) = sites.param_def(i) {
+                problem.insert_boundary(bit[d as usize] as usize);
             }
         }
-    };
-    stamp.iter_mut().for_each(|s| *s = u32::MAX);
-    for b in func.blocks().filter(|&b| dfs.is_reachable(node(b))) {
-        let bn = node(b);
-        let entry = solution.in_words(bn);
-        for inst in func.block_insts(b) {
-            let is_phi = func.opcode(inst) == Opcode::Phi;
-            if !is_phi {
-                for u in sites.uses_of_inst(inst) {
-                    let v = sites.use_var(u).index();
-                    let start = pool.len() as u32;
-                    if stamp[v] != bn || !killed[v] {
-                        reaching(entry, v, &mut pool);
+        // Per block: the definitions of each var since its last unguarded one.
+        stamp.clear();
+        stamp.resize(nv, u32::MAX);
+        killed.clear();
+        killed.resize(nv, false);
+        if local.len() < nv {
+            local.resize(nv, Vec::new());
+        }
+        for b in func.blocks().filter(|&b| dfs.is_reachable(node(b))) {
+            let bn = node(b);
+            touched.clear();
+            for inst in func.block_insts(b) {
+                let guarded = func.guard(inst).is_some() && func.opcode(inst) != Opcode::Phi;
+                for d in sites.defs_of_inst(inst) {
+                    let v = sites.def_var(d).index();
+                    if stamp[v] != bn {
+                        stamp[v] = bn;
+                        killed[v] = false;
+                        local[v].clear();
+                        touched.push(v);
                     }
-                    if stamp[v] == bn {
-                        pool.extend_from_slice(&local[v]);
+                    if !guarded {
+                        killed[v] = true;
+                        local[v].clear();
                     }
-                    span[u as usize] = (start, pool.len() as u32 - start);
+                    local[v].push(d);
                 }
             }
-            let guarded = func.guard(inst).is_some() && !is_phi;
-            for d in sites.defs_of_inst(inst) {
-                let v = sites.def_var(d).index();
-                if stamp[v] != bn {
-                    stamp[v] = bn;
-                    killed[v] = false;
-                    local[v].clear();
+            for &v in touched.iter() {
+                for &d in &local[v] {
+                    problem.insert_gen(bn, bit[d as usize] as usize);
                 }
-                if !guarded {
-                    killed[v] = true;
-                    local[v].clear();
+                if killed[v] {
+                    for e in range_start[v]..range_start[v + 1] {
+                        problem.insert_kill(bn, e as usize);
+                    }
                 }
-                local[v].push(d);
             }
         }
-        // Operands of input phis in successors are read at the end of b.
-        let exit = solution.out_words(bn);
-        for &s in graph.succ_slice(bn) {
-            for phi in func.block_insts(cfg_dom::block(s)).take_while(|&i| func.opcode(i) == Opcode::Phi) {
-                for (k, pred) in func.phi_blocks(phi).iter().enumerate() {
-                    if node(*pred) != bn {
-                        continue;
-                    }
-                    if let Some(u) = sites.use_id(phi, UseSite::Operand(k as u32)) {
+        phases.setup = t.elapsed();
+
+        let t = Instant::now();
+        solution.compute(&*graph, problem);
+        phases.solve = t.elapsed();
+
+        let t = Instant::now();
+        // Each use's definitions are produced together, in block order; record
+        // where each list sits in `pool`, then copy the lists out in use order.
+        pool.clear();
+        span.clear();
+        span.resize(sites.num_uses(), (0, 0));
+        let reaching = |words: &[u64], v: usize, out: &mut Vec<DefId>| {
+            for e in range_start[v]..range_start[v + 1] {
+                if words[e as usize / 64] >> (e % 64) & 1 != 0 {
+                    out.push(def_of_bit[e as usize]);
+                }
+            }
+        };
+        stamp.iter_mut().for_each(|s| *s = u32::MAX);
+        for b in func.blocks().filter(|&b| dfs.is_reachable(node(b))) {
+            let bn = node(b);
+            let entry = solution.in_words(bn);
+            for inst in func.block_insts(b) {
+                let is_phi = func.opcode(inst) == Opcode::Phi;
+                if !is_phi {
+                    for u in sites.uses_of_inst(inst) {
+                        let v = sites.use_var(u).index();
                         let start = pool.len() as u32;
-                        reaching(exit, sites.use_var(u).index(), &mut pool);
+                        if stamp[v] != bn || !killed[v] {
+                            reaching(entry, v, pool);
+                        }
+                        if stamp[v] == bn {
+                            pool.extend_from_slice(&local[v]);
+                        }
                         span[u as usize] = (start, pool.len() as u32 - start);
                     }
                 }
+                let guarded = func.guard(inst).is_some() && !is_phi;
+                for d in sites.defs_of_inst(inst) {
+                    let v = sites.def_var(d).index();
+                    if stamp[v] != bn {
+                        stamp[v] = bn;
+                        killed[v] = false;
+                        local[v].clear();
+                    }
+                    if !guarded {
+                        killed[v] = true;
+                        local[v].clear();
+                    }
+                    local[v].push(d);
+                }
+            }
+            // Operands of input phis in successors are read at the end of b.
+            let exit = solution.out_words(bn);
+            for &s in graph.succ_slice(bn) {
+                for phi in func.block_insts(cfg_dom::block(s)).take_while(|&i| func.opcode(i) == Opcode::Phi) {
+                    for (k, pred) in func.phi_blocks(phi).iter().enumerate() {
+                        if node(*pred) != bn {
+                            continue;
+                        }
+                        if let Some(u) = sites.use_id(phi, UseSite::Operand(k as u32)) {
+                            let start = pool.len() as u32;
+                            reaching(exit, sites.use_var(u).index(), pool);
+                            span[u as usize] = (start, pool.len() as u32 - start);
+                        }
+                    }
+                }
             }
         }
+        let mut ud = UdBuilder::with_capacity(sites.num_uses());
+        ud.list.reserve(pool.len());
+        for &(s, l) in span.iter() {
+            ud.list.extend_from_slice(&pool[s as usize..(s + l) as usize]);
+            ud.close();
+        }
+        let chains = Chains::from_ud(sites, ud.start, ud.list, func.epoch());
+        phases.extract = t.elapsed();
+        (chains, phases)
     }
-    let mut ud = UdBuilder::with_capacity(sites.num_uses());
-    ud.list.reserve(pool.len());
-    for &(s, l) in &span {
-        ud.list.extend_from_slice(&pool[s as usize..(s + l) as usize]);
-        ud.close();
-    }
-    let chains = Chains::from_ud(sites, ud.start, ud.list, func.epoch());
-    phases.extract = t.elapsed();
-    (chains, phases)
 }

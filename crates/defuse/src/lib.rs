@@ -58,8 +58,8 @@ mod table;
 mod via_ssa;
 
 pub use chains::Chains;
-pub use iterative::{Phases as IterativePhases, iterative, iterative_timed};
+pub use iterative::{Iterative, Phases as IterativePhases, iterative, iterative_timed};
 pub use oracle::oracle;
 pub use sites::{Def, DefId, Sites, Use, UseId};
 pub use table::{StatementNames, write_table};
-pub use via_ssa::{Phases as SsaPhases, via_ssa, via_ssa_timed};
+pub use via_ssa::{Phases as SsaPhases, ViaSsa, via_ssa, via_ssa_timed};

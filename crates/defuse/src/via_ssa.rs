@@ -57,35 +57,80 @@ impl std::ops::AddAssign for Phases {
     }
 }
 
-/// Chains of `func` through SSA.
+/// Chains of `func` through SSA (a fresh [`ViaSsa`]; reuse one across
+/// functions to keep its buffers).
 pub fn via_ssa(func: &Function) -> Chains {
-    via_ssa_timed(func).0
+    ViaSsa::new().compute(func)
 }
 
 /// [`via_ssa`], with the time of each phase.
 pub fn via_ssa_timed(func: &Function) -> (Chains, Phases) {
-    let mut phases = Phases::default();
-    let t = Instant::now();
-    let graph = CsrGraph::from_function(func);
-    let dt = DomTree::of(&graph);
-    phases.dominators = t.elapsed();
+    ViaSsa::new().compute_timed(func)
+}
 
-    let t = Instant::now();
-    let facts = VarFacts::of(func, &dt);
-    let placement = PhiPlacement::compute(func, &graph, &dt, &facts, Policy::SemiPruned, None);
-    phases.placement = t.elapsed();
+/// The SSA method's working memory: the CFG, dominator tree, facts,
+/// placement, renamer and folding buffers, kept across functions.
+///
+/// Lifecycle: [`ViaSsa::new`], then [`ViaSsa::compute`] per function. Only
+/// the returned [`Chains`] are allocated per call (once warm); nothing of
+/// one function's result stays in the context, so there is nothing to go
+/// stale. [`ViaSsa::clear`] drops the contents but keeps the capacity.
+#[derive(Clone, Debug, Default)]
+pub struct ViaSsa {
+    graph: CsrGraph,
+    dt: DomTree,
+    facts: VarFacts,
+    placement: PhiPlacement,
+    renamer: Renamer,
+    fold: FoldBuffers,
+}
 
-    let t = Instant::now();
-    let sites = Sites::of(func);
-    let mut rec = Recorder::new(&dt, &sites, placement.len());
-    Renamer::new().run(func, &graph, &dt, &placement, &mut rec);
-    phases.renaming = t.elapsed();
+impl ViaSsa {
+    /// A context with empty buffers.
+    pub fn new() -> ViaSsa {
+        ViaSsa::default()
+    }
 
-    let t = Instant::now();
-    let ud = rec.fold();
-    let chains = Chains::from_ud(sites, ud.start, ud.list, func.epoch());
-    phases.folding = t.elapsed();
-    (chains, phases)
+    /// Empties every buffer, keeping its capacity.
+    pub fn clear(&mut self) {
+        self.graph.clear();
+        self.dt.clear();
+        self.facts.clear();
+        self.placement.clear();
+        self.fold.clear();
+    }
+
+    /// Chains of `func` through SSA.
+    pub fn compute(&mut self, func: &Function) -> Chains {
+        self.compute_timed(func).0
+    }
+
+    /// [`ViaSsa::compute`], with the time of each phase.
+    pub fn compute_timed(&mut self, func: &Function) -> (Chains, Phases) {
+        let mut phases = Phases::default();
+        let t = Instant::now();
+        self.graph.compute_function(func);
+        self.dt.compute(&self.graph);
+        phases.dominators = t.elapsed();
+
+        let t = Instant::now();
+        self.facts.compute(func, &self.dt);
+        self.placement.compute(func, &self.graph, &self.dt, &self.facts, Policy::SemiPruned, None);
+        phases.placement = t.elapsed();
+
+        let t = Instant::now();
+        let sites = Sites::of(func);
+        self.fold.reset(self.placement.len(), &sites);
+        let mut rec = Recorder { sites: &sites, b: &mut self.fold, in_reachable: false };
+        self.renamer.run(func, &self.graph, &self.dt, &self.placement, &mut rec);
+        phases.renaming = t.elapsed();
+
+        let t = Instant::now();
+        let ud = self.fold.fold();
+        let chains = Chains::from_ud(sites, ud.start, ud.list, func.epoch());
+        phases.folding = t.elapsed();
+        (chains, phases)
+    }
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -100,42 +145,68 @@ enum Kind {
     Phi,
 }
 
-struct Recorder<'a> {
-    dt: &'a DomTree,
-    sites: &'a Sites,
+/// What the renaming walk records and the folding reads.
+#[derive(Clone, Debug, Default)]
+struct FoldBuffers {
+    /// Per version: its definition.
     kind: Vec<Kind>,
     /// Per use id: the version it reads.
     use_version: Vec<Version>,
-    /// (phi version, operand version) pairs, from reachable predecessors.
+    /// (phi version, operand version) pairs, from reachable predecessors,
+    /// then in CSR by phi: `ops[op_start[p]..op_start[p + 1]]`.
     phi_ops: Vec<(Version, Version)>,
+    op_start: Vec<u32>,
+    ops: Vec<Version>,
     num_phis: u32,
+    /// Definition sets of phi and guarded versions, shared per strongly
+    /// connected component: `set[v]` is a range of `pool`.
+    set: Vec<(u32, u32)>,
+    pool: Vec<DefId>,
+    tarjan: Tarjan,
+}
+
+const UNSET: (u32, u32) = (u32::MAX, 0);
+
+impl FoldBuffers {
+    fn clear(&mut self) {
+        self.kind.clear();
+        self.use_version.clear();
+        self.phi_ops.clear();
+        self.op_start.clear();
+        self.ops.clear();
+        self.set.clear();
+        self.pool.clear();
+        self.tarjan.reset(0);
+    }
+
+    fn reset(&mut self, num_phis: usize, sites: &Sites) {
+        self.kind.clear();
+        self.kind.reserve(num_phis + sites.num_defs());
+        self.use_version.clear();
+        self.use_version.resize(sites.num_uses(), NO_VERSION);
+        self.phi_ops.clear();
+        self.num_phis = num_phis as u32;
+    }
+}
+
+/// The renaming walk's sink: fills [`FoldBuffers`].
+struct Recorder<'a> {
+    sites: &'a Sites,
+    b: &'a mut FoldBuffers,
     /// Whether the block being renamed is reachable: every use reported
     /// from it (its own, and its successors' input-phi operands read on the
     /// edge out of it) counts only if so.
     in_reachable: bool,
 }
 
-impl<'a> Recorder<'a> {
-    fn new(dt: &'a DomTree, sites: &'a Sites, num_phis: usize) -> Recorder<'a> {
-        Recorder {
-            dt,
-            sites,
-            kind: Vec::with_capacity(num_phis + sites.num_defs()),
-            use_version: vec![NO_VERSION; sites.num_uses()],
-            phi_ops: Vec::new(),
-            num_phis: num_phis as u32,
-            in_reachable: false,
-        }
-    }
-}
-
 impl RenameSink for Recorder<'_> {
     fn define(&mut self, version: Version, _var: Var, def: VersionDef, prev: Version) {
         let i = version as usize;
-        if self.kind.len() <= i {
-            self.kind.resize(i + 1, Kind::None);
+        let kind = &mut self.b.kind;
+        if kind.len() <= i {
+            kind.resize(i + 1, Kind::None);
         }
-        self.kind[i] = match def {
+        kind[i] = match def {
             VersionDef::Param(p) => self.sites.param_def(p).map_or(Kind::None, Kind::Real),
             VersionDef::Result { inst, index, guarded } => match self.sites.def_id(inst, index) {
                 Some(d) if guarded && prev != NO_VERSION => Kind::Guarded(d, prev),
@@ -146,9 +217,8 @@ impl RenameSink for Recorder<'_> {
         };
     }
 
-    fn enter_block(&mut self, b: cfg_dom::Node, reachable: bool) {
+    fn enter_block(&mut self, _b: cfg_dom::Node, reachable: bool) {
         self.in_reachable = reachable;
-        let _ = b;
     }
 
     fn use_site(&mut self, inst: Inst, site: UseSite, _var: Var, version: Version) {
@@ -159,37 +229,47 @@ impl RenameSink for Recorder<'_> {
             return;
         }
         if let Some(u) = self.sites.use_id(inst, site) {
-            self.use_version[u as usize] = version;
+            self.b.use_version[u as usize] = version;
         }
     }
 
-    fn phi_operand(&mut self, phi: Version, pred: cfg_dom::Node, version: Version) {
-        if version != NO_VERSION && self.dt.is_reachable(pred) {
-            self.phi_ops.push((phi, version));
+    fn phi_operand(&mut self, phi: Version, _pred: cfg_dom::Node, version: Version) {
+        // Operands are supplied while the predecessor is renamed: only
+        // reachable predecessors count.
+        if version != NO_VERSION && self.in_reachable {
+            self.b.phi_ops.push((phi, version));
         }
     }
 }
 
-impl Recorder<'_> {
+impl FoldBuffers {
     /// Resolves every use's version to its real definitions.
-    fn fold(mut self) -> UdBuilder {
+    fn fold(&mut self) -> UdBuilder {
         let nv = self.kind.len();
-        // Phi operands in CSR by phi version (phis are versions 0..num_phis).
         let np = self.num_phis as usize;
-        let mut op_start = vec![0u32; np + 1];
+        let op_start = &mut self.op_start;
+        op_start.clear();
+        op_start.resize(np + 1, 0);
         for &(p, _) in &self.phi_ops {
             op_start[p as usize + 1] += 1;
         }
         for i in 0..np {
             op_start[i + 1] += op_start[i];
         }
-        let mut fill = op_start.clone();
-        let mut ops = vec![0; self.phi_ops.len()];
+        // `set` doubles as the fill cursor before it holds sets.
+        let set = &mut self.set;
+        set.clear();
+        set.extend(op_start[..np].iter().map(|&s| (s, 0)));
+        self.ops.clear();
+        self.ops.resize(self.phi_ops.len(), 0);
         for &(p, v) in &self.phi_ops {
-            ops[fill[p as usize] as usize] = v;
-            fill[p as usize] += 1;
+            let at = &mut set[p as usize].0;
+            self.ops[*at as usize] = v;
+            *at += 1;
         }
-        self.phi_ops = Vec::new();
+        set.clear();
+        set.resize(nv, UNSET);
+        let (ops, op_start, kind) = (&self.ops, &self.op_start, &self.kind);
         let succs = |v: Version, kind: &[Kind]| -> &[Version] {
             match kind.get(v as usize) {
                 Some(Kind::Phi) if (v as usize) < np => {
@@ -198,20 +278,16 @@ impl Recorder<'_> {
                 _ => &[],
             }
         };
-        // Definition sets of phi and guarded versions, shared per strongly
-        // connected component: `set[v]` is a range of `pool`.
-        const UNSET: (u32, u32) = (u32::MAX, 0);
-        let mut set: Vec<(u32, u32)> = vec![UNSET; nv];
-        let mut pool: Vec<DefId> = Vec::new();
-        let mut tarjan = Tarjan::new(nv);
+        let pool = &mut self.pool;
+        pool.clear();
+        self.tarjan.reset(nv);
         let mut ud = UdBuilder::with_capacity(self.use_version.len());
-        for u in 0..self.use_version.len() {
-            let v = self.use_version[u];
-            match self.kind.get(v as usize).copied() {
+        for &v in &self.use_version {
+            match kind.get(v as usize).copied() {
                 Some(Kind::Real(d)) => ud.list.push(d),
                 Some(Kind::Phi | Kind::Guarded(..)) => {
                     if set[v as usize] == UNSET {
-                        tarjan.run(v, &self.kind, &succs, &mut set, &mut pool);
+                        self.tarjan.run(v, kind, &succs, set, pool);
                     }
                     let (s, l) = set[v as usize];
                     ud.list.extend_from_slice(&pool[s as usize..(s + l) as usize]);
@@ -227,6 +303,7 @@ impl Recorder<'_> {
 /// Iterative Tarjan over phi and guarded versions, filling definition sets
 /// component by component (components finish in reverse topological order,
 /// so successors' sets are ready).
+#[derive(Clone, Debug, Default)]
 struct Tarjan {
     index: Vec<u32>,
     low: Vec<u32>,
@@ -238,16 +315,17 @@ struct Tarjan {
 }
 
 impl Tarjan {
-    fn new(n: usize) -> Tarjan {
-        Tarjan {
-            index: vec![u32::MAX; n],
-            low: vec![0; n],
-            on_stack: vec![false; n],
-            stack: Vec::new(),
-            call: Vec::new(),
-            next: 0,
-            scratch: Vec::new(),
-        }
+    /// Ready for `n` versions, keeping buffers.
+    fn reset(&mut self, n: usize) {
+        self.index.clear();
+        self.index.resize(n, u32::MAX);
+        self.low.clear();
+        self.low.resize(n, 0);
+        self.on_stack.clear();
+        self.on_stack.resize(n, false);
+        self.stack.clear();
+        self.call.clear();
+        self.next = 0;
     }
 
     fn run<'k>(
@@ -302,7 +380,7 @@ impl Tarjan {
                     k += 1;
                     match kind.get(w as usize) {
                         Some(Kind::Real(d)) => self.scratch.push(*d),
-                        Some(Kind::Phi | Kind::Guarded(..)) if set[w as usize] != (u32::MAX, 0) => {
+                        Some(Kind::Phi | Kind::Guarded(..)) if set[w as usize] != UNSET => {
                             let (s, l) = set[w as usize];
                             self.scratch.extend_from_slice(&pool[s as usize..(s + l) as usize]);
                         }

@@ -7,11 +7,14 @@
 //! output is the same for any number of jobs. Times are summed over
 //! functions: each method's time is the time its calls took, whichever
 //! thread ran them, and the ratio compares those sums. `wall_seconds` is
-//! the elapsed time of the whole analysis.
+//! the elapsed time of the whole analysis. Each worker thread keeps one
+//! `ViaSsa` and one `Iterative` context, so both methods reuse their
+//! buffers from function to function (the iterative method's bit matrices
+//! are the larger saving).
 
 use crate::input::Input;
 use crate::source::Loaded;
-use defuse::{Chains, IterativePhases, SsaPhases, iterative_timed, via_ssa_timed};
+use defuse::{Chains, Iterative, IterativePhases, SsaPhases, ViaSsa};
 use indicatif::{ProgressBar, ProgressStyle};
 use ir_core::{FuncId, Function, Module};
 use rayon::prelude::*;
@@ -121,12 +124,17 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
     };
     let start = Instant::now();
     let outcomes: Vec<FuncOutcome> = pool.install(|| {
+        // One pair of method contexts per worker thread: buffers are reused
+        // from one function to the next, for both methods alike.
         ids.par_iter()
-            .map(|&f| {
-                let o = module.function(f).map(|func| analyse(module, func, a, show_each)).unwrap_or_default();
-                bar.inc(1);
-                o
-            })
+            .map_init(
+                || (ViaSsa::new(), Iterative::new()),
+                |ctx, &f| {
+                    let o = module.function(f).map(|func| analyse(module, func, a, show_each, ctx)).unwrap_or_default();
+                    bar.inc(1);
+                    o
+                },
+            )
             .collect()
     });
     bar.finish_and_clear();
@@ -209,11 +217,17 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
 }
 
 /// Chains of one function by the methods asked for, compared when both ran.
-fn analyse(module: &Module, func: &Function, a: &DuArgs, show: bool) -> FuncOutcome {
+fn analyse(
+    module: &Module,
+    func: &Function,
+    a: &DuArgs,
+    show: bool,
+    (via, baseline): &mut (ViaSsa, Iterative),
+) -> FuncOutcome {
     let run_ssa = a.method != Method::Iterative || a.verify || a.stats;
     let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
-    let ssa = run_ssa.then(|| via_ssa_timed(func));
-    let it = run_iterative.then(|| iterative_timed(func));
+    let ssa = run_ssa.then(|| via.compute_timed(func));
+    let it = run_iterative.then(|| baseline.compute_timed(func));
     let mut o = FuncOutcome {
         counts: Counts {
             functions: 1,

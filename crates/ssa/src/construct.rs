@@ -95,7 +95,7 @@ pub fn construct(func: &mut Function, options: &Options) -> Stats {
     let graph = CsrGraph::from_function(func);
     let dt = DomTree::of(&graph);
     let facts = VarFacts::of(func, &dt);
-    let placement = PhiPlacement::compute(func, &graph, &dt, &facts, options.policy, None);
+    let placement = PhiPlacement::of(func, &graph, &dt, &facts, options.policy, None);
     let mut rec = Recorder::default();
     Renamer::new().run(func, &graph, &dt, &placement, &mut rec);
     let mut stats = Stats { phis_placed: placement.len(), ..Stats::default() };

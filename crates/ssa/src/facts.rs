@@ -16,6 +16,9 @@ use ir_core::entity::EntityRef;
 use ir_core::{Function, Opcode, Var};
 
 /// Defining blocks per var and the non-local set.
+///
+/// Lifecycle: [`VarFacts::new`], then [`VarFacts::compute`] per function
+/// (reusing every buffer), or [`VarFacts::of`] for a one-off.
 #[derive(Clone, Debug, Default)]
 pub struct VarFacts {
     /// CSR: the distinct reachable blocks defining var `v` are
@@ -24,19 +27,52 @@ pub struct VarFacts {
     def_blocks: Vec<Node>,
     non_local: FixedBitSet,
     defined: FixedBitSet,
+    /// Scratch: `killed[v] == b` when an unguarded definition of v was seen
+    /// in block b; `last_def[v] == b` once b was recorded as defining v (then
+    /// the fill cursor of the bucket sort); (var, block) pairs.
+    killed: Vec<u32>,
+    last_def: Vec<u32>,
+    pairs: Vec<(u32, Node)>,
 }
 
 impl VarFacts {
+    /// Empty facts.
+    pub fn new() -> VarFacts {
+        VarFacts::default()
+    }
+
     /// The facts of `func`, considering only blocks reachable in `dt`.
     pub fn of(func: &Function, dt: &DomTree) -> VarFacts {
+        let mut facts = VarFacts::new();
+        facts.compute(func, dt);
+        facts
+    }
+
+    /// Empties the facts, keeping buffers.
+    pub fn clear(&mut self) {
+        self.start.clear();
+        self.def_blocks.clear();
+        self.non_local.clear();
+        self.defined.clear();
+    }
+
+    /// Computes the facts of `func` (only blocks reachable in `dt`), reusing
+    /// buffers.
+    pub fn compute(&mut self, func: &Function, dt: &DomTree) {
         let nv = func.num_vars();
-        let mut non_local = FixedBitSet::with_capacity(nv);
-        let mut defined = FixedBitSet::with_capacity(nv);
-        // `killed[v] == b` when an unguarded definition of v was seen in block b.
-        let mut killed = vec![u32::MAX; nv];
-        // `last_def[v] == b` once block b was recorded as defining v.
-        let mut last_def = vec![u32::MAX; nv];
-        let mut pairs: Vec<(u32, Node)> = Vec::new();
+        self.non_local.clear();
+        self.non_local.grow(nv);
+        self.defined.clear();
+        self.defined.grow(nv);
+        let (non_local, defined) = (&mut self.non_local, &mut self.defined);
+        let killed = &mut self.killed;
+        killed.clear();
+        killed.resize(nv, u32::MAX);
+        let last_def = &mut self.last_def;
+        last_def.clear();
+        last_def.resize(nv, u32::MAX);
+        let pairs = &mut self.pairs;
+        pairs.clear();
         if let Some(entry) = func.entry_block().filter(|&e| dt.is_reachable(node(e))) {
             for &p in func.params() {
                 last_def[p.index()] = node(entry);
@@ -68,8 +104,10 @@ impl VarFacts {
             }
         }
         // Counting sort by var (stable: blocks stay in layout order).
-        let mut start = vec![0u32; nv + 1];
-        for &(v, _) in &pairs {
+        let start = &mut self.start;
+        start.clear();
+        start.resize(nv + 1, 0);
+        for &(v, _) in pairs.iter() {
             start[v as usize + 1] += 1;
         }
         for i in 0..nv {
@@ -77,13 +115,13 @@ impl VarFacts {
         }
         // `last_def` is free again: reuse it as the fill cursor per var.
         last_def.copy_from_slice(&start[..nv]);
-        let mut def_blocks = vec![0; pairs.len()];
-        for &(v, b) in &pairs {
+        self.def_blocks.clear();
+        self.def_blocks.resize(pairs.len(), 0);
+        for &(v, b) in pairs.iter() {
             let at = &mut last_def[v as usize];
-            def_blocks[*at as usize] = b;
+            self.def_blocks[*at as usize] = b;
             *at += 1;
         }
-        VarFacts { start, def_blocks, non_local, defined }
     }
 
     /// The distinct reachable blocks that define `v` (params: the entry).

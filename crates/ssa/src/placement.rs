@@ -57,17 +57,32 @@ impl Policy {
 }
 
 /// The phis to insert: for each block, the vars that need one.
+///
+/// Lifecycle: [`PhiPlacement::new`], then [`PhiPlacement::compute`] per
+/// function (reusing every buffer, the dominance frontiers' included), or
+/// [`PhiPlacement::of`] for a one-off.
 #[derive(Clone, Debug, Default)]
 pub struct PhiPlacement {
     start: Vec<u32>,
     vars: Vec<Var>,
+    /// Scratch of one computation.
+    df: DominanceFrontiers,
+    placed: Vec<u32>,
+    queued: Vec<u32>,
+    work: Vec<Node>,
+    pairs: Vec<(Node, Var)>,
 }
 
 impl PhiPlacement {
+    /// An empty placement.
+    pub fn new() -> PhiPlacement {
+        PhiPlacement::default()
+    }
+
     /// Places phis for `func` under `policy`. `live` is needed (and only
     /// read) for [`Policy::Pruned`]; without it, pruned placement computes
     /// liveness itself.
-    pub fn compute(
+    pub fn of(
         func: &Function,
         graph: &CsrGraph,
         dt: &DomTree,
@@ -75,6 +90,28 @@ impl PhiPlacement {
         policy: Policy,
         live: Option<&Liveness>,
     ) -> PhiPlacement {
+        let mut p = PhiPlacement::new();
+        p.compute(func, graph, dt, facts, policy, live);
+        p
+    }
+
+    /// Empties the placement, keeping buffers.
+    pub fn clear(&mut self) {
+        self.start.clear();
+        self.vars.clear();
+        self.df.clear();
+    }
+
+    /// [`PhiPlacement::of`], reusing this placement's buffers.
+    pub fn compute(
+        &mut self,
+        func: &Function,
+        graph: &CsrGraph,
+        dt: &DomTree,
+        facts: &VarFacts,
+        policy: Policy,
+        live: Option<&Liveness>,
+    ) {
         let owned;
         let live = match (policy, live) {
             (Policy::Pruned, None) => {
@@ -83,14 +120,17 @@ impl PhiPlacement {
             }
             (_, l) => l,
         };
-        let df = DominanceFrontiers::of(graph, dt);
+        self.df.compute(graph, dt);
+        let df = &self.df;
         let n = graph_nodes(graph);
         // `placed[b] == v + 1`: v already has a phi at b; `queued[b] == v + 1`:
         // b was on v's worklist.
-        let mut placed = vec![0u32; n];
-        let mut queued = vec![0u32; n];
-        let mut work: Vec<Node> = Vec::new();
-        let mut pairs: Vec<(Node, Var)> = Vec::new();
+        let (placed, queued, work, pairs) = (&mut self.placed, &mut self.queued, &mut self.work, &mut self.pairs);
+        placed.clear();
+        placed.resize(n, 0);
+        queued.clear();
+        queued.resize(n, 0);
+        pairs.clear();
         for v in func.vars() {
             let wanted = match policy {
                 Policy::SemiPruned => facts.is_non_local(v),
@@ -122,21 +162,23 @@ impl PhiPlacement {
             }
         }
         // Vars were visited in id order, so a stable bucket keeps each
-        // block's list sorted.
-        let mut start = vec![0u32; n + 1];
-        for &(b, _) in &pairs {
+        // block's list sorted. `placed` is free again: it is the fill cursor.
+        let start = &mut self.start;
+        start.clear();
+        start.resize(n + 1, 0);
+        for &(b, _) in pairs.iter() {
             start[b as usize + 1] += 1;
         }
         for i in 0..n {
             start[i + 1] += start[i];
         }
-        let mut fill = start.clone();
-        let mut vars = vec![Var::new(0); pairs.len()];
-        for (b, v) in pairs {
-            vars[fill[b as usize] as usize] = v;
-            fill[b as usize] += 1;
+        placed.copy_from_slice(&start[..n]);
+        self.vars.clear();
+        self.vars.resize(pairs.len(), Var::new(0));
+        for &(b, v) in pairs.iter() {
+            self.vars[placed[b as usize] as usize] = v;
+            placed[b as usize] += 1;
         }
-        PhiPlacement { start, vars }
     }
 
     /// The vars needing a phi at the start of `b`, sorted by id.

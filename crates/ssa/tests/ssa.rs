@@ -78,7 +78,7 @@ fn phi_counts_by_policy_on_the_example() {
     let facts = VarFacts::of(f, &dt);
     let x = f.var_by_name("x").unwrap();
     for policy in [Policy::Minimal, Policy::SemiPruned, Policy::Pruned] {
-        let p = PhiPlacement::compute(f, &g, &dt, &facts, policy, None);
+        let p = PhiPlacement::of(f, &g, &dt, &facts, policy, None);
         let blocks_of_x: Vec<u32> = (0..7).filter(|&b| p.phis(b).contains(&x)).collect();
         assert_eq!(blocks_of_x, [2, 4], "{policy:?}");
         for name in ["a", "b", "c", "p", "y"] {
@@ -126,7 +126,7 @@ proptest! {
             let cfg = CsrGraph::from_function(f);
             let dt = DomTree::of(&cfg);
             let facts = VarFacts::of(f, &dt);
-            let place = |p| PhiPlacement::compute(f, &cfg, &dt, &facts, p, None);
+            let place = |p| PhiPlacement::of(f, &cfg, &dt, &facts, p, None);
             let (min, semi, pruned) = (place(Policy::Minimal), place(Policy::SemiPruned), place(Policy::Pruned));
             for b in 0..f.num_blocks() as u32 {
                 prop_assert!(pruned.phis(b).iter().all(|v| semi.phis(b).contains(v) || !facts.is_non_local(*v)));
