@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Prints the tables of docs/benchmarks-defuse.md from criterion's output
-(run from the workspace root after `cargo bench -p benches --bench
+(run from the workspace root, optionally with another criterion directory
+as its argument, after `cargo bench -p benches --bench
 du_chains`, `ssa_construction` and/or `corpus_du`). Means, in ms."""
-import glob, json, math, re
+import glob, json, math, re, sys
 
-root = "target/criterion"
+root = sys.argv[1] if len(sys.argv) > 1 else "target/criterion"
 mean = {}
 for f in glob.glob(f"{root}/*/*/*/new/estimates.json"):
     group, peer, param = f[len(root) + 1:].split("/")[:3]

@@ -9,6 +9,12 @@
 //!   (the baseline);
 //! - [`oracle`]: a backward search per use (slow, for tests).
 //!
+//! For many functions, keep a [`ViaSsa`] (or [`Iterative`]) context and call
+//! its `compute` per function: it reuses every buffer (CFG, dominator tree,
+//! placement, renaming stacks; for the baseline its bit matrices), so only
+//! the returned chains are allocated. `via_ssa(f)` is
+//! `ViaSsa::new().compute(f)`.
+//!
 //! The product is [`Chains`]: for each use site `(Inst, UseSite)` the
 //! definitions that may reach it, and for each definition `(Inst, result)`
 //! or param the uses it may reach, in CSR form.
