@@ -189,17 +189,9 @@ impl Iterative {
                 let guarded = func.guard(inst).is_some() && func.opcode(inst) != Opcode::Phi;
                 for d in sites.defs_of_inst(inst) {
                     let v = sites.def_var(d).index();
-                    if stamp[v] != bn {
-                        stamp[v] = bn;
-                        killed[v] = false;
-                        local[v].clear();
+                    if define(stamp, killed, local, v, bn, guarded, d) {
                         touched.push(v);
                     }
-                    if !guarded {
-                        killed[v] = true;
-                        local[v].clear();
-                    }
-                    local[v].push(d);
                 }
             }
             for &v in touched.iter() {
@@ -253,17 +245,7 @@ impl Iterative {
                 }
                 let guarded = func.guard(inst).is_some() && !is_phi;
                 for d in sites.defs_of_inst(inst) {
-                    let v = sites.def_var(d).index();
-                    if stamp[v] != bn {
-                        stamp[v] = bn;
-                        killed[v] = false;
-                        local[v].clear();
-                    }
-                    if !guarded {
-                        killed[v] = true;
-                        local[v].clear();
-                    }
-                    local[v].push(d);
+                    define(stamp, killed, local, sites.def_var(d).index(), bn, guarded, d);
                 }
             }
             // Operands of input phis in successors are read at the end of b.
@@ -293,4 +275,31 @@ impl Iterative {
         phases.extract = t.elapsed();
         (chains, phases)
     }
+}
+
+/// Records definition `d` of var `v` in block `bn` in the per-var block
+/// state: `local[v]` is v's definitions since its last unguarded one in the
+/// block, `killed[v]` whether there was one, both valid while
+/// `stamp[v] == bn`. Returns true on v's first definition in the block.
+fn define(
+    stamp: &mut [u32],
+    killed: &mut [bool],
+    local: &mut [Vec<DefId>],
+    v: usize,
+    bn: u32,
+    guarded: bool,
+    d: DefId,
+) -> bool {
+    let first = stamp[v] != bn;
+    if first {
+        stamp[v] = bn;
+        killed[v] = false;
+        local[v].clear();
+    }
+    if !guarded {
+        killed[v] = true;
+        local[v].clear();
+    }
+    local[v].push(d);
+    first
 }
