@@ -1,8 +1,9 @@
 //! DU/UD chains through SSA: the DU-chain document's method (digest §000).
 //!
 //! 1. Dominator tree of the CFG (`cfg-dom`, semi-NCA).
-//! 2. Phi placement, semi-pruned (`global_prs`: only non-local vars), at
-//!    iterated dominance frontiers (`ssa::PhiPlacement`).
+//! 2. Dominance frontiers, then phi placement, semi-pruned (`global_prs`:
+//!    only non-local vars), at iterated dominance frontiers
+//!    (`ssa::PhiPlacement`).
 //! 3. Renaming by one dominator-tree walk (`ssa::Renamer`) that records,
 //!    for every version, its definition (a real one, a guarded one with the
 //!    version it may leave in place — the document's linked list —, or an
@@ -22,7 +23,7 @@
 
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
-use cfg_dom::{CsrGraph, DomTree};
+use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers};
 use ir_core::{Function, Inst, UseSite, Var};
 use ssa::{NO_VERSION, PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionDef};
 use std::time::{Duration, Instant};
@@ -32,7 +33,10 @@ use std::time::{Duration, Instant};
 pub struct Phases {
     /// CFG graph and dominator tree.
     pub dominators: Duration,
-    /// Definition facts and phi placement (IDF per non-local var).
+    /// Dominance frontiers.
+    pub frontiers: Duration,
+    /// Definition facts (where each var is defined, which are non-local)
+    /// and phi placement (iterated frontiers per non-local var).
     pub placement: Duration,
     /// The renaming walk.
     pub renaming: Duration,
@@ -43,7 +47,7 @@ pub struct Phases {
 impl Phases {
     /// The sum of the phases.
     pub fn total(&self) -> Duration {
-        self.dominators + self.placement + self.renaming + self.folding
+        self.dominators + self.frontiers + self.placement + self.renaming + self.folding
     }
 }
 
@@ -51,6 +55,7 @@ impl Phases {
 impl std::ops::AddAssign for Phases {
     fn add_assign(&mut self, other: Phases) {
         self.dominators += other.dominators;
+        self.frontiers += other.frontiers;
         self.placement += other.placement;
         self.renaming += other.renaming;
         self.folding += other.folding;
@@ -89,6 +94,7 @@ pub fn via_ssa_timed(func: &Function) -> (Chains, Phases) {
 pub struct ViaSsa {
     graph: CsrGraph,
     dt: DomTree,
+    df: DominanceFrontiers,
     facts: VarFacts,
     placement: PhiPlacement,
     renamer: Renamer,
@@ -105,6 +111,7 @@ impl ViaSsa {
     pub fn clear(&mut self) {
         self.graph.clear();
         self.dt.clear();
+        self.df.clear();
         self.facts.clear();
         self.placement.clear();
         self.fold.clear();
@@ -124,8 +131,12 @@ impl ViaSsa {
         phases.dominators = t.elapsed();
 
         let t = Instant::now();
+        self.df.compute(&self.graph, &self.dt);
+        phases.frontiers = t.elapsed();
+
+        let t = Instant::now();
         self.facts.compute(func, &self.dt);
-        self.placement.compute(func, &self.graph, &self.dt, &self.facts, Policy::SemiPruned, None);
+        self.placement.place(func, &self.graph, &self.df, &self.facts, Policy::SemiPruned, None);
         phases.placement = t.elapsed();
 
         let t = Instant::now();
@@ -209,6 +220,34 @@ struct Recorder<'a> {
     in_reachable: bool,
 }
 
+/// Bugs the tests plant in the folding, to show the agreement checks catch
+/// them (`tests::planted_folding_bugs_are_caught`). Outside tests nothing
+/// is ever planted and the checks compile away.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Planted {
+    /// A guarded definition kills, like an unguarded one (its "may leave"
+    /// link is dropped).
+    GuardKills,
+    /// A phi keeps only its first operand.
+    FirstOperandOnly,
+}
+
+#[cfg(test)]
+thread_local! {
+    static PLANTED: std::cell::Cell<Option<Planted>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn planted(bug: Planted) -> bool {
+    PLANTED.with(|p| p.get() == Some(bug))
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn planted(_: Planted) -> bool {
+    false
+}
+
 impl RenameSink for Recorder<'_> {
     fn define(&mut self, version: Version, _var: Var, def: VersionDef, prev: Version) {
         let i = version as usize;
@@ -219,7 +258,7 @@ impl RenameSink for Recorder<'_> {
         kind[i] = match def {
             VersionDef::Param(p) => self.sites.param_def(p).map_or(Kind::None, Kind::Real),
             VersionDef::Result { inst, index, guarded } => match self.sites.def_id(inst, index) {
-                Some(d) if guarded && prev != NO_VERSION => Kind::Guarded(d, prev),
+                Some(d) if guarded && prev != NO_VERSION && !planted(Planted::GuardKills) => Kind::Guarded(d, prev),
                 Some(d) => Kind::Real(d),
                 None => Kind::None,
             },
@@ -247,6 +286,9 @@ impl RenameSink for Recorder<'_> {
         // Operands are supplied while the predecessor is renamed: only
         // reachable predecessors count.
         if version != NO_VERSION && self.in_reachable {
+            if planted(Planted::FirstOperandOnly) && self.b.phi_ops.iter().any(|&(p, _)| p == phi) {
+                return;
+            }
             self.b.phi_ops.push((phi, version));
         }
     }
@@ -415,5 +457,33 @@ impl Tarjan {
         self.next += 1;
         self.stack.push(v);
         self.on_stack[v as usize] = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PLANTED, Planted, via_ssa};
+    use crate::iterative;
+    use ir_gen::{GenConfig, generate};
+
+    /// Functions (of 60 generated modules) on which `via_ssa` with `bug`
+    /// planted disagrees with the iterative baseline.
+    fn disagreements(bug: Option<Planted>) -> usize {
+        PLANTED.with(|p| p.set(bug));
+        let config = GenConfig { blocks: 40, vars: 12, predication: 0.3, ..GenConfig::default() };
+        let mut n = 0;
+        for seed in 0..60 {
+            let g = generate(&config, seed);
+            n += g.module.functions().filter(|(_, f)| via_ssa(f) != iterative(f)).count();
+        }
+        PLANTED.with(|p| p.set(None));
+        n
+    }
+
+    #[test]
+    fn planted_folding_bugs_are_caught() {
+        assert_eq!(disagreements(None), 0, "the methods must agree without a bug");
+        assert!(disagreements(Some(Planted::GuardKills)) > 0, "dropping may-leave links went unnoticed");
+        assert!(disagreements(Some(Planted::FirstOperandOnly)) > 0, "dropping phi operands went unnoticed");
     }
 }

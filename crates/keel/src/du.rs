@@ -190,6 +190,7 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
                 obj["jobs"] = json!(jobs);
                 obj["phases"] = json!({
                     "dominators": p.dominators.as_secs_f64(),
+                    "frontiers": p.frontiers.as_secs_f64(),
                     "placement": p.placement.as_secs_f64(),
                     "renaming": p.renaming.as_secs_f64(),
                     "folding": p.folding.as_secs_f64(),
@@ -287,9 +288,10 @@ fn print_stats(loaded: &Loaded, t: &Counts, ssa_s: f64, it_s: f64, speedup: Opti
     );
     let p = &t.ssa;
     println!(
-        "; via SSA {:.6} s: dominators {:.6}, placement {:.6}, renaming {:.6}, folding {:.6}",
+        "; via SSA {:.6} s: dominators {:.6}, frontiers {:.6}, placement {:.6}, renaming {:.6}, folding {:.6}",
         ssa_s,
         p.dominators.as_secs_f64(),
+        p.frontiers.as_secs_f64(),
         p.placement.as_secs_f64(),
         p.renaming.as_secs_f64(),
         p.folding.as_secs_f64()

@@ -379,6 +379,16 @@ fn du_json_stats_has_the_fields_tools_read() {
     assert_eq!(v["mismatches"], 0);
     assert_eq!(v["functions"], 3);
     assert!(v["chain_edges"].as_u64().is_some_and(|e| e > 0), "{v}");
+    // Every phase the issue names, for each method.
+    for phase in ["dominators", "frontiers", "placement", "renaming", "folding", "iterative_setup", "iterative_solve"] {
+        assert!(v["phases"][phase].as_f64().is_some(), "no phase {phase} in {v}");
+    }
+    // The text form gives the same phases and the ratio.
+    let o = run(keel().arg("du").arg(&p).args(["--method", "both", "--stats"]));
+    let text = stdout(&o);
+    for word in ["dominators", "frontiers", "placement", "renaming", "folding", "solve", "speedup (iterative / ssa)"] {
+        assert!(text.contains(word), "no {word} in {text}");
+    }
     // Without --stats, the chains themselves.
     let o = run(keel().arg("du").arg(&p).args(["--format", "json"]));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");

@@ -102,12 +102,30 @@ impl PhiPlacement {
         self.df.clear();
     }
 
-    /// [`PhiPlacement::of`], reusing this placement's buffers.
+    /// [`PhiPlacement::of`], reusing this placement's buffers (its
+    /// dominance frontiers' included).
     pub fn compute(
         &mut self,
         func: &Function,
         graph: &CsrGraph,
         dt: &DomTree,
+        facts: &VarFacts,
+        policy: Policy,
+        live: Option<&Liveness>,
+    ) {
+        let mut df = std::mem::take(&mut self.df);
+        df.compute(graph, dt);
+        self.place(func, graph, &df, facts, policy, live);
+        self.df = df;
+    }
+
+    /// Places phis given the dominance frontiers `df` of `graph` (computed
+    /// by the caller, who may time or reuse them), reusing buffers.
+    pub fn place(
+        &mut self,
+        func: &Function,
+        graph: &CsrGraph,
+        df: &DominanceFrontiers,
         facts: &VarFacts,
         policy: Policy,
         live: Option<&Liveness>,
@@ -120,8 +138,6 @@ impl PhiPlacement {
             }
             (_, l) => l,
         };
-        self.df.compute(graph, dt);
-        let df = &self.df;
         let n = graph_nodes(graph);
         // `placed[b] == v + 1`: v already has a phi at b; `queued[b] == v + 1`:
         // b was on v's worklist.
