@@ -606,6 +606,29 @@ impl GenKill {
         GenKill::set(&mut self.kills, row, e, self.domain, true)
     }
 
+    /// Adds every element of `elems` (clipped to the domain) to the kill
+    /// set of `n`, a word at a time: a definition killing every other
+    /// definition of its variable is one range when definitions are
+    /// numbered by variable. Nothing happens when `n` is out of range.
+    pub fn insert_kill_range(&mut self, n: Node, elems: core::ops::Range<usize>) {
+        let Some(row) = self.range(n) else { return };
+        let (lo, hi) = (elems.start, elems.end.min(self.domain));
+        if lo >= hi {
+            return;
+        }
+        let words = &mut self.kills[row];
+        let (first, last) = (lo / 64, (hi - 1) / 64);
+        let head = !0u64 << (lo % 64);
+        let tail = !0u64 >> (63 - (hi - 1) % 64);
+        if first == last {
+            words[first] |= head & tail;
+            return;
+        }
+        words[first] |= head;
+        words[first + 1..last].fill(!0);
+        words[last] |= tail;
+    }
+
     /// Removes `e` from the kill set of `n`; true when it was there.
     pub fn remove_kill(&mut self, n: Node, e: usize) -> bool {
         let row = self.range(n);

@@ -513,3 +513,20 @@ fn a_million_node_problem_solves_in_a_blink() {
         .join()
         .expect("no stack overflow or panic");
 }
+
+proptest! {
+    /// `insert_kill_range` sets exactly the bits `insert_kill` would, one
+    /// by one, across word boundaries and past the domain's end.
+    #[test]
+    fn kill_ranges_equal_bit_by_bit_kills(domain in 0usize..300, a in 0usize..320, len in 0usize..320, node in 0u32..4) {
+        let flow = Flow::new(Direction::Forward, Confluence::May);
+        let (mut by_range, mut by_bit) = (GenKill::with_size(flow, 3, domain), GenKill::with_size(flow, 3, domain));
+        by_range.insert_kill_range(node, a..a + len);
+        for e in a..a + len {
+            by_bit.insert_kill(node, e);
+        }
+        for n in 0..3 {
+            prop_assert_eq!(by_range.kill_row(n), by_bit.kill_row(n), "node {}", n);
+        }
+    }
+}

@@ -199,9 +199,7 @@ impl Iterative {
                     problem.insert_gen(bn, bit[d as usize] as usize);
                 }
                 if killed[v] {
-                    for e in range_start[v]..range_start[v + 1] {
-                        problem.insert_kill(bn, e as usize);
-                    }
+                    problem.insert_kill_range(bn, range_start[v] as usize..range_start[v + 1] as usize);
                 }
             }
         }
@@ -217,10 +215,23 @@ impl Iterative {
         pool.clear();
         span.clear();
         span.resize(sites.num_uses(), (0, 0));
+        // The set bits of `words` in v's range, a word at a time.
         let reaching = |words: &[u64], v: usize, out: &mut Vec<DefId>| {
-            for e in range_start[v]..range_start[v + 1] {
-                if words[e as usize / 64] >> (e % 64) & 1 != 0 {
-                    out.push(def_of_bit[e as usize]);
+            let (lo, hi) = (range_start[v] as usize, range_start[v + 1] as usize);
+            if lo >= hi {
+                return;
+            }
+            for w in lo / 64..=(hi - 1) / 64 {
+                let mut word = words[w];
+                if w == lo / 64 {
+                    word &= !0u64 << (lo % 64);
+                }
+                if w == (hi - 1) / 64 {
+                    word &= !0u64 >> (63 - (hi - 1) % 64);
+                }
+                while word != 0 {
+                    out.push(def_of_bit[w * 64 + word.trailing_zeros() as usize]);
+                    word &= word - 1;
                 }
             }
         };

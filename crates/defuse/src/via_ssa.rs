@@ -130,14 +130,23 @@ impl ViaSsa {
         self.dt.compute(&self.graph);
         phases.dominators = t.elapsed();
 
-        let t = Instant::now();
-        self.df.compute(&self.graph, &self.dt);
-        phases.frontiers = t.elapsed();
+        // Without a join (a block with two predecessors) every dominance
+        // frontier is empty, so no phi can be placed: straight-line and
+        // tree-shaped functions, common in real code, skip both phases.
+        let graph = &self.graph;
+        let has_join = (0..cfg_dom::Graph::num_nodes(graph) as u32).any(|v| graph.pred_slice(v).len() > 1);
+        if has_join {
+            let t = Instant::now();
+            self.df.compute(&self.graph, &self.dt);
+            phases.frontiers = t.elapsed();
 
-        let t = Instant::now();
-        self.facts.compute(func, &self.dt);
-        self.placement.place(func, &self.graph, &self.df, &self.facts, Policy::SemiPruned, None);
-        phases.placement = t.elapsed();
+            let t = Instant::now();
+            self.facts.compute(func, &self.dt);
+            self.placement.place(func, &self.graph, &self.df, &self.facts, Policy::SemiPruned, None);
+            phases.placement = t.elapsed();
+        } else {
+            self.placement.clear();
+        }
 
         let t = Instant::now();
         let sites = Sites::of(func);
