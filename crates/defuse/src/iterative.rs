@@ -3,8 +3,9 @@
 //! The textbook forward may-analysis (Aho, Sethi, Ullman §10.5), tuned:
 //! - the universe is every definition (params, as definitions on entry, and
 //!   every result), numbered *grouped by var*, so the definitions of one var
-//!   are one contiguous range of bits and "the reaching definitions of `v`"
-//!   is a scan of a few words;
+//!   are one contiguous range of bits, a kill is that range set a word at a
+//!   time (`GenKill::insert_kill_range`), and "the reaching definitions of
+//!   `v`" is a word-wise scan of it (set bits by `trailing_zeros`);
 //! - per block, `gen` (the last unguarded definition of each var, plus the
 //!   guarded ones after it) and `kill` (the whole range of each var with an
 //!   unguarded definition) are precomputed in one pass; a guarded
