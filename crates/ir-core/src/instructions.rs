@@ -214,6 +214,24 @@ pub struct MemDesc {
     pub size: Operand,
 }
 
+impl MemDesc {
+    /// True when a descriptor with these immediate parts (`None` where the
+    /// part is a var) is out of bounds whatever the vars hold: a negative
+    /// offset or size, or an exact range, offset or size past `len`
+    /// elements. The verifier rejects such descriptors (docs/ir.md §8), and
+    /// front ends use this to emit a trap instead.
+    pub fn statically_out_of_bounds(offset: Option<i64>, size: Option<i64>, len: u64) -> bool {
+        match (offset, size) {
+            (Some(o), _) if o < 0 => true,
+            (_, Some(s)) if s < 0 => true,
+            (Some(o), Some(s)) => (o as u64).checked_add(s as u64).is_none_or(|end| end > len),
+            (Some(o), None) => o as u64 > len,
+            (None, Some(s)) => s as u64 > len,
+            (None, None) => false,
+        }
+    }
+}
+
 /// Whether an access reads or writes its descriptor.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Access {

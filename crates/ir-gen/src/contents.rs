@@ -162,30 +162,18 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
     /// Defines a uniformly chosen pool var with an operation of its type.
     fn scalar_def(&mut self, g: Option<Guard>) {
         let (dst, t) = self.any_var();
-        if t.is_float() {
-            match self.src.below(6) {
-                0 => {
-                    let v = imm(self.src, t);
-                    self.ins(g).constant(dst, v)
-                }
-                1 => {
-                    let a = self.arg(t);
-                    self.ins(g).copy(dst, a)
-                }
-                2 => {
-                    let (op, a) = (self.src.pick(&FLOAT_UNARY), self.arg(t));
-                    self.ins(g).unary(op, dst, a)
-                }
-                3 => {
-                    let (op, a, b) = (self.src.pick(&FLOAT_BINARY), self.arg(t), self.arg(t));
-                    self.ins(g).binary(op, dst, a, b)
-                }
-                4 => self.select(g, dst, t),
-                _ => self.convert(g, dst, t),
-            };
-            return;
-        }
-        let kinds = if t == Type::I1 { 8 } else { 7 };
+        let float = t.is_float();
+        let (unary, binary): (&[Opcode], &[Opcode]) =
+            if float { (&FLOAT_UNARY, &FLOAT_BINARY) } else { (&INT_UNARY, &INT_BINARY) };
+        // Floats: the first six kinds; integers add divisions, and `i1`
+        // (which has no division) integer and float comparisons instead.
+        let kinds = if float {
+            6
+        } else if t == Type::I1 {
+            8
+        } else {
+            7
+        };
         match self.src.below(kinds) {
             0 => {
                 let v = imm(self.src, t);
@@ -196,11 +184,11 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
                 self.ins(g).copy(dst, a)
             }
             2 => {
-                let (op, a) = (self.src.pick(&INT_UNARY), self.arg(t));
+                let (op, a) = (self.src.pick(unary), self.arg(t));
                 self.ins(g).unary(op, dst, a)
             }
             3 => {
-                let (op, a, b) = (self.src.pick(&INT_BINARY), self.arg(t), self.arg(t));
+                let (op, a, b) = (self.src.pick(binary), self.arg(t), self.arg(t));
                 self.ins(g).binary(op, dst, a, b)
             }
             4 => self.select(g, dst, t),

@@ -42,7 +42,8 @@
 
 use crate::generic::generic;
 use ir_core::{
-    Arg, Block, Callee, Desc, FloatCC, Function, FunctionBuilder, Imm, Inst, IntCC, Mem, Opcode, TensorArg, Type, Var,
+    Arg, Block, Callee, Desc, FloatCC, Function, FunctionBuilder, Imm, Inst, IntCC, Mem, MemDesc, Opcode, TensorArg,
+    Type, Var,
 };
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -1304,20 +1305,13 @@ impl<'e, 'f> Translator<'e, 'f> {
     }
 
     /// True when the verifier would reject the descriptor statically
-    /// (docs/ir.md §8); the access then always traps.
+    /// (`MemDesc::statically_out_of_bounds`); the access then always traps.
     fn static_out_of_bounds(offset: Arg, size: Arg, len: u64) -> bool {
         let exact = |a: Arg| match a {
             Arg::Imm(i) => Some(i.as_i64()),
             Arg::Var(_) => None,
         };
-        match (exact(offset), exact(size)) {
-            (Some(o), _) if o < 0 => true,
-            (_, Some(s)) if s < 0 => true,
-            (Some(o), Some(s)) => (o as u64).checked_add(s as u64).is_none_or(|end| end > len),
-            (Some(o), None) => o as u64 > len,
-            (None, Some(s)) => s as u64 > len,
-            (None, None) => false,
-        }
+        MemDesc::statically_out_of_bounds(exact(offset), exact(size), len)
     }
 
     fn op_memory_copy(&mut self, dst_mem: u32, src_mem: u32) -> R<()> {

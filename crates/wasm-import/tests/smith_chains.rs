@@ -5,33 +5,10 @@
 //! the same DU chains from the SSA method, the iterative baseline and, when
 //! small, the oracle (`defuse::fuzzing::check_function`).
 
-use arbitrary::Unstructured;
-use std::time::{Duration, Instant};
-use wasm_smith::{Config, Module};
+mod smith;
 
-/// What the fuzz target does with its input (`fuzz/fuzz_targets/wasm.rs`
-/// uses the same configuration); the number of functions checked.
-fn check_bytes(data: &[u8]) -> usize {
-    let config = Config {
-        exceptions_enabled: false,
-        gc_enabled: false,
-        compact_imports_enabled: false,
-        max_funcs: 8,
-        max_instructions: 200,
-        max_memories: 2,
-        ..Config::default()
-    };
-    let Ok(module) = Module::new(config, &mut Unstructured::new(data)) else { return 0 };
-    let bytes = module.to_bytes();
-    wasm_import::fuzzing::check(&bytes);
-    let options =
-        wasm_import::ImportOptions { max_memory_bytes: 1 << 20, max_init_bytes: 1 << 16, ..Default::default() };
-    let imported = wasm_import::import(&bytes, &options).expect("wasm-smith makes valid modules");
-    for (_, f) in imported.module.functions() {
-        defuse::fuzzing::check_function(f);
-    }
-    imported.module.num_functions()
-}
+use smith::check_bytes;
+use std::time::{Duration, Instant};
 
 #[test]
 fn random_valid_modules_import_and_chains_agree() {

@@ -736,15 +736,7 @@ fn check_desc_bounds(cx: &mut Ctx<'_>, d: &MemDesc, len: u64, name: &str) {
     let (off, size) = (exact(func, d.offset), exact(func, d.size));
     let name = global(name);
     let shown = format!("{name}[{}, {}]", cx.show(d.offset), cx.show(d.size));
-    let out = match (off, size) {
-        (Some(o), _) if o < 0 => true,
-        (_, Some(s)) if s < 0 => true,
-        (Some(o), Some(s)) => (o as u64).checked_add(s as u64).is_none_or(|end| end > len),
-        (Some(o), None) => o as u64 > len,
-        (None, Some(s)) => s as u64 > len,
-        (None, None) => false,
-    };
-    if out {
+    if MemDesc::statically_out_of_bounds(off, size, len) {
         cx.err(
             ErrorKind::DescriptorOutOfBounds,
             format!("descriptor {shown} is out of bounds: {name} has {len} elements"),
