@@ -7,8 +7,9 @@
 //! becomes an `extern`; only an invalid module is an error (exit 1).
 
 use crate::input::Input;
+use crate::source::import_wasm;
 use std::process::ExitCode;
-use wasm_import::{ImportOptions, import as import_module};
+use wasm_import::ImportOptions;
 
 pub(crate) fn import(file: &str, output: Option<&str>, only: Option<u32>, names: bool, quiet: bool) -> ExitCode {
     let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
@@ -17,13 +18,7 @@ pub(crate) fn import(file: &str, output: Option<&str>, only: Option<u32>, names:
         return ExitCode::FAILURE;
     }
     let options = ImportOptions { only, use_names: names, ..ImportOptions::default() };
-    let imported = match import_module(input.bytes(), &options) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("{}: error: {e}", input.name);
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(imported) = import_wasm(&input, &options) else { return ExitCode::FAILURE };
     let text = ir_core::text::print_module(&imported.module);
     match output {
         Some(path) => {

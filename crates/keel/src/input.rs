@@ -83,6 +83,21 @@ impl Input {
         }
     }
 
+    /// [`Input::parse`], then the verifier: every verifier error is
+    /// rendered against the source, followed by `NAME: the module does not
+    /// verify` and `consequence` (e.g. `"; not running it"`).
+    pub(crate) fn parse_verified(&self, consequence: &str) -> Option<(Module, SourceMap)> {
+        let (module, smap) = self.parse()?;
+        if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
+            for e in &errors.0 {
+                eprint!("{}", e.render(&module, &self.name, self.text(), &smap));
+            }
+            eprintln!("{}: the module does not verify{consequence}", self.name);
+            return None;
+        }
+        Some((module, smap))
+    }
+
     fn report(&self, diags: &[Diagnostic]) {
         let mut err = std::io::stderr().lock();
         for d in diags {

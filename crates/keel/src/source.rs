@@ -25,6 +25,12 @@ pub(crate) struct Loaded {
     pub(crate) failures: Vec<Failure>,
 }
 
+/// Imports a WebAssembly module, printing a module-level error (invalid
+/// or malformed binary) as `FILE: error: ...`.
+pub(crate) fn import_wasm(input: &Input, options: &wasm_import::ImportOptions) -> Option<wasm_import::Import> {
+    wasm_import::import(input.bytes(), options).map_err(|e| eprintln!("{}: error: {e}", input.name)).ok()
+}
+
 impl Loaded {
     /// Loads `input`; prints diagnostics and returns `None` when the module
     /// is unusable.
@@ -32,27 +38,12 @@ impl Loaded {
         if input.is_wasm() {
             return Loaded::import(input);
         }
-        let (module, smap) = input.parse()?;
-        if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
-            for e in &errors.0 {
-                eprint!("{}", e.render(&module, &input.name, input.text(), &smap));
-            }
-            eprintln!("{}: the module does not verify", input.name);
-            return None;
-        }
+        let (module, _) = input.parse_verified("")?;
         Some(Loaded { module, imported: None, failures: Vec::new() })
     }
-}
 
-impl Loaded {
     fn import(input: &Input) -> Option<Loaded> {
-        let imported = match wasm_import::import(input.bytes(), &wasm_import::ImportOptions::default()) {
-            Ok(i) => i,
-            Err(e) => {
-                eprintln!("{}: error: {e}", input.name);
-                return None;
-            }
-        };
+        let imported = import_wasm(input, &wasm_import::ImportOptions::default())?;
         let failures = imported
             .functions
             .iter()

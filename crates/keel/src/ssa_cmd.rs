@@ -14,14 +14,7 @@ pub(crate) fn ssa(
     stats: bool,
 ) -> ExitCode {
     let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
-    let Some((mut module, smap)) = input.parse() else { return ExitCode::FAILURE };
-    if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
-        for e in &errors.0 {
-            eprint!("{}", e.render(&module, &input.name, input.text(), &smap));
-        }
-        eprintln!("{}: the module does not verify", input.name);
-        return ExitCode::FAILURE;
-    }
+    let Some((mut module, _)) = input.parse_verified("") else { return ExitCode::FAILURE };
     let ids: Vec<_> = match func {
         Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
             Some(f) => vec![f],
