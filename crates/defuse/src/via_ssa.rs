@@ -187,6 +187,8 @@ struct FoldBuffers {
     phi_ops: Vec<(Version, Version)>,
     op_start: Vec<u32>,
     ops: Vec<Version>,
+    /// Scratch: the next free slot of each phi in `ops` while filling it.
+    fill: Vec<u32>,
     num_phis: u32,
     /// Definition sets of phi and guarded versions, shared per strongly
     /// connected component: `set[v]` is a range of `pool`.
@@ -204,6 +206,7 @@ impl FoldBuffers {
         self.phi_ops.clear();
         self.op_start.clear();
         self.ops.clear();
+        self.fill.clear();
         self.set.clear();
         self.pool.clear();
         self.tarjan.reset(0);
@@ -317,17 +320,17 @@ impl FoldBuffers {
         for i in 0..np {
             op_start[i + 1] += op_start[i];
         }
-        // `set` doubles as the fill cursor before it holds sets.
-        let set = &mut self.set;
-        set.clear();
-        set.extend(op_start[..np].iter().map(|&s| (s, 0)));
+        let fill = &mut self.fill;
+        fill.clear();
+        fill.extend_from_slice(&op_start[..np]);
         self.ops.clear();
         self.ops.resize(self.phi_ops.len(), 0);
         for &(p, v) in &self.phi_ops {
-            let at = &mut set[p as usize].0;
+            let at = &mut fill[p as usize];
             self.ops[*at as usize] = v;
             *at += 1;
         }
+        let set = &mut self.set;
         set.clear();
         set.resize(nv, UNSET);
         let (ops, op_start, kind) = (&self.ops, &self.op_start, &self.kind);
