@@ -7,7 +7,7 @@
 //! `use_var` calls, while `ssa::construct` converts an already-built
 //! non-SSA function. So both are timed from the same starting point, the
 //! generated non-SSA function read in layout order
-//! (`benches::programs::clif_ssa`), each building its own IR on the way:
+//! (`benches::clif_ssa`), each building its own IR on the way:
 //! - `cranelift-seal-asap`: `ClifReplay::build` with `Sealing::Asap`, each
 //!   block sealed as soon as its last predecessor is filled (the schedule
 //!   is computed outside the timed loop), one `FunctionBuilderContext`
@@ -33,7 +33,7 @@
 //! `ssa-construction-SHAPE`, function = peer, parameter
 //! `BLOCKSxVARSpPERCENT`; filter with e.g. `-- 'ssa-construction-structured/.*/10000x1024p10'`.
 
-use benches::programs::clif_ssa::{ClifReplay, Sealing, clif_phis, clif_verify, keel_replay};
+use benches::clif_ssa::{ClifReplay, Sealing, clif_phis, clif_verify, keel_replay};
 use benches::programs::{Profile, Shape, Spec};
 use cranelift_frontend::FunctionBuilderContext;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};

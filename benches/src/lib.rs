@@ -16,6 +16,7 @@
 
 #![deny(missing_docs)]
 
+pub mod clif_ssa;
 pub mod programs;
 
 use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Node};

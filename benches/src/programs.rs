@@ -21,10 +21,6 @@
 //!   every block but the entry and the return block has exactly one
 //!   predecessor.
 
-// The Cranelift and Keel replays of these programs (`benches/src/clif_ssa.rs`).
-#[path = "clif_ssa.rs"]
-pub mod clif_ssa;
-
 use cfg_dom::{CsrGraph, Dfs, Graph, LoopForest, node};
 use defuse::Sites;
 use ir_core::Function;
