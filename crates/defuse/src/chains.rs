@@ -8,7 +8,7 @@
 
 use crate::sites::{DefId, Sites, UseId};
 use cfg_dom::Stale;
-use ir_core::{Epoch, Function};
+use ir_core::{Epoch, Function, csr};
 
 /// UD and DU chains of one function.
 #[derive(Clone, Debug, Default)]
@@ -52,18 +52,12 @@ impl Chains {
 
     /// The definitions that may reach use `u`.
     pub fn defs_of(&self, u: UseId) -> &[DefId] {
-        match (self.ud_start.get(u as usize), self.ud_start.get(u as usize + 1)) {
-            (Some(&s), Some(&e)) => &self.ud[s as usize..e as usize],
-            _ => &[],
-        }
+        csr::row(&self.ud_start, &self.ud, u as usize)
     }
 
     /// The uses definition `d` may reach.
     pub fn uses_of(&self, d: DefId) -> &[UseId] {
-        match (self.du_start.get(d as usize), self.du_start.get(d as usize + 1)) {
-            (Some(&s), Some(&e)) => &self.du[s as usize..e as usize],
-            _ => &[],
-        }
+        csr::row(&self.du_start, &self.du, d as usize)
     }
 
     /// Number of (definition, use) pairs.

@@ -24,7 +24,7 @@
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
 use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers};
-use ir_core::{Function, Inst, UseSite, Var};
+use ir_core::{Function, Inst, UseSite, Var, csr};
 use ssa::{NO_VERSION, PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionDef};
 use std::time::{Duration, Instant};
 
@@ -187,8 +187,6 @@ struct FoldBuffers {
     phi_ops: Vec<(Version, Version)>,
     op_start: Vec<u32>,
     ops: Vec<Version>,
-    /// Scratch: the next free slot of each phi in `ops` while filling it.
-    fill: Vec<u32>,
     num_phis: u32,
     /// Definition sets of phi and guarded versions, shared per strongly
     /// connected component: `set[v]` is a range of `pool`.
@@ -206,7 +204,6 @@ impl FoldBuffers {
         self.phi_ops.clear();
         self.op_start.clear();
         self.ops.clear();
-        self.fill.clear();
         self.set.clear();
         self.pool.clear();
         self.tarjan.reset(0);
@@ -311,34 +308,15 @@ impl FoldBuffers {
     fn fold(&mut self) -> UdBuilder {
         let nv = self.kind.len();
         let np = self.num_phis as usize;
-        let op_start = &mut self.op_start;
-        op_start.clear();
-        op_start.resize(np + 1, 0);
-        for &(p, _) in &self.phi_ops {
-            op_start[p as usize + 1] += 1;
-        }
-        for i in 0..np {
-            op_start[i + 1] += op_start[i];
-        }
-        let fill = &mut self.fill;
-        fill.clear();
-        fill.extend_from_slice(&op_start[..np]);
-        self.ops.clear();
-        self.ops.resize(self.phi_ops.len(), 0);
-        for &(p, v) in &self.phi_ops {
-            let at = &mut fill[p as usize];
-            self.ops[*at as usize] = v;
-            *at += 1;
-        }
+        // Phi operands by phi version (phis are versions 0..num_phis).
+        csr::bucket(np, &self.phi_ops, &mut self.op_start, &mut self.ops);
         let set = &mut self.set;
         set.clear();
         set.resize(nv, UNSET);
         let (ops, op_start, kind) = (&self.ops, &self.op_start, &self.kind);
         let succs = |v: Version, kind: &[Kind]| -> &[Version] {
             match kind.get(v as usize) {
-                Some(Kind::Phi) if (v as usize) < np => {
-                    &ops[op_start[v as usize] as usize..op_start[v as usize + 1] as usize]
-                }
+                Some(Kind::Phi) => csr::row(op_start, ops, v as usize),
                 _ => &[],
             }
         };

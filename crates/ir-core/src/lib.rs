@@ -62,6 +62,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+pub mod csr;
 mod entities;
 mod function;
 pub mod fuzzing;

@@ -13,7 +13,7 @@
 use cfg_dom::{DomTree, Node, node};
 use fixedbitset::FixedBitSet;
 use ir_core::entity::EntityRef;
-use ir_core::{Function, Opcode, Var};
+use ir_core::{Function, Opcode, Var, csr};
 
 /// Defining blocks per var and the non-local set.
 ///
@@ -28,8 +28,8 @@ pub struct VarFacts {
     non_local: FixedBitSet,
     defined: FixedBitSet,
     /// Scratch: `killed[v] == b` when an unguarded definition of v was seen
-    /// in block b; `last_def[v] == b` once b was recorded as defining v (then
-    /// the fill cursor of the bucket sort); (var, block) pairs.
+    /// in block b; `last_def[v] == b` once b was recorded as defining v;
+    /// (var, block) pairs.
     killed: Vec<u32>,
     last_def: Vec<u32>,
     pairs: Vec<(u32, Node)>,
@@ -103,33 +103,13 @@ impl VarFacts {
                 }
             }
         }
-        // Counting sort by var (stable: blocks stay in layout order).
-        let start = &mut self.start;
-        start.clear();
-        start.resize(nv + 1, 0);
-        for &(v, _) in pairs.iter() {
-            start[v as usize + 1] += 1;
-        }
-        for i in 0..nv {
-            start[i + 1] += start[i];
-        }
-        // `last_def` is free again: reuse it as the fill cursor per var.
-        last_def.copy_from_slice(&start[..nv]);
-        self.def_blocks.clear();
-        self.def_blocks.resize(pairs.len(), 0);
-        for &(v, b) in pairs.iter() {
-            let at = &mut last_def[v as usize];
-            self.def_blocks[*at as usize] = b;
-            *at += 1;
-        }
+        // Stable by var: each var's blocks stay in layout order.
+        csr::bucket(nv, pairs, &mut self.start, &mut self.def_blocks);
     }
 
     /// The distinct reachable blocks that define `v` (params: the entry).
     pub fn def_blocks(&self, v: Var) -> &[Node] {
-        match (self.start.get(v.index()), self.start.get(v.index() + 1)) {
-            (Some(&s), Some(&e)) => &self.def_blocks[s as usize..e as usize],
-            _ => &[],
-        }
+        csr::row(&self.start, &self.def_blocks, v.index())
     }
 
     /// True when `v` is read in some block before any (unguarded) definition

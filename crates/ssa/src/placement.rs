@@ -25,8 +25,7 @@
 
 use crate::facts::VarFacts;
 use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Liveness, Node, block};
-use ir_core::entity::EntityRef;
-use ir_core::{Function, Var};
+use ir_core::{Function, Var, csr};
 
 /// Which vars get phis.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -178,31 +177,13 @@ impl PhiPlacement {
             }
         }
         // Vars were visited in id order, so a stable bucket keeps each
-        // block's list sorted. `placed` is free again: it is the fill cursor.
-        let start = &mut self.start;
-        start.clear();
-        start.resize(n + 1, 0);
-        for &(b, _) in pairs.iter() {
-            start[b as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        placed.copy_from_slice(&start[..n]);
-        self.vars.clear();
-        self.vars.resize(pairs.len(), Var::new(0));
-        for &(b, v) in pairs.iter() {
-            self.vars[placed[b as usize] as usize] = v;
-            placed[b as usize] += 1;
-        }
+        // block's list sorted.
+        csr::bucket(n, pairs, &mut self.start, &mut self.vars);
     }
 
     /// The vars needing a phi at the start of `b`, sorted by id.
     pub fn phis(&self, b: Node) -> &[Var] {
-        match (self.start.get(b as usize), self.start.get(b as usize + 1)) {
-            (Some(&s), Some(&e)) => &self.vars[s as usize..e as usize],
-            _ => &[],
-        }
+        csr::row(&self.start, &self.vars, b as usize)
     }
 
     /// Total number of phis placed.
