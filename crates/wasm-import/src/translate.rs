@@ -1107,14 +1107,15 @@ impl<'e, 'f> Translator<'e, 'f> {
     }
 
     fn op_global_get(&mut self, g: u32) -> R<()> {
-        match self.env.globals.get(g as usize) {
+        // The environment outlives the translator: borrow it, not `self`.
+        let env = self.env;
+        match env.globals.get(g as usize) {
             Some(GlobalEnv::Const(values)) => {
-                for &i in values.clone().iter() {
+                for &i in values.iter() {
                     self.push(Entry::Imm(i));
                 }
             }
-            Some(GlobalEnv::Mem(mem, types)) => {
-                let (mem, types) = (*mem, types.clone());
+            Some(&GlobalEnv::Mem(mem, ref types)) => {
                 for (i, &ty) in types.iter().enumerate() {
                     let r = self.push_result(ty);
                     self.b.ins().load(r, mem, i as i64);
@@ -1388,9 +1389,10 @@ impl<'e, 'f> Translator<'e, 'f> {
             .ok_or_else(|| format!("type {type_index} is not a function type"))
     }
 
-    fn results_of(&mut self, ty: &FuncType) -> SmallVec<[Var; 4]> {
+    /// One fresh result var per scalar part of `types`, pushed in order.
+    fn results_of(&mut self, types: &[ValType]) -> SmallVec<[Var; 4]> {
         let mut out = SmallVec::new();
-        for &t in ty.results() {
+        for &t in types {
             for &p in parts(t) {
                 out.push(self.push_result(p));
             }
@@ -1403,7 +1405,7 @@ impl<'e, 'f> Translator<'e, 'f> {
         let ty_index = *self.env.func_types.get(f as usize).ok_or_else(|| format!("function {f} has no type"))?;
         let ty = self.func_type(ty_index)?;
         let args = self.pop_args(flatten(ty.params()).len())?;
-        let results = self.results_of(ty);
+        let results = self.results_of(ty.results());
         self.b.ins().call(callee, &results, &args);
         Ok(results)
     }
@@ -1412,7 +1414,7 @@ impl<'e, 'f> Translator<'e, 'f> {
         let ty = self.func_type(type_index)?;
         let index = self.pop_arg()?;
         let args = self.pop_args(flatten(ty.params()).len())?;
-        let results = self.results_of(ty);
+        let results = self.results_of(ty.results());
         let mut ops: SmallVec<[Arg; 8]> = SmallVec::new();
         ops.push(Arg::Imm(Imm::int(Type::I32, i64::from(table))));
         ops.push(Arg::Imm(Imm::int(Type::I32, i64::from(type_index))));
@@ -1459,12 +1461,7 @@ impl<'e, 'f> Translator<'e, 'f> {
                 _ => return Err(format!("`{name}`: result types unknown")),
             }
         }
-        let mut results: SmallVec<[Var; 4]> = SmallVec::new();
-        for &t in &outputs {
-            for &p in parts(t) {
-                results.push(self.push_result(p));
-            }
-        }
+        let results = self.results_of(&outputs);
         let mut ops: SmallVec<[Arg; 8]> = g.imms.iter().map(|&i| Arg::Imm(i)).collect();
         ops.extend(args);
         self.b.ins().intrinsic(&name, &results, &ops);
