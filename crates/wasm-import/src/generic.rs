@@ -74,6 +74,24 @@ pub(crate) fn v128_halves(bytes: [u8; 16]) -> [Imm; 2] {
     [Imm::int(Type::I64, i64::from_le_bytes(lo)), Imm::int(Type::I64, i64::from_le_bytes(hi))]
 }
 
+/// The IR values of an operator that pushes a constant, in both function
+/// bodies and constant expressions: `i32`/`i64`/`f32`/`f64.const` as
+/// themselves, `v128.const` as two `i64` halves, references as `i64`
+/// (`ref.null` is 0, `ref.func f` is `f + 1`). `None` for other operators.
+pub(crate) fn constant_parts(op: &Operator<'_>) -> Option<SmallVec<[Imm; 2]>> {
+    let one = |i: Imm| Some(SmallVec::from_slice(&[i]));
+    match *op {
+        Operator::I32Const { value } => one(Imm::int(Type::I32, i64::from(value))),
+        Operator::I64Const { value } => one(Imm::int(Type::I64, value)),
+        Operator::F32Const { value } => one(Imm::from_bits(Type::F32, u64::from(value.bits()))),
+        Operator::F64Const { value } => one(Imm::from_bits(Type::F64, value.bits())),
+        Operator::V128Const { value } => Some(SmallVec::from_slice(&v128_halves(*value.bytes()))),
+        Operator::RefNull { .. } => one(Imm::int(Type::I64, 0)),
+        Operator::RefFunc { function_index } => one(Imm::int(Type::I64, i64::from(function_index) + 1)),
+        _ => None,
+    }
+}
+
 fn two_halves(g: &mut Generic, bytes: [u8; 16]) {
     g.imms.extend(v128_halves(bytes));
 }

@@ -180,14 +180,11 @@ fn eval_const(expr: &ConstExpr<'_>, globals: &[Option<SmallVec<[Imm; 2]>>]) -> O
     let mut reader = expr.get_operators_reader();
     while !reader.eof() {
         let op = reader.read().ok()?;
+        if let Some(parts) = crate::generic::constant_parts(&op) {
+            stack.extend(parts);
+            continue;
+        }
         match op {
-            Operator::I32Const { value } => stack.push(Imm::int(Type::I32, i64::from(value))),
-            Operator::I64Const { value } => stack.push(Imm::int(Type::I64, value)),
-            Operator::F32Const { value } => stack.push(Imm::from_bits(Type::F32, u64::from(value.bits()))),
-            Operator::F64Const { value } => stack.push(Imm::from_bits(Type::F64, value.bits())),
-            Operator::V128Const { value } => stack.extend(crate::generic::v128_halves(*value.bytes())),
-            Operator::RefNull { .. } => stack.push(Imm::int(Type::I64, 0)),
-            Operator::RefFunc { function_index } => stack.push(Imm::int(Type::I64, i64::from(function_index) + 1)),
             Operator::GlobalGet { global_index } => {
                 stack.extend(globals.get(global_index as usize)?.as_ref()?.iter().copied());
             }

@@ -1492,6 +1492,12 @@ impl<'e, 'f> Translator<'e, 'f> {
         if let Some((memarg, acc)) = access(op) {
             return self.op_access(&memarg, acc);
         }
+        if let Some(parts) = crate::generic::constant_parts(op) {
+            for i in parts {
+                self.push(Entry::Imm(i));
+            }
+            return Ok(());
+        }
         match op {
             W::Unreachable => self.trap_here(),
             W::Nop => {}
@@ -1538,21 +1544,8 @@ impl<'e, 'f> Translator<'e, 'f> {
             W::LocalTee { local_index } => self.op_local_tee(*local_index)?,
             W::GlobalGet { global_index } => self.op_global_get(*global_index)?,
             W::GlobalSet { global_index } => self.op_global_set(*global_index)?,
-            W::I32Const { value } => self.push(Entry::Imm(Imm::int(Type::I32, i64::from(*value)))),
-            W::I64Const { value } => self.push(Entry::Imm(Imm::int(Type::I64, *value))),
-            W::F32Const { value } => self.push(Entry::Imm(Imm::from_bits(Type::F32, u64::from(value.bits())))),
-            W::F64Const { value } => self.push(Entry::Imm(Imm::from_bits(Type::F64, value.bits()))),
-            W::V128Const { value } => {
-                for i in crate::generic::v128_halves(*value.bytes()) {
-                    self.push(Entry::Imm(i));
-                }
-            }
             W::V128Load { memarg } => self.op_v128_load(memarg)?,
             W::V128Store { memarg } => self.op_v128_store(memarg)?,
-            W::RefNull { .. } => self.push(Entry::Imm(Imm::int(Type::I64, 0))),
-            W::RefFunc { function_index } => {
-                self.push(Entry::Imm(Imm::int(Type::I64, i64::from(*function_index) + 1)));
-            }
             W::RefIsNull => {
                 let a = self.pop_arg()?;
                 let c = self.cond(self.stack.len());
