@@ -552,46 +552,27 @@ impl<'e, 'f> Translator<'e, 'f> {
     }
 
     fn slot(&mut self, depth: usize, ty: Type) -> Var {
-        if let Some(Some(v)) = self.slots[ty.index()].get(depth) {
-            return *v;
+        if let Some(v) = cached(&self.slots[ty.index()], depth) {
+            return v;
         }
         let v = self.named_var(ty, format_args!("s{depth}.{ty}"));
-        let table = &mut self.slots[ty.index()];
-        if table.len() <= depth {
-            table.resize(depth + 1, None);
-        }
-        table[depth] = Some(v);
-        v
+        remember(&mut self.slots[ty.index()], depth, v)
     }
 
     fn cond(&mut self, depth: usize) -> Var {
-        if let Some(Some(v)) = self.conds.get(depth) {
-            return *v;
+        if let Some(v) = cached(&self.conds, depth) {
+            return v;
         }
         let v = self.named_var(Type::I1, format_args!("c{depth}"));
-        if self.conds.len() <= depth {
-            self.conds.resize(depth + 1, None);
-        }
-        self.conds[depth] = Some(v);
-        v
+        remember(&mut self.conds, depth, v)
     }
 
     fn addr(&mut self, depth: usize, hi: bool) -> Var {
-        let table = if hi { &self.addrs_hi } else { &self.addrs };
-        if let Some(Some(v)) = table.get(depth) {
-            return *v;
+        if let Some(v) = cached(if hi { &self.addrs_hi } else { &self.addrs }, depth) {
+            return v;
         }
-        let v = if hi {
-            self.named_var(Type::I64, format_args!("a{depth}.hi"))
-        } else {
-            self.named_var(Type::I64, format_args!("a{depth}"))
-        };
-        let table = if hi { &mut self.addrs_hi } else { &mut self.addrs };
-        if table.len() <= depth {
-            table.resize(depth + 1, None);
-        }
-        table[depth] = Some(v);
-        v
+        let v = self.named_var(Type::I64, format_args!("a{depth}{}", if hi { ".hi" } else { "" }));
+        remember(if hi { &mut self.addrs_hi } else { &mut self.addrs }, depth, v)
     }
 
     fn local_vars(&mut self, l: u32) -> R<SmallVec<[Var; 2]>> {
@@ -1648,4 +1629,18 @@ impl<'e, 'f> Translator<'e, 'f> {
         }
         Ok(())
     }
+}
+
+/// The var a per-depth cache holds at `depth`, if any.
+fn cached(table: &[Option<Var>], depth: usize) -> Option<Var> {
+    table.get(depth).copied().flatten()
+}
+
+/// Stores `v` at `depth` in a per-depth cache (growing it) and returns it.
+fn remember(table: &mut Vec<Option<Var>>, depth: usize, v: Var) -> Var {
+    if table.len() <= depth {
+        table.resize(depth + 1, None);
+    }
+    table[depth] = Some(v);
+    v
 }
