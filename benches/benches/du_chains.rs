@@ -5,10 +5,10 @@
 //! through its reusable context, warm (one context per peer, kept across
 //! iterations, as a compiler analysing many functions would, and as
 //! `keel du` does per thread):
-//! - `via-ssa`: `defuse::ViaSsa::compute` (dominators, semi-pruned phi
+//! - `via-ssa`: `defuse::ViaSsa::compute_function` (dominators, semi-pruned phi
 //!   placement, one renaming walk recording versions, folding phis and
 //!   guarded links onto real definitions);
-//! - `iterative`: `defuse::Iterative::compute`, the baseline (reaching
+//! - `iterative`: `defuse::Iterative::compute_function`, the baseline (reaching
 //!   definitions over dense bit vectors, definitions numbered by var, a
 //!   worklist in reverse postorder). Warm, its bit matrices are neither
 //!   allocated nor page-faulted again: a cold run pays that too, and at
@@ -44,7 +44,7 @@
 
 use benches::programs::{Profile, Shape, Spec, human_bytes, is_chain_with_exits};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use defuse::{Chains, Iterative, ViaSsa, iterative_timed, via_ssa_timed};
+use defuse::{Chains, Iterative, ViaSsa};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -111,7 +111,7 @@ fn cell(
     let what = format!("{} {}", spec.shape.name(), spec.id());
 
     // Check (and take a first, cold timing) before measuring.
-    let (ours, first_ours): (Chains, _) = via_ssa_timed(&func);
+    let (ours, first_ours): (Chains, _) = ViaSsa::new().compute_function_timed(&func).expect("a valid program");
     let bytes = profile.bitvector_bytes();
     let baseline = if bytes > limit {
         eprintln!(
@@ -124,7 +124,7 @@ fn cell(
         );
         None
     } else {
-        let (theirs, first_theirs) = iterative_timed(&func);
+        let (theirs, first_theirs) = Iterative::new().compute_function_timed(&func).expect("a valid program");
         if ours != theirs {
             let diff = ours.differences(&theirs);
             panic!("{what}: via_ssa and iterative differ on {} uses; first: {:?}", diff.len(), diff.first());
@@ -141,9 +141,17 @@ fn cell(
     };
     let mut ours_ctx = ViaSsa::new();
     let mut theirs_ctx = Iterative::new();
-    let p_ours = best_phases(ours_ctx.compute_timed(&func).1, |p| p.total(), || ours_ctx.compute_timed(&func).1);
+    let p_ours = best_phases(
+        ours_ctx.compute_function_timed(&func).unwrap().1,
+        |p| p.total(),
+        || ours_ctx.compute_function_timed(&func).unwrap().1,
+    );
     let phases_theirs = baseline.map(|first| {
-        let p = best_phases(theirs_ctx.compute_timed(&func).1, |p| p.total(), || theirs_ctx.compute_timed(&func).1);
+        let p = best_phases(
+            theirs_ctx.compute_function_timed(&func).unwrap().1,
+            |p| p.total(),
+            || theirs_ctx.compute_function_timed(&func).unwrap().1,
+        );
         format!(
             "; iterative cold {}, warm best {} (setup {}, solve {}, extract {})",
             ms(first.total()),
@@ -177,9 +185,11 @@ fn cell(
     }
     group.warm_up_time(Duration::from_secs(1));
     let id = spec.id();
-    group.bench_function(BenchmarkId::new("via-ssa", &id), |b| b.iter(|| ours_ctx.compute(black_box(&func))));
+    group.bench_function(BenchmarkId::new("via-ssa", &id), |b| b.iter(|| ours_ctx.compute_function(black_box(&func))));
     if baseline.is_some() {
-        group.bench_function(BenchmarkId::new("iterative", &id), |b| b.iter(|| theirs_ctx.compute(black_box(&func))));
+        group.bench_function(BenchmarkId::new("iterative", &id), |b| {
+            b.iter(|| theirs_ctx.compute_function(black_box(&func)))
+        });
     }
 }
 

@@ -82,7 +82,7 @@ fn ssa_construction(c: &mut Criterion) {
                     assert!(print_module(&copied) == text, "{what}: the Keel replay is not an exact copy");
                     let (stats, t_keel) = once(|| {
                         let mut g = keel_replay(&src);
-                        let s = ssa::construct(&mut g, &options);
+                        let s = ssa::construct(&mut g, &options).expect("a valid program");
                         *copied.function_mut(f).expect("pushed above") = g;
                         s
                     });
@@ -139,7 +139,7 @@ fn ssa_construction(c: &mut Criterion) {
                             || (),
                             |()| {
                                 let mut g = keel_replay(black_box(&src));
-                                ssa::construct(&mut g, &options);
+                                ssa::construct(&mut g, &options).expect("a valid program");
                                 g
                             },
                             large,
@@ -149,7 +149,7 @@ fn ssa_construction(c: &mut Criterion) {
                         b.iter_batched(
                             || prebuilt.clone(),
                             |mut g| {
-                                ssa::construct(black_box(&mut g), &options);
+                                ssa::construct(black_box(&mut g), &options).expect("a valid program");
                                 g
                             },
                             large,

@@ -263,7 +263,7 @@ impl Replayer<'_, '_, '_> {
     }
 
     fn value(&mut self, op: Operand) -> Value {
-        match self.src.arg(op) {
+        match self.src.arg(op).expect("operands of a verified function exist") {
             Arg::Var(v) => self.b.use_var(Variable::new(v.index())),
             Arg::Imm(imm) => self.constant(imm),
         }
@@ -453,7 +453,7 @@ pub fn keel_replay(src: &Function) -> Function {
     for sb in src.blocks() {
         map[sb.index()] = b.create_block();
     }
-    let arg = |i: Inst, k: usize| src.arg(src.operands(i)[k]);
+    let arg = |i: Inst, k: usize| src.arg(src.operands(i)[k]).expect("operands of a verified function exist");
     for sb in src.blocks() {
         b.switch_to_block(map[sb.index()]);
         for inst in src.block_insts(sb) {
@@ -480,7 +480,7 @@ pub fn keel_replay(src: &Function) -> Function {
                 },
                 Format::Phi => {
                     let incoming: Vec<(Block, Arg)> =
-                        src.phi_incoming(inst).map(|(p, v)| (map[p.index()], src.arg(v))).collect();
+                        src.phi_incoming(inst).map(|(p, v)| (map[p.index()], src.arg(v).expect("verified"))).collect();
                     ins.phi(dst(), &incoming)
                 }
                 Format::Jump => ins.jump(map[src.successors(inst).next().expect("a target").index()]),
@@ -495,7 +495,7 @@ pub fn keel_replay(src: &Function) -> Function {
                     ins.switch(arg(inst, 0), map[table.default.index()], &cases)
                 }
                 Format::Ret => {
-                    let vals: Vec<Arg> = src.operands(inst).iter().map(|&o| src.arg(o)).collect();
+                    let vals: Vec<Arg> = src.operands(inst).iter().map(|&o| src.arg(o).expect("verified")).collect();
                     ins.ret(&vals)
                 }
                 Format::Trap => ins.trap(),

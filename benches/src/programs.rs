@@ -21,9 +21,10 @@
 //!   every block but the entry and the return block has exactly one
 //!   predecessor.
 
-use cfg_dom::{CsrGraph, Dfs, Graph, LoopForest, node};
+use cfg_dom::{Dfs, Graph, Input, LoopForest};
 use defuse::Sites;
 use ir_core::Function;
+use ir_core::node;
 use ir_gen::{GenConfig, generate};
 
 /// The generator seed of every program.
@@ -128,9 +129,10 @@ pub struct Profile {
 impl Profile {
     /// The profile of `func`.
     pub fn of(func: &Function) -> Profile {
-        let g = CsrGraph::from_function(func);
+        let g = func.cfg();
         let dfs = Dfs::of(&g);
-        let sites = Sites::of(func);
+        let mut scratch = Vec::new();
+        let sites = Sites::of(&Input::new(&g, func, &mut scratch).expect("a generated program is valid input"));
         let forest = LoopForest::of(&g);
         let n = g.num_nodes();
         let reachable: Vec<u32> = (0..n as u32).filter(|&v| dfs.is_reachable(v)).collect();
@@ -192,7 +194,7 @@ pub fn human_bytes(bytes: u64) -> String {
 /// reachable block other than the entry and the return block (the one
 /// block with more than one predecessor) has exactly one predecessor.
 pub fn is_chain_with_exits(func: &Function) -> bool {
-    let g = CsrGraph::from_function(func);
+    let g = func.cfg();
     let entry = func.entry_block().map(node);
     let multi = (0..g.num_nodes() as u32).filter(|&v| g.pred_slice(v).len() > 1).count();
     multi <= 1 && (0..g.num_nodes() as u32).all(|v| Some(v) == entry || !g.pred_slice(v).is_empty())

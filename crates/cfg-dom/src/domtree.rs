@@ -22,9 +22,10 @@
 //! link-eval forest keeps each node's ancestor and label side by side; the
 //! DFS keeps no exit events and copies no successor lists.
 
-use crate::graph::{Graph, NONE, Node, csr, slice};
-use crate::stamp::{Stale, check_cfg};
-use ir_core::{Epoch, Function};
+use crate::csr::{bucket_by, row};
+use crate::graph::{Graph, NONE, Node};
+use crate::stamp::Versioned;
+use crate::stamp::{Stale, check};
 
 /// A dominator tree (a forest of one tree: unreachable nodes are outside).
 #[derive(Clone, Debug, Default)]
@@ -41,7 +42,7 @@ pub struct DomTree {
     child_start: Vec<u32>,
     children: Vec<Node>,
     root: Option<Node>,
-    stamp: Option<Epoch>,
+    stamp: Option<u64>,
     scratch: Scratch,
 }
 
@@ -108,7 +109,7 @@ impl DomTree {
         self.tree_max.resize(n, NONE);
         self.depth.resize(n, NONE);
         let Some(entry) = g.entry().filter(|&e| (e as usize) < n) else {
-            csr(n, core::iter::empty(), &mut self.child_start, &mut self.children);
+            bucket_by(n, core::iter::empty(), &mut self.child_start, &mut self.children);
             return;
         };
         self.root = Some(entry);
@@ -131,7 +132,7 @@ impl DomTree {
         // Children, bucketed by parent in preorder.
         let (vertex, idom) = (&s.vertex, &s.idom);
         let pairs = (1..r).map(|i| (vertex[idom[i] as usize], vertex[i]));
-        csr(n, pairs, &mut self.child_start, &mut self.children);
+        bucket_by(n, pairs, &mut self.child_start, &mut self.children);
     }
 
     /// The root (the graph's entry), if the graph had one.
@@ -177,7 +178,7 @@ impl DomTree {
     /// The children of `n` in the tree, in DFS preorder of the graph.
     #[inline]
     pub fn children(&self, n: Node) -> &[Node] {
-        slice(&self.child_start, &self.children, n)
+        row(&self.child_start, &self.children, n as usize)
     }
 
     /// Depth of a reachable node (the root is at depth 0).
@@ -216,13 +217,14 @@ impl DomTree {
     }
 
     /// The stamp of the graph the tree was computed on.
-    pub fn stamp(&self) -> Option<Epoch> {
+    pub fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 
-    /// `Ok` when the tree was computed on `func`'s CFG as it is now.
-    pub fn check(&self, func: &Function) -> Result<(), Stale> {
-        check_cfg(self.stamp, func)
+    /// `Ok` when the tree was computed on `func`'s CFG as it is now (see
+    /// [`crate::Stale`]).
+    pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
+        check(self.stamp, func.cfg_stamp())
     }
 }
 

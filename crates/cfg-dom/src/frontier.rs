@@ -28,17 +28,18 @@
 //! Invariants: unreachable nodes have empty frontiers and are ignored in
 //! queries; results are sorted by node id.
 
+use crate::csr::{bucket_by, row};
 use crate::domtree::DomTree;
-use crate::graph::{Graph, NONE, Node, csr, slice};
-use crate::stamp::{Stale, check_cfg};
-use ir_core::{Epoch, Function};
+use crate::graph::{Graph, NONE, Node};
+use crate::stamp::Versioned;
+use crate::stamp::{Mismatch, Stale, belongs, check};
 
 /// Dominance frontiers of every node.
 #[derive(Clone, Debug, Default)]
 pub struct DominanceFrontiers {
     start: Vec<u32>,
     list: Vec<Node>,
-    stamp: Option<Epoch>,
+    stamp: Option<u64>,
     /// Scratch of one computation: `(x, y)` pairs, and `last[x] == y` once
     /// y is in DF(x).
     pairs: Vec<(Node, Node)>,
@@ -51,11 +52,12 @@ impl DominanceFrontiers {
         DominanceFrontiers::default()
     }
 
-    /// The frontiers of `g` given its dominator tree.
-    pub fn of(g: &impl Graph, dt: &DomTree) -> DominanceFrontiers {
+    /// The frontiers of `g` given its dominator tree; an error when `dt`
+    /// belongs to another graph.
+    pub fn of(g: &impl Graph, dt: &DomTree) -> Result<DominanceFrontiers, Mismatch> {
         let mut df = DominanceFrontiers::new();
-        df.compute(g, dt);
-        df
+        df.compute(g, dt)?;
+        Ok(df)
     }
 
     /// Empties the frontiers, keeping buffers.
@@ -67,8 +69,11 @@ impl DominanceFrontiers {
         self.last.clear();
     }
 
-    /// Computes the frontiers of `g`, reusing buffers.
-    pub fn compute(&mut self, g: &impl Graph, dt: &DomTree) {
+    /// Computes the frontiers of `g`, reusing buffers. An error (and empty
+    /// frontiers) when `dt` was computed on another graph.
+    pub fn compute(&mut self, g: &impl Graph, dt: &DomTree) -> Result<(), Mismatch> {
+        self.clear();
+        belongs("the dominator tree", g.num_nodes(), g.stamp(), dt.num_nodes(), dt.stamp())?;
         let n = g.num_nodes();
         let (pairs, last) = (&mut self.pairs, &mut self.last);
         pairs.clear();
@@ -98,23 +103,30 @@ impl DominanceFrontiers {
                 }
             }
         }
-        csr(n, pairs.iter().copied(), &mut self.start, &mut self.list);
+        bucket_by(n, pairs.iter().copied(), &mut self.start, &mut self.list);
         self.stamp = g.stamp();
+        Ok(())
     }
 
     /// The stamp of the graph the frontiers were computed on.
-    pub fn stamp(&self) -> Option<Epoch> {
+    pub fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 
     /// `Ok` when the frontiers were computed on `func`'s CFG as it is now.
-    pub fn check(&self, func: &Function) -> Result<(), Stale> {
-        check_cfg(self.stamp, func)
+    pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
+        check(self.stamp, func.cfg_stamp())
+    }
+
+    /// Number of nodes of the graph the frontiers were computed on (0 when
+    /// empty).
+    pub fn num_nodes(&self) -> usize {
+        self.start.len().saturating_sub(1)
     }
 
     /// DF(`n`), sorted.
     pub fn frontier(&self, n: Node) -> &[Node] {
-        slice(&self.start, &self.list, n)
+        row(&self.start, &self.list, n as usize)
     }
 }
 
@@ -139,7 +151,7 @@ pub struct IteratedFrontiers {
     /// Smallest depth of a join edge target out of each node's subtree
     /// (`NONE` if there is none).
     reach: Vec<u32>,
-    stamp: Option<Epoch>,
+    stamp: Option<u64>,
     /// Scratch of `compute`: the join edges before bucketing.
     pairs: Vec<(Node, Node)>,
     /// Query stamp per node: visited in the current query.
@@ -160,11 +172,12 @@ impl IteratedFrontiers {
         IteratedFrontiers::default()
     }
 
-    /// The index of `g` given its dominator tree.
-    pub fn of(g: &impl Graph, dt: &DomTree) -> IteratedFrontiers {
+    /// The index of `g` given its dominator tree; an error when `dt`
+    /// belongs to another graph.
+    pub fn of(g: &impl Graph, dt: &DomTree) -> Result<IteratedFrontiers, Mismatch> {
         let mut idf = IteratedFrontiers::new();
-        idf.compute(g, dt);
-        idf
+        idf.compute(g, dt)?;
+        Ok(idf)
     }
 
     /// Empties the index, keeping buffers.
@@ -177,13 +190,16 @@ impl IteratedFrontiers {
         self.stamp = None;
     }
 
-    /// Indexes `g` (whose dominator tree is `dt`), reusing buffers.
-    pub fn compute(&mut self, g: &impl Graph, dt: &DomTree) {
+    /// Indexes `g` (whose dominator tree is `dt`), reusing buffers. An
+    /// error (and an empty index) when `dt` was computed on another graph.
+    pub fn compute(&mut self, g: &impl Graph, dt: &DomTree) -> Result<(), Mismatch> {
+        self.clear();
+        belongs("the dominator tree", g.num_nodes(), g.stamp(), dt.num_nodes(), dt.stamp())?;
         let n = g.num_nodes();
         self.depth.clear();
         self.depth.extend((0..n as Node).map(|v| dt.depth(v).unwrap_or(NONE)));
         let reachable = |v: Node| dt.is_reachable(v);
-        csr(
+        bucket_by(
             n,
             (0..n as Node).filter(|&c| reachable(c)).filter_map(|c| dt.idom(c).map(|p| (p, c))),
             &mut self.child_start,
@@ -193,27 +209,29 @@ impl IteratedFrontiers {
         for u in (0..n as Node).filter(|&u| reachable(u)) {
             self.pairs.extend(g.successors(u).filter(|&y| reachable(y) && dt.idom(y) != Some(u)).map(|y| (u, y)));
         }
-        csr(n, self.pairs.iter().copied(), &mut self.join_start, &mut self.joins);
+        bucket_by(n, self.pairs.iter().copied(), &mut self.join_start, &mut self.joins);
         // Children follow their parent in the tree's preorder, so a
         // backward pass sees every subtree before its root.
         self.reach.clear();
         self.reach.resize(n, NONE);
         for &u in dt.preorder().iter().rev() {
-            let own = slice(&self.join_start, &self.joins, u).iter().map(|&y| self.depth[y as usize]).min();
-            let below = slice(&self.child_start, &self.children, u).iter().map(|&c| self.reach[c as usize]).min();
+            let own = row(&self.join_start, &self.joins, u as usize).iter().map(|&y| self.depth[y as usize]).min();
+            let below =
+                row(&self.child_start, &self.children, u as usize).iter().map(|&c| self.reach[c as usize]).min();
             self.reach[u as usize] = own.into_iter().chain(below).min().unwrap_or(NONE);
         }
         self.stamp = g.stamp();
+        Ok(())
     }
 
     /// The stamp of the graph the index was computed on.
-    pub fn stamp(&self) -> Option<Epoch> {
+    pub fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 
     /// `Ok` when the index was computed on `func`'s CFG as it is now.
-    pub fn check(&self, func: &Function) -> Result<(), Stale> {
-        check_cfg(self.stamp, func)
+    pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
+        check(self.stamp, func.cfg_stamp())
     }
 
     fn next_query(&mut self) {
@@ -270,7 +288,7 @@ impl IteratedFrontiers {
                 self.walk.push(x);
             }
             while let Some(u) = self.walk.pop() {
-                for &y in slice(&self.join_start, &self.joins, u) {
+                for &y in row(&self.join_start, &self.joins, u as usize) {
                     let dy = self.depth[y as usize];
                     if dy <= level && self.in_idf[y as usize] != q {
                         self.in_idf[y as usize] = q;
@@ -281,7 +299,7 @@ impl IteratedFrontiers {
                         }
                     }
                 }
-                for &c in slice(&self.child_start, &self.children, u) {
+                for &c in row(&self.child_start, &self.children, u as usize) {
                     if self.visited[c as usize] != q && self.reach[c as usize] <= level {
                         self.visited[c as usize] = q;
                         self.walk.push(c);
@@ -304,18 +322,34 @@ mod tests {
         let g =
             CsrGraph::from_edges(7, Some(0), [(0, 1), (1, 2), (2, 3), (2, 4), (3, 4), (4, 5), (5, 2), (5, 6)]).unwrap();
         let dt = DomTree::of(&g);
-        let df = DominanceFrontiers::of(&g, &dt);
+        let df = DominanceFrontiers::of(&g, &dt).unwrap();
         assert_eq!(df.frontier(2), [2]);
         assert_eq!(df.frontier(4), [2]);
         assert_eq!(df.frontier(3), [4]);
         assert_eq!(df.frontier(5), [2]);
         assert_eq!(df.frontier(1), [] as [Node; 0]);
         // x is defined in bb1, bb3, bb4: phis at bb2 and bb4 only.
-        let mut idf = IteratedFrontiers::of(&g, &dt);
+        let mut idf = IteratedFrontiers::of(&g, &dt).unwrap();
         let mut out = Vec::new();
         idf.query([1, 3, 4], &mut out);
         assert_eq!(out, [2, 4]);
         idf.query([1], &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_tree_of_another_graph_is_an_error() {
+        let g = CsrGraph::from_edges(3, Some(0), [(0, 1), (1, 2)]).unwrap();
+        let other = CsrGraph::from_edges(9, Some(0), [(0, 8)]).unwrap();
+        let dt = DomTree::of(&other);
+        let err = DominanceFrontiers::of(&g, &dt).unwrap_err();
+        assert_eq!(err, Mismatch::Nodes { what: "the dominator tree", expected: 3, found: 9 });
+        assert!(IteratedFrontiers::of(&g, &dt).is_err());
+        // Same size, different stamps.
+        let (mut a, mut b) = (g.clone(), g.clone());
+        a.set_stamp(Some(1));
+        b.set_stamp(Some(2));
+        let err = DominanceFrontiers::of(&a, &DomTree::of(&b)).unwrap_err();
+        assert!(matches!(err, Mismatch::Stamp { expected: 1, found: 2, .. }), "{err}");
     }
 }

@@ -135,7 +135,7 @@ pub fn check_dfs(g: &impl Graph) {
             }
         }
     }
-    same(g, "Dfs: back_edges", back, dfs.back_edges(g));
+    same(g, "Dfs: back_edges", Ok(back), dfs.back_edges(g));
     let out = n as Node;
     same(g, "Dfs: queries out of range", (false, None, None, false), {
         (dfs.is_reachable(out), dfs.parent(out), dfs.pre_number(out), dfs.is_ancestor(out, out))
@@ -277,7 +277,7 @@ pub fn check_post_dom_tree(g: &impl Graph) {
 pub fn check_frontiers(g: &impl Graph) {
     let want = oracle::frontiers(g);
     let dt = DomTree::of(g);
-    let df = DominanceFrontiers::of(g, &dt);
+    let df = DominanceFrontiers::of(g, &dt).expect("the tree of g");
     for (x, w) in want.iter().enumerate() {
         same(g, format_args!("DominanceFrontiers: DF({x})"), &w[..], df.frontier(x as Node));
     }
@@ -315,7 +315,7 @@ pub fn check_iterated_frontiers(g: &impl Graph, idf: &mut IteratedFrontiers, see
     }
     sets.push(vec![u32::MAX, n as Node]);
     let mut out = Vec::new();
-    idf.compute(g, &dt);
+    idf.compute(g, &dt).expect("the tree of g");
     same(g, "IteratedFrontiers: stamp", g.stamp(), idf.stamp());
     for defs in &sets {
         idf.query(defs.iter().copied(), &mut out);
@@ -356,7 +356,7 @@ struct TreeAnswers {
     /// Per node: idom, depth, tree preorder number, children.
     nodes: Vec<TreeNode>,
     preorder: Vec<Node>,
-    stamp: Option<ir_core::Epoch>,
+    stamp: Option<u64>,
 }
 
 fn tree_answers(dt: &DomTree) -> TreeAnswers {
@@ -388,15 +388,18 @@ fn frontier_answers(df: &DominanceFrontiers, n: usize) -> Vec<Vec<Node>> {
 pub fn check_recompute(g: &impl Graph) {
     let n = g.num_nodes();
     let fresh_dt = DomTree::of(g);
-    let fresh_df = DominanceFrontiers::of(g, &fresh_dt);
+    let fresh_df = DominanceFrontiers::of(g, &fresh_dt).expect("the tree of g");
     let fresh_dfs = Dfs::of(g);
     let rev = ReverseGraph::of(g);
     let mut dt = DomTree::of(&rev);
-    let mut df = DominanceFrontiers::of(&rev, &dt);
+    let mut df = DominanceFrontiers::of(&rev, &dt).expect("the tree of the reverse graph");
+    // The reverse graph's tree, one node larger, does not belong to g.
+    same(g, "DominanceFrontiers with another graph's tree", true, DominanceFrontiers::of(g, &dt).is_err());
+    same(g, "IteratedFrontiers with another graph's tree", true, IteratedFrontiers::of(g, &dt).is_err());
     let mut dfs = Dfs::of(&rev);
     for round in ["after another graph", "after clear"] {
         dt.compute(g);
-        df.compute(g, &dt);
+        df.compute(g, &dt).expect("the tree of g");
         dfs.compute(g);
         same(g, format_args!("DomTree recomputed {round}"), tree_answers(&fresh_dt), tree_answers(&dt));
         same(
@@ -443,11 +446,11 @@ pub fn check_petgraph(nodes: usize, edges: &[(Node, Node)]) {
     same(&view, "Petgraph vs CsrGraph: DomTree", tree_answers(&dt_csr), tree_answers(&dt_view));
     let (p_csr, p_view) = (PostDomTree::of(&csr), PostDomTree::of(&view));
     same(&view, "Petgraph vs CsrGraph: PostDomTree", tree_answers(p_csr.tree()), tree_answers(p_view.tree()));
-    let df_view = frontier_answers(&DominanceFrontiers::of(&view, &dt_view), nodes);
+    let df_view = frontier_answers(&DominanceFrontiers::of(&view, &dt_view).expect("the view's tree"), nodes);
     same(
         &view,
         "Petgraph vs CsrGraph: frontiers",
-        frontier_answers(&DominanceFrontiers::of(&csr, &dt_csr), nodes),
+        frontier_answers(&DominanceFrontiers::of(&csr, &dt_csr).expect("the graph's tree"), nodes),
         df_view.clone(),
     );
     // Against the edge list's own order: order-independent answers only.
@@ -455,7 +458,7 @@ pub fn check_petgraph(nodes: usize, edges: &[(Node, Node)]) {
     let dt_orig = DomTree::of(&orig);
     let idoms = |dt: &DomTree| (0..nodes as Node).map(|v| (dt.idom(v), dt.depth(v))).collect::<Vec<_>>();
     same(&view, "Petgraph vs edge-order CsrGraph: idoms", idoms(&dt_orig), idoms(&dt_view));
-    let df_orig = frontier_answers(&DominanceFrontiers::of(&orig, &dt_orig), nodes);
+    let df_orig = frontier_answers(&DominanceFrontiers::of(&orig, &dt_orig).expect("the graph's tree"), nodes);
     same(&view, "Petgraph vs edge-order CsrGraph: frontiers", df_orig, df_view);
     same(&view, "Petgraph vs edge-order CsrGraph: is_reducible", is_reducible(&orig), is_reducible(&view));
 }

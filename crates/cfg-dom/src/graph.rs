@@ -1,15 +1,16 @@
 //! The graph trait every analysis of this crate runs on, and its
-//! implementations: compressed adjacency lists ([`CsrGraph`]), the CFG of an
-//! `ir-core` function ([`CsrGraph::from_function`]), petgraph graphs
-//! (feature `petgraph`), and the reversed graph with a virtual exit that
-//! post-dominance needs ([`ReverseGraph`]).
+//! implementations: compressed adjacency lists ([`CsrGraph`]), petgraph
+//! graphs (feature `petgraph`), and the reversed graph with a virtual exit
+//! that post-dominance needs ([`crate::ReverseGraph`]). A client IR builds
+//! its CFG as a [`CsrGraph`] with [`CsrGraph::compute_distinct`] (Keel's IR
+//! does, in `ir_core::Function::cfg`), or implements [`Graph`] itself.
 //!
-//! Invariants: nodes are dense `u32` ids `0..num_nodes()`; there is at most
-//! one entry; successor and predecessor lists agree (`b` is a successor of
-//! `a` exactly as often as `a` is a predecessor of `b`). Nothing here
-//! recurses.
+//! Invariants (the [`Graph`] contract; [`check_graph`] verifies it): nodes
+//! are dense `u32` ids `0..num_nodes()`; there is at most one entry;
+//! successor and predecessor lists agree (`b` is a successor of `a` exactly
+//! as often as `a` is a predecessor of `b`). Nothing here recurses.
 
-use ir_core::{Block, Epoch, Function};
+use crate::csr::{bucket_by, row};
 
 /// A node of a [`Graph`]: a dense id in `0..num_nodes()`.
 pub type Node = u32;
@@ -21,6 +22,13 @@ pub(crate) const NONE: u32 = u32::MAX;
 ///
 /// Implement it for your own CFG to run every analysis of this crate on it:
 /// four methods, no allocation required.
+///
+/// The contract: every id a method returns is below `num_nodes()`, and the
+/// successor and predecessor lists agree. The analyses trust it (they index
+/// arrays by node id); a graph that breaks it makes them panic, never
+/// loop or answer wrongly in silence. [`check_graph`] verifies the contract
+/// in O(nodes + edges) for a graph you did not build yourself; the var-level
+/// entry points of the `ssa` and `defuse` crates run it on every input.
 pub trait Graph {
     /// Number of nodes; ids are `0..num_nodes()`.
     fn num_nodes(&self) -> usize;
@@ -35,11 +43,56 @@ pub trait Graph {
     fn predecessors(&self, n: Node) -> impl Iterator<Item = Node> + '_;
 
     /// The version of the function this graph was built from, if any;
-    /// analyses copy it so that using their results on a changed function
-    /// is caught (see [`crate::Stale`]).
-    fn stamp(&self) -> Option<Epoch> {
+    /// analyses copy it so that using their results on a changed function,
+    /// or with another graph, is caught (see [`crate::Stale`] and
+    /// [`crate::Mismatch`]).
+    fn stamp(&self) -> Option<u64> {
         None
     }
+}
+
+/// `Ok` when `g` keeps the [`Graph`] contract: the entry and every
+/// successor and predecessor are below `num_nodes()`, and each node's
+/// predecessor count equals the number of edges into it. O(nodes + edges).
+pub fn check_graph(g: &impl Graph) -> Result<(), GraphError> {
+    check_graph_with(g, &mut Vec::new())
+}
+
+/// [`check_graph`] with a reusable counter buffer.
+pub(crate) fn check_graph_with(g: &impl Graph, into: &mut Vec<u32>) -> Result<(), GraphError> {
+    let n = g.num_nodes();
+    if n >= NONE as usize {
+        return Err(GraphError::TooManyNodes(n));
+    }
+    let out_of_range = |node: Node| GraphError::NodeOutOfRange { node: u64::from(node), num_nodes: n };
+    if let Some(e) = g.entry().filter(|&e| e as usize >= n) {
+        return Err(out_of_range(e));
+    }
+    // Edges into each node, counted from successor lists, then matched off
+    // by predecessor lists.
+    into.clear();
+    into.resize(n, 0);
+    for a in 0..n as Node {
+        for b in g.successors(a) {
+            let count = into.get_mut(b as usize).ok_or_else(|| out_of_range(b))?;
+            *count = count.saturating_add(1);
+        }
+    }
+    for b in 0..n as Node {
+        for a in g.predecessors(b) {
+            if a as usize >= n {
+                return Err(out_of_range(a));
+            }
+            match into[b as usize].checked_sub(1) {
+                Some(c) => into[b as usize] = c,
+                None => return Err(GraphError::Inconsistent { node: b }),
+            }
+        }
+        if into[b as usize] != 0 {
+            return Err(GraphError::Inconsistent { node: b });
+        }
+    }
+    Ok(())
 }
 
 /// Why a graph could not be built.
@@ -54,6 +107,11 @@ pub enum GraphError {
     },
     /// More nodes than `u32` ids (minus the reserved one).
     TooManyNodes(usize),
+    /// The predecessor list of `node` does not match the edges into it.
+    Inconsistent {
+        /// The node whose lists disagree.
+        node: Node,
+    },
 }
 
 impl core::fmt::Display for GraphError {
@@ -63,6 +121,9 @@ impl core::fmt::Display for GraphError {
                 write!(f, "node {node} is out of range for a graph of {num_nodes} nodes")
             }
             GraphError::TooManyNodes(n) => write!(f, "{n} nodes do not fit in u32 ids"),
+            GraphError::Inconsistent { node } => {
+                write!(f, "the predecessors of node {node} do not match the edges into it")
+            }
         }
     }
 }
@@ -73,8 +134,8 @@ impl std::error::Error for GraphError {}
 /// are one slice of a flat array, and so are its predecessors.
 ///
 /// Follows the crate's lifecycle: build with [`CsrGraph::from_edges`] or
-/// [`CsrGraph::from_function`], or reuse the buffers of an existing graph
-/// with [`CsrGraph::compute_function`].
+/// [`CsrGraph::compute_distinct`] (which reuses the buffers of an existing
+/// graph), empty with [`CsrGraph::clear`].
 #[derive(Clone, Debug, Default)]
 pub struct CsrGraph {
     entry: Option<Node>,
@@ -82,8 +143,9 @@ pub struct CsrGraph {
     succ: Vec<Node>,
     pred_start: Vec<u32>,
     pred: Vec<Node>,
-    stamp: Option<Epoch>,
-    /// Scratch for rebuilding from a function: edges and a last-seen mark.
+    stamp: Option<u64>,
+    /// Scratch for [`CsrGraph::compute_distinct`]: edges and a last-seen
+    /// mark.
     edges: Vec<(Node, Node)>,
     seen: Vec<u32>,
 }
@@ -130,100 +192,94 @@ impl CsrGraph {
         CsrGraph::from_edges(succs.len(), entry, edges)
     }
 
-    /// The CFG of an `ir-core` function: one node per block ever created
-    /// (block `bbN` is node `N`; blocks not in the layout are isolated), an
-    /// edge from each laid-out block to each distinct laid-out successor of
-    /// its terminator, in terminator order; the entry block is the entry.
-    /// Stamped with the function's CFG epoch.
-    pub fn from_function(func: &Function) -> CsrGraph {
-        let mut g = CsrGraph::new();
-        g.compute_function(func);
-        g
-    }
-
-    /// Rebuilds this graph as [`CsrGraph::from_function`] would, reusing
-    /// its buffers.
-    pub fn compute_function(&mut self, func: &Function) {
-        let n = func.num_blocks();
-        let layout = func.layout();
+    /// Rebuilds this graph as a CFG, reusing its buffers: `num_nodes`
+    /// nodes; for each node of `sources`, in that order, an edge to each
+    /// *distinct* node of `successors(node)`, in first-occurrence order (a
+    /// branch with both arms to one block is one edge, as phis have one
+    /// incoming value per predecessor block, not per edge); the given entry
+    /// and stamp. Nodes not in `sources` get no out-edges. This is the CFG
+    /// builder of Keel's IR and the one to use for any client IR whose
+    /// terminators list their targets.
+    ///
+    /// Sources are expected to be distinct (a repeated one would get its
+    /// edges again). An error, leaving the graph empty, when a node is out
+    /// of range.
+    pub fn compute_distinct<S: IntoIterator<Item = Node>>(
+        &mut self,
+        num_nodes: usize,
+        entry: Option<Node>,
+        stamp: Option<u64>,
+        sources: impl IntoIterator<Item = Node>,
+        mut successors: impl FnMut(Node) -> S,
+    ) -> Result<(), GraphError> {
+        self.clear();
+        if num_nodes >= NONE as usize {
+            return Err(GraphError::TooManyNodes(num_nodes));
+        }
+        let out_of_range = |node: Node| GraphError::NodeOutOfRange { node: u64::from(node), num_nodes };
+        if let Some(e) = entry.filter(|&e| e as usize >= num_nodes) {
+            return Err(out_of_range(e));
+        }
         let mut edges = std::mem::take(&mut self.edges);
         let mut seen = std::mem::take(&mut self.seen);
         edges.clear();
         seen.clear();
-        seen.resize(n, NONE);
-        for b in func.blocks() {
-            for s in func.block_successors(b) {
-                // Each distinct successor once: phis have one incoming per
-                // predecessor block, not per edge.
-                if layout.is_block_inserted(s) && seen[s.as_u32() as usize] != b.as_u32() {
-                    seen[s.as_u32() as usize] = b.as_u32();
-                    edges.push((b.as_u32(), s.as_u32()));
+        // `seen[b] == a`: the edge a -> b is recorded already.
+        seen.resize(num_nodes, NONE);
+        let mut result = Ok(());
+        'sources: for a in sources {
+            if a as usize >= num_nodes {
+                result = Err(out_of_range(a));
+                break;
+            }
+            for b in successors(a) {
+                if b as usize >= num_nodes {
+                    result = Err(out_of_range(b));
+                    break 'sources;
+                }
+                if seen[b as usize] != a {
+                    seen[b as usize] = a;
+                    edges.push((a, b));
                 }
             }
         }
-        self.fill(n, func.entry_block().map(|b| b.as_u32()), &edges);
-        self.stamp = Some(func.cfg_epoch());
+        if result.is_ok() {
+            self.fill(num_nodes, entry, &edges);
+            self.stamp = stamp;
+        }
         self.edges = edges;
         self.seen = seen;
+        result
+    }
+
+    /// Sets the stamp analyses of this graph will carry (see
+    /// [`Graph::stamp`]).
+    pub fn set_stamp(&mut self, stamp: Option<u64>) {
+        self.stamp = stamp;
     }
 
     fn fill(&mut self, n: usize, entry: Option<Node>, edges: &[(Node, Node)]) {
         self.clear();
         self.entry = entry;
-        csr(n, edges.iter().copied(), &mut self.succ_start, &mut self.succ);
-        csr(n, edges.iter().map(|&(a, b)| (b, a)), &mut self.pred_start, &mut self.pred);
+        bucket_by(n, edges.iter().copied(), &mut self.succ_start, &mut self.succ);
+        bucket_by(n, edges.iter().map(|&(a, b)| (b, a)), &mut self.pred_start, &mut self.pred);
     }
 
     /// Successors of `n` as a slice.
     #[inline]
     pub fn succ_slice(&self, n: Node) -> &[Node] {
-        slice(&self.succ_start, &self.succ, n)
+        row(&self.succ_start, &self.succ, n as usize)
     }
 
     /// Predecessors of `n` as a slice.
     #[inline]
     pub fn pred_slice(&self, n: Node) -> &[Node] {
-        slice(&self.pred_start, &self.pred, n)
+        row(&self.pred_start, &self.pred, n as usize)
     }
 
     /// Number of edges.
     pub fn num_edges(&self) -> usize {
         self.succ.len()
-    }
-}
-
-/// Buckets `(from, to)` pairs by `from` into CSR arrays, keeping order,
-/// without scratch memory: counts become end offsets, then a reverse pass
-/// places each pair and moves its bucket's cursor back to the start.
-pub(crate) fn csr(
-    n: usize,
-    pairs: impl DoubleEndedIterator<Item = (Node, Node)> + Clone,
-    start: &mut Vec<u32>,
-    list: &mut Vec<Node>,
-) {
-    start.clear();
-    start.resize(n + 1, 0);
-    for (a, _) in pairs.clone() {
-        start[a as usize] += 1;
-    }
-    let mut total = 0;
-    for s in start.iter_mut() {
-        total += *s;
-        *s = total;
-    }
-    list.clear();
-    list.resize(total as usize, 0);
-    for (a, b) in pairs.rev() {
-        start[a as usize] -= 1;
-        list[start[a as usize] as usize] = b;
-    }
-}
-
-#[inline]
-pub(crate) fn slice<'a>(start: &[u32], list: &'a [Node], n: Node) -> &'a [Node] {
-    match (start.get(n as usize), start.get(n as usize + 1)) {
-        (Some(&s), Some(&e)) => &list[s as usize..e as usize],
-        _ => &[],
     }
 }
 
@@ -248,7 +304,7 @@ impl Graph for CsrGraph {
         self.pred_slice(n).iter().copied()
     }
 
-    fn stamp(&self) -> Option<Epoch> {
+    fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 }
@@ -266,17 +322,7 @@ impl<G: Graph> Graph for &G {
     fn predecessors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
         (**self).predecessors(n)
     }
-    fn stamp(&self) -> Option<Epoch> {
+    fn stamp(&self) -> Option<u64> {
         (**self).stamp()
     }
-}
-
-/// The block of a node of [`CsrGraph::from_function`].
-pub fn block(n: Node) -> Block {
-    Block::from_u32(n)
-}
-
-/// The node of a block in [`CsrGraph::from_function`].
-pub fn node(b: Block) -> Node {
-    b.as_u32()
 }

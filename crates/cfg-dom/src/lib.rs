@@ -1,14 +1,19 @@
-//! `cfg-dom`: control-flow analyses for Keel IR and for any graph.
+//! `cfg-dom`: control-flow and var-level analyses for any compiler's IR.
 //!
-//! Every analysis runs on the small [`Graph`] trait (dense `u32` node ids,
-//! an entry, successors, predecessors), implemented here for compressed
-//! adjacency lists ([`CsrGraph`]), for the CFG of an `ir-core` function
-//! ([`CsrGraph::from_function`]), for petgraph graphs ([`Petgraph`],
+//! The crate sits at the bottom of Keel and depends on no Keel crate: every
+//! analysis runs on the small [`Graph`] trait (dense `u32` node ids, an
+//! entry, successors, predecessors), implemented here for compressed
+//! adjacency lists ([`CsrGraph`]), for petgraph graphs ([`Petgraph`],
 //! feature `petgraph`, on by default) and for the reverse of any graph with a
-//! virtual exit ([`ReverseGraph`]). Analyses follow one lifecycle — `new`,
-//! `compute` (reusing buffers), `clear` — and results computed from a
-//! function carry its epoch, so [`DomTree::check`] and friends catch use
-//! on a function that changed.
+//! virtual exit ([`ReverseGraph`]). Var-level analyses ([`Liveness`] here,
+//! phi placement and DU chains in the `ssa` and `defuse` crates) add the
+//! [`VarCode`] trait: per block its instructions, per instruction the vars
+//! it defines and uses. Keel's IR implements both (`ir_core::Function`);
+//! so can any compiler, in an afternoon. Analyses follow one lifecycle —
+//! `new`, `compute` (reusing buffers), `clear` — and carry the stamp of the
+//! graph they ran on, so [`DomTree::check`] and friends catch use on a
+//! function that changed, and analyses handed over together are checked to
+//! belong to one graph ([`Mismatch`]).
 //!
 //! - [`Dfs`]: preorder, postorder, reverse postorder, DFS tree, back edges,
 //!   reachability; [`is_reducible`].
@@ -17,8 +22,28 @@
 //! - [`DominanceFrontiers`] (sorted DF sets; Cytron's worklist over them is
 //!   the fastest IDF for many variables) and [`IteratedFrontiers`]
 //!   (Sreedhar–Gao IDF per query, pruned by a per-graph index, no DF sets).
+//! - [`LoopForest`] (Havlak–Ramalingam loop nesting, irreducible loops
+//!   included), the dataflow framework ([`Analysis`], [`GenKill`],
+//!   [`BitDataflow`]), [`Liveness`], Graphviz output ([`dot`]), and the one
+//!   CSR builder Keel uses for every per-entity list ([`csr`]).
+//! - With feature `fuzzing` (for tests and fuzz targets, off by default):
+//!   `oracle`, slow textbook definitions of every analysis, and `fuzzing`,
+//!   the checks of each analysis against them.
 //!
 //! Nothing in the crate recurses: a 10^7-node chain works on a 2 MiB stack.
+//!
+//! # Bad input
+//!
+//! The rule, crate-wide: an entry point that takes input it cannot trust
+//! returns an error — [`CsrGraph::from_edges`] and
+//! [`CsrGraph::compute_distinct`] ([`GraphError`]), [`Liveness::compute`]
+//! and [`check_input`] ([`InputError`]), and every function that takes two
+//! analyses that must belong together ([`Mismatch`]). The [`Graph`] trait
+//! is a contract the analyses trust: a foreign implementation that breaks
+//! it makes them panic, never loop or answer wrongly in silence;
+//! [`check_graph`] verifies it. Queries take ids of the analysed graph; an
+//! id outside it answers as a node outside the tree (`None`, `false`, an
+//! empty list), which never panics.
 //!
 //! # Example: dominators of a petgraph graph
 //!
@@ -38,33 +63,36 @@
 //! assert!(dt.dominates(id(a), id(c)) && !dt.dominates(id(b), id(d)));
 //! ```
 //!
-//! # Example: an `ir-core` function
+//! # Example: frontiers of a CFG built from terminators
 //!
 //! ```
-//! use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, node};
+//! use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers};
 //!
-//! let src = "func @f(%c: i1) {\nbb0:\n    br %c, bb1, bb2\nbb1:\n    jump bb3\nbb2:\n    jump bb3\nbb3:\n    ret\n}\n";
-//! let (module, _) = ir_core::text::parse(src).unwrap();
-//! let func = module.function(module.function_by_name("f").unwrap()).unwrap();
-//! let cfg = CsrGraph::from_function(func);
+//! // bb0: br bb1, bb2; bb1: jump bb3; bb2: jump bb3; bb3: ret.
+//! let targets: [&[u32]; 4] = [&[1, 2], &[3], &[3], &[]];
+//! let mut cfg = CsrGraph::new();
+//! cfg.compute_distinct(4, Some(0), Some(7), 0..4, |b| targets[b as usize].iter().copied()).unwrap();
 //! let dt = DomTree::of(&cfg);
-//! let df = DominanceFrontiers::of(&cfg, &dt);
-//! let [b0, b1, b3] = [0, 1, 3].map(ir_core::Block::from_u32);
-//! assert_eq!(dt.idom(node(b3)), Some(node(b0)));
-//! assert_eq!(df.frontier(node(b1)), [node(b3)]);
-//! dt.check(func).unwrap(); // still fresh
+//! let df = DominanceFrontiers::of(&cfg, &dt).unwrap();
+//! assert_eq!(dt.idom(3), Some(0));
+//! assert_eq!(df.frontier(1), [3]);
+//! assert_eq!(dt.stamp(), Some(7)); // carried from the graph
 //! ```
 
 #![deny(missing_docs)]
 
+mod code;
+pub mod csr;
 mod dataflow;
 mod domtree;
 pub mod dot;
 mod frontier;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod graph;
 mod liveness;
 mod loops;
+#[cfg(feature = "fuzzing")]
 pub mod oracle;
 #[cfg(feature = "petgraph")]
 mod petgraph_impl;
@@ -72,16 +100,17 @@ mod reverse;
 mod stamp;
 mod traversal;
 
+pub use code::{Input, InputError, InstId, Use, VarCode, VarId, check_input};
 pub use dataflow::{
     Analysis, BitDataflow, Confluence, DataflowResults, Direction, Flow, GenKill, JoinSemiLattice, Scope,
 };
 pub use domtree::DomTree;
 pub use frontier::{DominanceFrontiers, IteratedFrontiers};
-pub use graph::{CsrGraph, Graph, GraphError, Node, block, node};
+pub use graph::{CsrGraph, Graph, GraphError, Node, check_graph};
 pub use liveness::Liveness;
 pub use loops::{LoopForest, LoopId};
 #[cfg(feature = "petgraph")]
 pub use petgraph_impl::Petgraph;
 pub use reverse::{PostDomTree, ReverseGraph};
-pub use stamp::Stale;
+pub use stamp::{Mismatch, Stale, Versioned, belongs};
 pub use traversal::{Dfs, is_reducible};

@@ -1,5 +1,6 @@
-//! Live variables of an `ir-core` function (non-SSA vars; phis allowed), per
-//! block: live-in and live-out sets.
+//! Live variables per block, live-in and live-out sets, of any code given
+//! through [`crate::VarCode`] on any [`crate::Graph`] (non-SSA vars; phis
+//! allowed).
 //!
 //! Algorithm: the classical backward may-problem (Aho, Lam, Sethi and
 //! Ullman, *Compilers*, 2nd ed., §9.2.5), `in(B) = gen(B) ∪ (out(B) −
@@ -11,50 +12,43 @@
 //! system is solved by the bitset solver of [`crate::BitDataflow`]
 //! (backward, may, every block). A var is live at a point when some path
 //! from that point reaches a use of it without passing an unguarded
-//! definition of it; [`crate::oracle::live_in`] computes exactly that,
-//! naively, and the property tests compare the two.
+//! definition of it; `oracle::live_in` (feature `fuzzing`) computes exactly
+//! that, naively, and the property tests compare the two.
 //!
-//! Semantics (see `docs/ir.md` §7, §9, §10):
-//! - **Uses** are the var operands and the guard of an instruction
-//!   (`Function::uses`); **definitions** are its results. Params are
-//!   defined on entry and need nothing special: the entry's live-in set may
-//!   hold params and vars used before any definition.
+//! Semantics (those of [`crate::VarCode`]; Keel's IR: `docs/ir.md` §7, §9,
+//! §10):
 //! - **Within a block**, instructions are processed backward: first the
-//!   results are killed, then the uses are added (so `%x = add %x, 1` keeps
-//!   `%x` live above it).
-//! - **Guards.** An unguarded definition kills. A guarded one (`@%p %x =
-//!   …`, `@!%p`) does not: when the guard fails the old value survives, so
-//!   the var stays live above it. For liveness a guarded definition neither
-//!   generates nor kills its results; its guard and operands are uses as
-//!   usual (so the predicate is live above it).
-//! - **Phis.** A phi's result is defined at the phi, that is at the top of
-//!   its block: it kills there and is not live-in of the block (unlike
-//!   Brandner et al., who count phi results as live-in). A phi's incoming
-//!   value from predecessor `P` is used at the end of `P`, along the edge
-//!   `P → S`: it is live-out of `P`, not live-in of the phi's block `S`.
-//!   So `live_out(P) = ∪ over successors S of (live_in(S) ∪ phi_uses(S,
-//!   P))`, where `phi_uses(S, P)` are the vars the phis of `S` read for
-//!   `P`. An incoming pair naming a block that is not a predecessor (only
-//!   in unverified code) is ignored; a guard on a phi (idem) is a use at
-//!   the phi.
+//!   definitions are killed, then the uses are added (so `x = x + 1` keeps
+//!   `x` live above it). Params need nothing special: the entry's live-in
+//!   set may hold params and vars used before any definition.
+//! - **Guards.** An unguarded definition kills. A guarded one does not:
+//!   when the guard fails the old value survives, so the var stays live
+//!   above it. Its uses (its predicate included) are uses as usual.
+//! - **Phis.** A phi's result is defined at the top of its block: it kills
+//!   there and is not live-in of the block (unlike Brandner et al., who
+//!   count phi results as live-in). A phi's incoming value from predecessor
+//!   `P` is used at the end of `P`, along the edge `P → S`: it is live-out
+//!   of `P`, not live-in of the phi's block `S`. So `live_out(P) = ∪ over
+//!   successors S of (live_in(S) ∪ phi_uses(S, P))`. An incoming value
+//!   naming a block that is not a predecessor is ignored; a use of a phi at
+//!   the phi itself (a guard, in unverified Keel IR) is a use at the phi.
 //! - **Unreachable blocks** are analysed like any other: their live sets
 //!   follow from their own instructions and successors (the definition is
 //!   path-based and does not care whether the entry reaches the path's
 //!   start). They cannot change the sets of reachable blocks, whose
-//!   successors are all reachable. Blocks not in the layout have empty
-//!   sets.
+//!   successors are all reachable.
 //!
 //! Invariants: sets are bit rows of one flat matrix per family, indexed by
-//! var id (`0..func.num_vars()`); vars out of that range (only in malformed
-//! functions) are ignored; every query out of range answers "not live". A
-//! computed result carries the function's (code) epoch: [`Liveness::check`]
-//! fails once any instruction changed. Nothing recurses.
+//! var id (`0..num_vars()`); the input is checked first
+//! ([`crate::check_input`]), so every id is in range; queries take block and
+//! var ids of the analysed code and answer "not live" for any other id. A
+//! computed result carries the code's stamp: [`Liveness::check`] fails once
+//! any instruction changed. Nothing recurses.
 
+use crate::code::{InputError, InstId, VarCode, VarId, check_input};
 use crate::dataflow::{BitDataflow, Confluence, Direction, Flow, GenKill, Scope, ones};
-use crate::graph::{CsrGraph, node};
-use crate::stamp::{Stale, check_code};
-use ir_core::entity::EntityRef;
-use ir_core::{Block, Epoch, Function, Inst, Opcode, Var};
+use crate::graph::{Graph, Node};
+use crate::stamp::{Stale, Versioned, check};
 
 /// The shape of the liveness problem.
 const FLOW: Flow = Flow::new(Direction::Backward, Confluence::May).with_scope(Scope::All);
@@ -65,26 +59,38 @@ const FLOW: Flow = Flow::new(Direction::Backward, Confluence::May).with_scope(Sc
 /// [`Liveness::compute`] (reusing buffers), [`Liveness::clear`].
 ///
 /// ```
-/// use cfg_dom::Liveness;
+/// use cfg_dom::{CsrGraph, Liveness, Use, VarCode, Versioned};
 ///
-/// let src = "func @f(%n: i32) -> i32 {\n    var %i: i32\n    var %c: i1\nbb0:\n    %i = copy %n\n    jump bb1\nbb1:\n    %i = sub %i, 1\n    %c = setp.sgt %i, 0\n    br %c, bb1, bb2\nbb2:\n    ret %i\n}\n";
-/// let (module, _) = ir_core::text::parse(src).unwrap();
-/// let func = module.function(module.function_by_name("f").unwrap()).unwrap();
-/// let live = Liveness::of(func);
-/// let [b0, b1] = [0, 1].map(ir_core::Block::from_u32);
-/// let [n, i] = ["n", "i"].map(|v| func.var_by_name(v).unwrap());
-/// assert_eq!(live.live_in(b0).collect::<Vec<_>>(), [n]);
-/// assert_eq!(live.live_in(b1).collect::<Vec<_>>(), [i]); // carried round the loop
-/// assert!(live.is_live_out(b1, i));
-/// live.check(func).unwrap();
+/// // A loop counting `i` (var 1) down from `n` (var 0): b0 -> b1 -> {b1, b2}.
+/// struct Counter;
+/// impl Versioned for Counter {}
+/// impl VarCode for Counter {
+///     fn num_blocks(&self) -> usize { 3 }
+///     fn num_vars(&self) -> usize { 2 }
+///     fn num_insts(&self) -> usize { 3 }
+///     fn params(&self) -> impl Iterator<Item = u32> + '_ { [0].into_iter() }
+///     fn block_insts(&self, b: u32) -> impl Iterator<Item = u32> + '_ { [b].into_iter() }
+///     // b0: i = n; b1: i = i - 1 (and branch on i); b2: return i.
+///     fn defs(&self, i: u32) -> impl Iterator<Item = u32> + '_ { (i < 2).then_some(1).into_iter() }
+///     fn uses(&self, i: u32) -> impl Iterator<Item = Use> + '_ { [Use::at(if i == 0 { 0 } else { 1 })].into_iter() }
+///     fn is_guarded(&self, _: u32) -> bool { false }
+/// }
+/// let cfg = CsrGraph::from_edges(3, Some(0), [(0, 1), (1, 1), (1, 2)]).unwrap();
+/// let live = Liveness::of(&cfg, &Counter).unwrap();
+/// assert_eq!(live.live_in(0).collect::<Vec<_>>(), [0]); // n
+/// assert_eq!(live.live_in(1).collect::<Vec<_>>(), [1]); // i, carried round the loop
+/// assert!(live.is_live_out(1, 1) && !live.is_live_out(2, 1));
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Liveness {
-    cfg: CsrGraph,
     problem: GenKill,
     solution: BitDataflow,
     num_vars: usize,
-    stamp: Option<Epoch>,
+    stamp: Option<u64>,
+    /// Scratch: the input check's, and one block's instructions (walked
+    /// backward).
+    scratch: Vec<u32>,
+    insts: Vec<InstId>,
 }
 
 impl Liveness {
@@ -93,93 +99,91 @@ impl Liveness {
         Liveness::default()
     }
 
-    /// The liveness of `func`.
-    pub fn of(func: &Function) -> Liveness {
+    /// The liveness of `code` on its CFG `g`; an error when the input is
+    /// malformed (see [`crate::check_input`]).
+    pub fn of(g: &impl Graph, code: &impl VarCode) -> Result<Liveness, InputError> {
         let mut l = Liveness::new();
-        l.compute(func);
-        l
+        l.compute(g, code)?;
+        Ok(l)
     }
 
     /// Empties the sets, keeping the buffers.
     pub fn clear(&mut self) {
-        self.cfg.clear();
         self.problem.clear();
         self.solution.clear();
         self.num_vars = 0;
         self.stamp = None;
     }
 
-    /// Computes the live sets of `func`, reusing buffers: gen and kill of
-    /// every block in one backward pass over its instructions, phi operands
-    /// as join-gen sets of the predecessors, then the backward fixpoint.
-    pub fn compute(&mut self, func: &Function) {
+    /// Computes the live sets of `code` on its CFG `g`, reusing buffers:
+    /// gen and kill of every block in one backward pass over its
+    /// instructions, phi operands as join-gen sets of the predecessors, then
+    /// the backward fixpoint. On error the sets are left empty.
+    pub fn compute(&mut self, g: &impl Graph, code: &impl VarCode) -> Result<(), InputError> {
         self.clear();
-        self.cfg.compute_function(func);
-        self.num_vars = func.num_vars();
-        self.problem.reset(FLOW, func.num_blocks(), self.num_vars);
-        let layout = func.layout();
-        for b in func.blocks() {
-            let mut cur = layout.last_inst(b);
-            while let Some(inst) = cur {
-                self.transfer_inst(func, b, inst);
-                cur = layout.prev_inst(inst);
+        check_input(g, code, &mut self.scratch)?;
+        self.num_vars = code.num_vars();
+        self.problem.reset(FLOW, g.num_nodes(), self.num_vars);
+        let mut insts = std::mem::take(&mut self.insts);
+        for b in 0..g.num_nodes() as Node {
+            insts.clear();
+            insts.extend(code.block_insts(b));
+            for &inst in insts.iter().rev() {
+                self.transfer_inst(g, code, b, inst);
             }
         }
-        self.solution.compute(&self.cfg, &self.problem);
-        self.stamp = Some(func.epoch());
+        self.insts = insts;
+        self.solution.compute(g, &self.problem);
+        self.stamp = code.code_stamp();
+        Ok(())
     }
 
     /// Folds `inst` of block `b` into the block's gen and kill sets (the
     /// instructions after it already are).
-    fn transfer_inst(&mut self, func: &Function, b: Block, inst: Inst) {
-        let n = node(b);
-        let guard = func.guard(inst);
-        if guard.is_none() {
-            for &r in func.results(inst) {
-                self.problem.remove_gen(n, r.index());
-                self.problem.insert_kill(n, r.index());
+    fn transfer_inst(&mut self, g: &impl Graph, code: &impl VarCode, b: Node, inst: InstId) {
+        if !code.is_guarded(inst) {
+            for r in code.defs(inst) {
+                self.problem.remove_gen(b, r as usize);
+                self.problem.insert_kill(b, r as usize);
             }
         }
-        if func.opcode(inst) == Opcode::Phi {
-            for (pred, value) in func.phi_incoming(inst) {
-                let Some(v) = value.as_var() else { continue };
-                if self.cfg.succ_slice(node(pred)).contains(&n) {
-                    self.problem.insert_join_gen(node(pred), v.index());
+        for u in code.uses(inst) {
+            match u.pred {
+                // Read at the end of `p`, if `p -> b` is an edge.
+                Some(p) => {
+                    if g.successors(p).any(|s| s == b) {
+                        self.problem.insert_join_gen(p, u.var as usize);
+                    }
                 }
-            }
-            if let Some(g) = guard {
-                self.problem.insert_gen(n, g.var.index());
-            }
-        } else {
-            for (_, v) in func.uses(inst) {
-                self.problem.insert_gen(n, v.index());
+                None => {
+                    self.problem.insert_gen(b, u.var as usize);
+                }
             }
         }
     }
 
     /// The vars live at the top of `block` (before its phis), in id order.
-    pub fn live_in(&self, block: Block) -> impl Iterator<Item = Var> + '_ {
-        ones(self.solution.in_words(node(block))).map(Var::new)
+    pub fn live_in(&self, block: Node) -> impl Iterator<Item = VarId> + '_ {
+        ones(self.solution.in_words(block)).map(|v| v as VarId)
     }
 
     /// The vars live at the bottom of `block` (after its terminator, phi
     /// operands of its successors included), in id order.
-    pub fn live_out(&self, block: Block) -> impl Iterator<Item = Var> + '_ {
-        ones(self.solution.out_words(node(block))).map(Var::new)
+    pub fn live_out(&self, block: Node) -> impl Iterator<Item = VarId> + '_ {
+        ones(self.solution.out_words(block)).map(|v| v as VarId)
     }
 
     /// True when `var` is live at the top of `block`.
-    pub fn is_live_in(&self, block: Block, var: Var) -> bool {
-        self.solution.contains_in(node(block), var.index())
+    pub fn is_live_in(&self, block: Node, var: VarId) -> bool {
+        self.solution.contains_in(block, var as usize)
     }
 
     /// True when `var` is live at the bottom of `block`.
-    pub fn is_live_out(&self, block: Block, var: Var) -> bool {
-        self.solution.contains_out(node(block), var.index())
+    pub fn is_live_out(&self, block: Node, var: VarId) -> bool {
+        self.solution.contains_out(block, var as usize)
     }
 
-    /// Number of blocks of the function (ids `0..num_blocks()`, laid out or
-    /// not).
+    /// Number of blocks of the function (ids `0..num_blocks()`).
     pub fn num_blocks(&self) -> usize {
         self.solution.num_nodes()
     }
@@ -194,14 +198,14 @@ impl Liveness {
         self.solution.visits()
     }
 
-    /// The epoch of the function the sets were computed on.
-    pub fn stamp(&self) -> Option<Epoch> {
+    /// The code stamp of the function the sets were computed on.
+    pub fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 
     /// `Ok` when the sets were computed on `func` as it is now (any change
     /// to its code, not only to its CFG, makes them stale).
-    pub fn check(&self, func: &Function) -> Result<(), Stale> {
-        check_code(self.stamp, func)
+    pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
+        check(self.stamp, func.code_stamp())
     }
 }

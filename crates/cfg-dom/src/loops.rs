@@ -80,8 +80,8 @@
 //!   epoch ([`LoopForest::check`]).
 
 use crate::graph::{Graph, NONE, Node};
-use crate::stamp::{Stale, check_cfg};
-use ir_core::{Epoch, Function};
+use crate::stamp::Versioned;
+use crate::stamp::{Stale, check};
 
 /// A loop of a [`LoopForest`]: a dense id, in the order headers are found
 /// (reverse DFS preorder of headers; inner loops have smaller ids than the
@@ -162,7 +162,7 @@ pub struct LoopForest {
     innermost: Vec<u32>,
     /// By node: its index in `body`, `NONE` if in no loop.
     body_pos: Vec<u32>,
-    stamp: Option<Epoch>,
+    stamp: Option<u64>,
     scratch: Scratch,
 }
 
@@ -461,13 +461,13 @@ impl LoopForest {
     }
 
     /// The stamp of the graph the forest was computed on.
-    pub fn stamp(&self) -> Option<Epoch> {
+    pub fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 
     /// `Ok` when the forest was computed on `func`'s CFG as it is now.
-    pub fn check(&self, func: &Function) -> Result<(), Stale> {
-        check_cfg(self.stamp, func)
+    pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
+        check(self.stamp, func.cfg_stamp())
     }
 }
 

@@ -11,14 +11,13 @@
 
 use crate::graph::{CsrGraph, Graph, NONE, Node};
 use crate::traversal::Dfs;
-use ir_core::Epoch;
 
 /// The reverse of a graph plus a virtual exit node.
 #[derive(Clone, Debug, Default)]
 pub struct ReverseGraph {
     csr: CsrGraph,
     exit: Node,
-    stamp: Option<Epoch>,
+    stamp: Option<u64>,
 }
 
 impl ReverseGraph {
@@ -94,7 +93,7 @@ impl Graph for ReverseGraph {
     fn predecessors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
         self.csr.pred_slice(n).iter().copied()
     }
-    fn stamp(&self) -> Option<Epoch> {
+    fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 }

@@ -9,9 +9,9 @@
 //! has `v` dominating `u` (Hecht and Ullman).
 
 use crate::graph::{Graph, NONE, Node};
-use crate::stamp::{Stale, check_cfg};
+use crate::stamp::Versioned;
+use crate::stamp::{Mismatch, Stale, belongs, check};
 use fixedbitset::FixedBitSet;
-use ir_core::{Epoch, Function};
 
 /// A depth-first search from the entry, with its numberings.
 #[derive(Clone, Debug, Default)]
@@ -31,7 +31,7 @@ pub struct Dfs {
     last: Vec<u32>,
     stack: Vec<(Node, Node, bool)>,
     buf: Vec<Node>,
-    stamp: Option<Epoch>,
+    stamp: Option<u64>,
 }
 
 impl Dfs {
@@ -145,7 +145,8 @@ impl Dfs {
     /// Retreating edges `(u, v)`: `v` is a DFS ancestor of `u` (self-loops
     /// included). In a reducible graph these are exactly the back edges of
     /// natural loops.
-    pub fn back_edges(&self, g: &impl Graph) -> Vec<(Node, Node)> {
+    pub fn back_edges(&self, g: &impl Graph) -> Result<Vec<(Node, Node)>, Mismatch> {
+        belongs("the traversal", g.num_nodes(), g.stamp(), self.pre.len(), self.stamp)?;
         let mut out = Vec::new();
         for &u in &self.preorder {
             for v in g.successors(u) {
@@ -154,17 +155,17 @@ impl Dfs {
                 }
             }
         }
-        out
+        Ok(out)
     }
 
     /// The stamp of the graph traversed.
-    pub fn stamp(&self) -> Option<Epoch> {
+    pub fn stamp(&self) -> Option<u64> {
         self.stamp
     }
 
     /// `Ok` when the traversal was computed on `func`'s CFG as it is now.
-    pub fn check(&self, func: &Function) -> Result<(), Stale> {
-        check_cfg(self.stamp, func)
+    pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
+        check(self.stamp, func.cfg_stamp())
     }
 
     /// The set of reachable nodes.
@@ -183,7 +184,7 @@ pub fn is_reducible(g: &impl Graph) -> bool {
     let dfs = Dfs::of(g);
     let mut dt = crate::DomTree::new();
     dt.compute(g);
-    dfs.back_edges(g).into_iter().all(|(u, v)| dt.dominates(v, u))
+    dfs.back_edges(g).unwrap_or_default().into_iter().all(|(u, v)| dt.dominates(v, u))
 }
 
 #[cfg(test)]
@@ -199,7 +200,7 @@ mod tests {
         assert_eq!(d.preorder(), [0, 1, 2, 3]);
         assert_eq!(d.postorder(), [3, 2, 1, 0]);
         assert_eq!(d.reverse_postorder().collect::<Vec<_>>(), [0, 1, 2, 3]);
-        assert_eq!(d.back_edges(&g), [(2, 1)]);
+        assert_eq!(d.back_edges(&g).unwrap(), [(2, 1)]);
         assert!(d.is_ancestor(1, 3) && !d.is_ancestor(3, 1) && !d.is_reachable(4));
         assert!(is_reducible(&g));
         // Two entries into the cycle 1 <-> 2.

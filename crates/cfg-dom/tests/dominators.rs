@@ -171,7 +171,7 @@ fn the_worked_example_from_edges() {
 fn the_worked_example_from_the_kir_file() {
     let m = du_module();
     let f = m.function(m.function_by_name("du_example").unwrap()).unwrap();
-    let g = CsrGraph::from_function(f);
+    let g = f.cfg();
     assert_eq!(g.num_nodes(), 7);
     let mut got: Vec<(Node, Node)> = (0..7).flat_map(|a| g.successors(a).map(move |b| (a, b))).collect();
     got.sort_unstable();
@@ -187,10 +187,10 @@ fn results_from_a_function_go_stale_on_cfg_edits_only() {
     let mut m = du_module();
     let id = m.function_by_name("du_example").unwrap();
     let f = m.function(id).unwrap();
-    let g = CsrGraph::from_function(f);
+    let g = f.cfg();
     let dt = DomTree::of(&g);
     let pdt = PostDomTree::of(&g);
-    let computed = f.cfg_epoch();
+    let computed = f.cfg_epoch().as_u64();
     assert_eq!(dt.stamp(), Some(computed));
     assert_eq!(dt.check(f), Ok(()));
     assert_eq!(pdt.tree().check(f), Ok(()));
@@ -210,13 +210,13 @@ fn results_from_a_function_go_stale_on_cfg_edits_only() {
     // A CFG edit: a new block in the layout.
     let new = f.create_block();
     f.append_block(new).unwrap();
-    let now = f.cfg_epoch();
+    let now = f.cfg_epoch().as_u64();
     assert_ne!(now, computed);
-    assert_eq!(dt.check(f), Err(Stale::Changed { computed, current: now }));
+    assert_eq!(dt.check(f), Err(Stale::Changed { computed, current: Some(now) }));
     assert!(matches!(pdt.tree().check(f), Err(Stale::Changed { .. })));
     // Recomputed, fresh again; the new block is unreachable.
     let mut g2 = g.clone();
-    g2.compute_function(f);
+    f.compute_cfg(&mut g2);
     let dt2 = DomTree::of(&g2);
     assert_eq!(dt2.check(f), Ok(()));
     assert!(!dt2.is_reachable(new.as_u32()) && dt2.idom(new.as_u32()).is_none());
@@ -226,14 +226,14 @@ fn results_from_a_function_go_stale_on_cfg_edits_only() {
 fn redirecting_a_successor_makes_results_stale() {
     let mut m = du_module();
     let id = m.function_by_name("du_example").unwrap();
-    let g = CsrGraph::from_function(m.function(id).unwrap());
+    let g = m.function(id).unwrap().cfg();
     let dt = DomTree::of(&g);
     let f = m.function_mut(id).unwrap();
     // bb2: `br %s, bb3, bb4` becomes `br %s, bb4, bb4`.
     let br = f.terminator(Block::from_u32(2)).unwrap();
     assert!(f.set_successor(br, 0, Block::from_u32(4)));
     assert!(matches!(dt.check(f), Err(Stale::Changed { .. })));
-    let g = CsrGraph::from_function(f);
+    let g = f.cfg();
     let dt = DomTree::of(&g);
     dt.check(f).unwrap();
     assert_eq!(idoms(&dt, 7), [None, Some(0), Some(1), None, Some(2), Some(4), Some(5)]);

@@ -21,7 +21,7 @@ use proptest::prelude::*;
 
 fn idf(g: &impl Graph, dt: &DomTree, defs: &[Node]) -> Vec<Node> {
     let mut out = Vec::new();
-    IteratedFrontiers::of(g, dt).query(defs.iter().copied(), &mut out);
+    IteratedFrontiers::of(g, dt).unwrap().query(defs.iter().copied(), &mut out);
     out
 }
 
@@ -35,7 +35,7 @@ fn def_blocks(f: &Function) -> Vec<Vec<Node>> {
     for b in f.blocks() {
         for i in f.block_insts(b) {
             for &v in f.results(i) {
-                defs[v.as_u32() as usize].push(cfg_dom::node(b));
+                defs[v.as_u32() as usize].push(ir_core::node(b));
             }
         }
     }
@@ -73,8 +73,8 @@ proptest! {
         for e in &run {
             let g = csr(e);
             dt.compute(&g);
-            df.compute(&g, &dt);
-            let fresh = DominanceFrontiers::of(&g, &DomTree::of(&g));
+            df.compute(&g, &dt).unwrap();
+            let fresh = DominanceFrontiers::of(&g, &DomTree::of(&g)).unwrap();
             prop_assert_eq!(all_frontiers(&df, e.nodes), all_frontiers(&fresh, e.nodes));
             check_iterated_frontiers(&g, &mut idf, seed_of(e));
         }
@@ -93,7 +93,7 @@ proptest! {
             // Phi placement: the IDF of each var's def blocks.
             let dt = DomTree::of(&g);
             let frontiers = oracle::frontiers(&g);
-            idf.compute(&g, &dt);
+            idf.compute(&g, &dt).unwrap();
             for defs in def_blocks(func) {
                 idf.query(defs.iter().copied(), &mut out);
                 prop_assert_eq!(&out, &oracle::iterate_frontiers(&frontiers, defs.iter().copied()), "defs {:?}", defs);
@@ -113,7 +113,7 @@ proptest! {
         let view = cfg_dom::Petgraph::new(&pg, ids[0]);
         let g = csr(&e);
         let (dv, dg) = (DomTree::of(&view), DomTree::of(&g));
-        prop_assert_eq!(all_frontiers(&DominanceFrontiers::of(&view, &dv), e.nodes), all_frontiers(&DominanceFrontiers::of(&g, &dg), e.nodes));
+        prop_assert_eq!(all_frontiers(&DominanceFrontiers::of(&view, &dv).unwrap(), e.nodes), all_frontiers(&DominanceFrontiers::of(&g, &dg).unwrap(), e.nodes));
         for defs in &sets {
             prop_assert_eq!(idf(&view, &dv, defs), idf(&g, &dg, defs));
         }
@@ -138,7 +138,7 @@ fn one_iterated_frontiers_across_many_graphs() {
 
 fn assert_worked_example(g: &impl Graph, x_defs: &[Node]) {
     let dt = DomTree::of(g);
-    let df = DominanceFrontiers::of(g, &dt);
+    let df = DominanceFrontiers::of(g, &dt).unwrap();
     assert_eq!(df.frontier(2), [2], "DF(bb2)");
     assert_eq!(df.frontier(4), [2], "DF(bb4)");
     assert_eq!(df.frontier(3), [4], "DF(bb3)");
@@ -167,7 +167,7 @@ fn the_worked_example_from_edges() {
 fn the_worked_example_from_the_kir_file() {
     let m = du_module();
     let f = m.function(m.function_by_name("du_example").unwrap()).unwrap();
-    let g = CsrGraph::from_function(f);
+    let g = f.cfg();
     let x = f.var_by_name("x").unwrap();
     let x_defs = &def_blocks(f)[x.as_u32() as usize];
     assert_eq!(x_defs.iter().map(|&n| Block::from_u32(n)).collect::<Vec<_>>(), [1, 3, 4].map(Block::from_u32));
@@ -182,7 +182,7 @@ fn a_long_chain_has_empty_frontiers() {
         let n = 100_000;
         let g = csr(&graphs::chain(n));
         let dt = DomTree::of(&g);
-        let df = DominanceFrontiers::of(&g, &dt);
+        let df = DominanceFrontiers::of(&g, &dt).unwrap();
         assert!((0..n as Node).all(|x| df.frontier(x).is_empty()));
         let all: Vec<Node> = (0..n as Node).collect();
         assert!(idf(&g, &dt, &all).is_empty());
@@ -195,13 +195,13 @@ fn a_long_ladder() {
         let rungs = 33_333;
         let g = csr(&graphs::ladder(rungs));
         let dt = DomTree::of(&g);
-        let df = DominanceFrontiers::of(&g, &dt);
+        let df = DominanceFrontiers::of(&g, &dt).unwrap();
         for r in 0..rungs as Node {
             let (top, left, right, join) = (3 * r, 3 * r + 1, 3 * r + 2, 3 * r + 3);
             assert!(df.frontier(top).is_empty());
             assert_eq!([df.frontier(left), df.frontier(right)], [[join], [join]]);
         }
-        let mut ifs = IteratedFrontiers::of(&g, &dt);
+        let mut ifs = IteratedFrontiers::of(&g, &dt).unwrap();
         let mut out = Vec::new();
         let lefts: Vec<Node> = (0..rungs as Node).map(|r| 3 * r + 1).collect();
         ifs.query(lefts.iter().copied(), &mut out);
@@ -221,7 +221,7 @@ fn ten_thousand_nested_loops() {
         let d = 10_000 as Node;
         let g = csr(&graphs::nested_loops(d as usize));
         let dt = DomTree::of(&g);
-        let mut ifs = IteratedFrontiers::of(&g, &dt);
+        let mut ifs = IteratedFrontiers::of(&g, &dt).unwrap();
         let mut out = Vec::new();
         let headers = |k: Node| (0..=k).map(|i| 2 * i).collect::<Vec<_>>();
         ifs.query([2 * d - 1], &mut out);
@@ -240,7 +240,7 @@ fn a_thousand_nested_loops_have_quadratic_frontiers() {
     let d = 1000 as Node;
     let g = csr(&graphs::nested_loops(d as usize));
     let dt = DomTree::of(&g);
-    let df = DominanceFrontiers::of(&g, &dt);
+    let df = DominanceFrontiers::of(&g, &dt).unwrap();
     for j in 0..d {
         let headers: Vec<Node> = (0..=j).map(|i| 2 * i).collect();
         assert_eq!(df.frontier(2 * j), headers, "DF(h{j})");
@@ -280,10 +280,10 @@ fn special_graphs() {
         check_iterated_frontiers(g, &mut idf, i as u64);
     }
     let g = &graphs[1];
-    let df = DominanceFrontiers::of(g, &DomTree::of(g));
+    let df = DominanceFrontiers::of(g, &DomTree::of(g)).unwrap();
     assert_eq!([df.frontier(0), df.frontier(1), df.frontier(2)], [&[0][..], &[0], &[0]]);
     let g = &graphs[2];
-    let df = DominanceFrontiers::of(g, &DomTree::of(g));
+    let df = DominanceFrontiers::of(g, &DomTree::of(g)).unwrap();
     assert_eq!([df.frontier(0), df.frontier(1), df.frontier(2), df.frontier(3)], [&[0][..], &[1], &[3], &[3]]);
     // An entry out of range: nothing is reachable, every answer is empty.
     let base = CsrGraph::from_edges(3, Some(0), [(0, 1), (1, 2), (2, 0)]).unwrap();
@@ -297,6 +297,6 @@ fn special_graphs() {
 }
 
 fn idf_all_empty(g: &impl Graph, dt: &DomTree) -> bool {
-    let df = DominanceFrontiers::of(g, dt);
+    let df = DominanceFrontiers::of(g, dt).unwrap();
     (0..g.num_nodes() as Node).all(|x| df.frontier(x).is_empty()) && idf(g, dt, &[0, 1, 2]).is_empty()
 }

@@ -1,13 +1,17 @@
 //! The `cfg` fuzz target's check (`cfg_dom::fuzzing::check_edges` on the
-//! graph `ir_gen::graphs::graph_from_bytes` decodes) run for about a second
-//! and a half on seeded random bytes, plus the simplest inputs, so `cargo
-//! test` exercises the fuzz property even where cargo-fuzz is not
-//! installed. The byte sequence is seeded: a failure reproduces.
+//! graph `ir_gen::graphs::graph_from_bytes` decodes) run a fixed number of
+//! times on seeded random bytes, plus the simplest inputs, so `cargo test`
+//! exercises the fuzz property even where cargo-fuzz is not installed. The
+//! byte sequence is seeded: a failure reproduces; no clock is read, so the
+//! test does the same work on any machine.
 
 use cfg_dom::fuzzing::{MAX_NODES, check_edges};
 use ir_gen::SplitMix64;
 use ir_gen::graphs::graph_from_bytes;
-use std::time::{Duration, Instant};
+
+/// Inputs per run (about a second and a half of checks on the 2-core CI
+/// machine when this was set).
+const RUNS: u32 = 1000;
 
 /// What the fuzz target does with its input.
 fn check_graph(bytes: &[u8]) {
@@ -18,9 +22,7 @@ fn check_graph(bytes: &[u8]) {
 #[test]
 fn fuzz_check_on_random_bytes() {
     let mut rng = SplitMix64::new(0x00c0_ffee);
-    let deadline = Instant::now() + Duration::from_millis(1500);
-    let mut runs = 0u64;
-    while Instant::now() < deadline {
+    for _ in 0..RUNS {
         let len = (rng.next_u64() % 64) as usize;
         let mut bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         // Small graphs are the interesting ones; keep most sizes low.
@@ -29,10 +31,7 @@ fn fuzz_check_on_random_bytes() {
             bytes[2] = 0;
         }
         check_graph(&bytes);
-        runs += 1;
     }
-    eprintln!("{runs} runs of the fuzz check");
-    assert!(runs > 20, "only {runs} runs");
 }
 
 #[test]

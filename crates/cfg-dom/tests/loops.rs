@@ -7,7 +7,8 @@
 //! original algorithm).
 
 use cfg_dom::oracle::{loop_forest, natural_loops};
-use cfg_dom::{CsrGraph, Dfs, Graph, LoopForest, LoopId, Node, Stale, is_reducible, node};
+use cfg_dom::{CsrGraph, Dfs, Graph, LoopForest, LoopId, Node, Stale, is_reducible};
+use ir_core::node;
 use ir_gen::graphs::{self, EdgeList};
 use ir_gen::{GenConfig, generate};
 use proptest::prelude::*;
@@ -273,7 +274,7 @@ fn the_du_chain_documents_cfg() {
     // The same CFG from the example's IR.
     let (module, _) = ir_core::text::parse(include_str!("../../../docs/examples/du_chains.kir")).unwrap();
     let func = module.function(module.function_by_name("du_example").unwrap()).unwrap();
-    let cfg = CsrGraph::from_function(func);
+    let cfg = func.cfg();
     let f = checked(&cfg);
     let b = ir_core::Block::from_u32;
     assert_eq!(f.num_loops(), 1);
@@ -368,7 +369,7 @@ fn stale_after_a_cfg_edit_fresh_after_an_operand_edit() {
     let mut generated = generate(&GenConfig { blocks: 80, ..GenConfig::default() }, 11);
     let main = generated.main;
     let func = generated.module.function(main).unwrap();
-    let forest = LoopForest::of(&CsrGraph::from_function(func));
+    let forest = LoopForest::of(&func.cfg());
     assert!(forest.stamp().is_some());
     forest.check(func).unwrap();
 
@@ -389,7 +390,7 @@ fn stale_after_a_cfg_edit_fresh_after_an_operand_edit() {
     func.append_block(b).unwrap();
     assert!(matches!(forest.check(func), Err(Stale::Changed { .. })));
     // Recomputing makes it fresh again.
-    let forest = LoopForest::of(&CsrGraph::from_function(func));
+    let forest = LoopForest::of(&func.cfg());
     forest.check(func).unwrap();
     // A forest of a plain graph has no stamp.
     assert_eq!(LoopForest::of(&graph(2, &[(0, 1)])).check(func), Err(Stale::Unstamped));
@@ -467,14 +468,13 @@ fn a_deep_nest_entered_from_outside_many_times_stays_fast() {
         }
         edges.extend((0..d).map(|k| (s, l(d - 1 - (k * 7919) % d))));
         let g = CsrGraph::from_edges(2 * d as usize + 3, Some(0), edges).unwrap();
-        let start = std::time::Instant::now();
+        // No clock: a quadratic forest would take ~10^10 steps here, which
+        // shows as a test that does not finish, not as a flaky assertion.
         let f = LoopForest::of(&g);
-        let took = start.elapsed();
         assert_eq!(f.num_loops(), d as usize);
         assert!(f.loops().all(|x| f.is_irreducible(x)));
         assert_eq!(f.loop_depth(l(d - 1)), d);
         assert_eq!((f.loop_depth(s), f.loop_depth(exit)), (0, 0));
-        assert!(took.as_secs() < 20, "took {took:?}");
     });
 }
 
@@ -492,7 +492,7 @@ fn generated_functions(seed: u64, blocks: usize, irreducible: f64, max_depth: u3
         ..GenConfig::default()
     };
     let g = generate(&config, seed);
-    g.module.functions().map(|(_, f)| CsrGraph::from_function(f)).collect()
+    g.module.functions().map(|(_, f)| f.cfg()).collect()
 }
 
 proptest! {
@@ -534,7 +534,7 @@ proptest! {
         let pre: Vec<u32> = f.loops().map(|l| dfs.pre_number(f.header(l)).unwrap()).collect();
         prop_assert!(pre.windows(2).all(|w| w[0] > w[1]), "{:?}", pre);
         // Every retreating edge's target heads a loop containing its source.
-        for (u, v) in dfs.back_edges(&g) {
+        for (u, v) in dfs.back_edges(&g).unwrap() {
             let l = f.header_loop(v);
             prop_assert!(l.is_some_and(|l| f.contains(l, u)), "{} -> {}", u, v);
         }

@@ -2,13 +2,14 @@
 //! uses), in CSR form.
 //!
 //! Invariants: each UD list is sorted by definition id and each DU list by
-//! use id, with no duplicates; the two are transposes of each other; chains
-//! computed from a function carry its epoch (`check` catches a changed
-//! function). Two `Chains` are equal when they relate the same pairs.
+//! use id, with no duplicates; the two are transposes of each other (the DU
+//! side is `cfg_dom::csr`'s stable bucket of the UD pairs); chains carry the
+//! code stamp of the function they were computed on (`check` catches a
+//! changed function). Two `Chains` are equal when they relate the same
+//! pairs. Queries with ids out of range answer empty lists.
 
 use crate::sites::{DefId, Sites, UseId};
-use cfg_dom::Stale;
-use ir_core::{Epoch, Function, csr};
+use cfg_dom::{Stale, Versioned, csr};
 
 /// UD and DU chains of one function.
 #[derive(Clone, Debug, Default)]
@@ -18,31 +19,21 @@ pub struct Chains {
     ud: Vec<DefId>,
     du_start: Vec<u32>,
     du: Vec<UseId>,
-    epoch: Option<Epoch>,
+    stamp: Option<u64>,
 }
 
 impl Chains {
     /// Builds chains from UD lists given use by use (each sorted, no
     /// duplicates) in CSR form; derives the DU side.
-    pub(crate) fn from_ud(sites: Sites, ud_start: Vec<u32>, ud: Vec<DefId>, epoch: Epoch) -> Chains {
+    pub(crate) fn from_ud(sites: Sites, ud_start: Vec<u32>, ud: Vec<DefId>, stamp: Option<u64>) -> Chains {
         let nd = sites.num_defs();
-        let mut du_start = vec![0u32; nd + 1];
-        for &d in &ud {
-            du_start[d as usize + 1] += 1;
-        }
-        for i in 0..nd {
-            du_start[i + 1] += du_start[i];
-        }
-        let mut fill = du_start.clone();
-        let mut du = vec![0; ud.len()];
+        let (mut du_start, mut du) = (Vec::new(), Vec::new());
         // Uses in increasing order, so each DU list comes out sorted.
-        for u in 0..sites.num_uses() {
-            for &d in &ud[ud_start[u] as usize..ud_start[u + 1] as usize] {
-                du[fill[d as usize] as usize] = u as UseId;
-                fill[d as usize] += 1;
-            }
-        }
-        Chains { sites, ud_start, ud, du_start, du, epoch: Some(epoch) }
+        let pairs = (0..sites.num_uses() as UseId).flat_map(|u| {
+            ud[ud_start[u as usize] as usize..ud_start[u as usize + 1] as usize].iter().map(move |&d| (d, u))
+        });
+        csr::bucket_by(nd, pairs, &mut du_start, &mut du);
+        Chains { sites, ud_start, ud, du_start, du, stamp }
     }
 
     /// The definition and use sites.
@@ -66,11 +57,11 @@ impl Chains {
     }
 
     /// `Ok` when the chains were computed on `func` as it is now.
-    pub fn check(&self, func: &Function) -> Result<(), Stale> {
-        match self.epoch {
+    pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
+        match self.stamp {
             None => Err(Stale::Unstamped),
-            Some(e) if e == func.epoch() => Ok(()),
-            Some(e) => Err(Stale::Changed { computed: e, current: func.epoch() }),
+            Some(e) if Some(e) == func.code_stamp() => Ok(()),
+            Some(e) => Err(Stale::Changed { computed: e, current: func.code_stamp() }),
         }
     }
 

@@ -1,11 +1,14 @@
 //! The methods' agreement as a check, shared by the `defuse` fuzz target
-//! and `cargo test` smoke runs: [`check_function`] panics (naming the first
-//! differing use) when the SSA method, the iterative baseline and, for
-//! small functions, the oracle disagree. Each method runs twice: with a
-//! fresh context, and with a context kept per thread across every call, so
-//! that state leaking from one function into the next is caught too.
+//! and `cargo test` smoke runs (feature `fuzzing`): [`check`] panics
+//! (naming the first differing use) when the SSA method, the iterative
+//! baseline and, for small functions, the oracle disagree on any IR;
+//! [`check_function`] does it for a Keel function. Each method runs twice:
+//! with a fresh context, and with a context kept per thread across every
+//! call, so that state leaking from one function into the next is caught
+//! too.
 
 use crate::{Chains, Iterative, ViaSsa, iterative, oracle, via_ssa};
+use cfg_dom::{Graph, VarCode};
 use ir_core::Function;
 use std::cell::RefCell;
 
@@ -18,31 +21,46 @@ thread_local! {
 /// the (quadratic) oracle.
 pub const ORACLE_LIMIT: usize = 400;
 
-/// Panics unless every method gives the same chains for `func`.
-pub fn check_function(func: &Function) {
-    let ssa = via_ssa(func);
-    let it = iterative(func);
-    assert_agree("via_ssa", &ssa, "iterative", &it, func);
+/// Panics unless every method gives the same chains for `code` on `graph`
+/// (a well-formed input: each method must accept it).
+pub fn check<G: Graph, C: VarCode>(graph: &G, code: &C) {
+    let ssa = via_ssa(graph, code).expect("via_ssa accepts the input");
+    let it = iterative(graph, code).expect("iterative accepts the input");
+    assert_agree("via_ssa", &ssa, "iterative", &it);
     let (warm_ssa, warm_it) = WARM.with(|w| {
         let (v, i) = &mut *w.borrow_mut();
-        (v.compute(func), i.compute(func))
+        (v.compute(graph, code), i.compute(graph, code))
     });
-    assert_agree("via_ssa", &ssa, "a reused ViaSsa", &warm_ssa, func);
-    assert_agree("iterative", &it, "a reused Iterative", &warm_it, func);
-    if func.num_insts() <= ORACLE_LIMIT {
-        assert_agree("via_ssa", &ssa, "oracle", &oracle(func), func);
+    assert_agree("via_ssa", &ssa, "a reused ViaSsa", &warm_ssa.expect("a reused ViaSsa accepts the input"));
+    assert_agree("iterative", &it, "a reused Iterative", &warm_it.expect("a reused Iterative accepts the input"));
+    if code.num_insts() <= ORACLE_LIMIT {
+        assert_agree("via_ssa", &ssa, "oracle", &oracle(graph, code).expect("the oracle accepts the input"));
     }
 }
 
-fn assert_agree(a: &str, ca: &Chains, b: &str, cb: &Chains, func: &Function) {
+/// [`check`] on a Keel function and its CFG, plus the contexts' own Keel
+/// entry points ([`ViaSsa::compute_function`],
+/// [`Iterative::compute_function`]).
+pub fn check_function(func: &Function) {
+    let cfg = func.cfg();
+    check(&cfg, func);
+    let (ssa, it) = WARM.with(|w| {
+        let (v, i) = &mut *w.borrow_mut();
+        (v.compute_function(func), i.compute_function(func))
+    });
+    let ssa = ssa.expect("compute_function accepts a verified function");
+    assert_agree("ViaSsa::compute_function", &ssa, "Iterative::compute_function", &it.expect("idem"));
+    assert_agree("ViaSsa::compute_function", &ssa, "via_ssa", &via_ssa(&cfg, func).expect("idem"));
+}
+
+fn assert_agree(a: &str, ca: &Chains, b: &str, cb: &Chains) {
     if let Some(&(u, da, db)) = ca.differences(cb).first() {
-        let at = ca.sites().use_at(u);
+        let s = ca.sites();
         panic!(
-            "{a} and {b} disagree on the use of %{} at {} ({:?}): {a} says {:?}, {b} says {:?}",
-            func.var_name(ca.sites().use_var(u)),
-            at.inst,
-            at.site,
-            da.iter().map(|&d| ca.sites().def(d)).collect::<Vec<_>>(),
+            "{a} and {b} disagree on use {u} ({:?}, var {:?}): {a} says {:?}, {b} says {:?}",
+            s.use_at(u),
+            s.use_var(u),
+            da.iter().map(|&d| s.def(d)).collect::<Vec<_>>(),
             db.iter().map(|&d| cb.sites().def(d)).collect::<Vec<_>>(),
         );
     }

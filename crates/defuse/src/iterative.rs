@@ -18,19 +18,22 @@
 //!
 //! Invariants: only blocks reachable from the entry take part, as for the
 //! SSA method; an input phi defines its result at the top of its block and
-//! reads each operand at the end of the matching predecessor.
+//! reads each operand at the end of the matching predecessor. Runs on any
+//! [`cfg_dom::VarCode`] and [`cfg_dom::Graph`], checked first.
 
 use crate::chains::{Chains, UdBuilder};
-use crate::sites::{DefId, Sites};
-use cfg_dom::{BitDataflow, Confluence, CsrGraph, Dfs, Direction, Flow, GenKill, node};
-use ir_core::entity::EntityRef;
-use ir_core::{Function, Opcode, UseSite};
+use crate::sites::{DefId, Sites, UseId};
+use cfg_dom::{
+    BitDataflow, Confluence, CsrGraph, Dfs, Direction, Flow, GenKill, Graph, Input, InputError, Node, VarCode, csr,
+};
+use ir_core::Function;
 use std::time::{Duration, Instant};
 
 /// Time spent in each phase of [`iterative_timed`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub struct Phases {
-    /// CFG graph, reachability, numbering and gen/kill sets.
+    /// Input check, CFG graph (for Keel functions), reachability,
+    /// numbering and gen/kill sets.
     pub setup: Duration,
     /// The fixpoint.
     pub solve: Duration,
@@ -54,35 +57,43 @@ impl std::ops::AddAssign for Phases {
     }
 }
 
-/// Chains of `func` by iterative reaching definitions (a fresh
-/// [`Iterative`]; reuse one across functions to keep its buffers).
-pub fn iterative(func: &Function) -> Chains {
-    Iterative::new().compute(func)
+/// Chains of `code` on its CFG `graph` by iterative reaching definitions
+/// (a fresh [`Iterative`]; reuse one across functions to keep its
+/// buffers). An error when the input is malformed
+/// ([`cfg_dom::check_input`]).
+pub fn iterative<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<Chains, InputError> {
+    Iterative::new().compute(graph, code)
 }
 
 /// [`iterative`], with the time of each phase.
-pub fn iterative_timed(func: &Function) -> (Chains, Phases) {
-    Iterative::new().compute_timed(func)
+pub fn iterative_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
+    Iterative::new().compute_timed(graph, code)
 }
 
-/// The baseline's working memory: the CFG, DFS, the gen/kill problem and
-/// its solution (the bit matrices), numberings and per-var state, kept
-/// across functions so that a warm context neither allocates nor
-/// page-faults its matrices again.
+/// The baseline's working memory: the CFG (for Keel functions), DFS, the
+/// gen/kill problem and its solution (the bit matrices), numberings and
+/// per-var state, kept across functions so that a warm context neither
+/// allocates nor page-faults its matrices again.
 ///
-/// Lifecycle: [`Iterative::new`], then [`Iterative::compute`] per
-/// function; only the returned [`Chains`] are allocated per call (once
-/// warm). [`Iterative::clear`] drops the contents but keeps the capacity.
+/// Lifecycle: [`Iterative::new`], then [`Iterative::compute`] (any IR) or
+/// [`Iterative::compute_function`] (a Keel function) per function; only
+/// the returned [`Chains`] are allocated per call (once warm).
+/// [`Iterative::clear`] drops the contents but keeps the capacity.
 #[derive(Clone, Debug, Default)]
 pub struct Iterative {
     graph: CsrGraph,
+    scratch: Vec<u32>,
+    core: Core,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Core {
     dfs: Dfs,
     problem: GenKill,
     solution: BitDataflow,
     /// Definitions numbered grouped by var: `bit[d]`, its inverse, and each
     /// var's range `range_start[v]..range_start[v + 1]`.
     range_start: Vec<u32>,
-    fill: Vec<u32>,
     bit: Vec<u32>,
     def_of_bit: Vec<DefId>,
     /// Per-var state of the block being scanned (stamped by block).
@@ -104,73 +115,73 @@ impl Iterative {
     /// Empties every buffer, keeping its capacity.
     pub fn clear(&mut self) {
         self.graph.clear();
-        self.dfs.clear();
-        self.problem.clear();
-        self.solution.clear();
-        for v in [&mut self.range_start, &mut self.fill, &mut self.bit, &mut self.def_of_bit, &mut self.stamp] {
+        self.scratch.clear();
+        let c = &mut self.core;
+        c.dfs.clear();
+        c.problem.clear();
+        c.solution.clear();
+        for v in [&mut c.range_start, &mut c.bit, &mut c.def_of_bit, &mut c.stamp] {
             v.clear();
         }
-        self.killed.clear();
-        self.local.iter_mut().for_each(Vec::clear);
-        self.touched.clear();
-        self.pool.clear();
-        self.span.clear();
+        c.killed.clear();
+        c.local.iter_mut().for_each(Vec::clear);
+        c.touched.clear();
+        c.pool.clear();
+        c.span.clear();
     }
 
-    /// Chains of `func` by iterative reaching definitions.
-    pub fn compute(&mut self, func: &Function) -> Chains {
-        self.compute_timed(func).0
+    /// Chains of `code` on its CFG `graph` by iterative reaching
+    /// definitions.
+    pub fn compute<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<Chains, InputError> {
+        self.compute_timed(graph, code).map(|(c, _)| c)
     }
 
     /// [`Iterative::compute`], with the time of each phase.
-    pub fn compute_timed(&mut self, func: &Function) -> (Chains, Phases) {
+    pub fn compute_timed<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
+        self.core.run(graph, code, &mut self.scratch, Instant::now())
+    }
+
+    /// Chains of a Keel function (its CFG built in this context's buffers).
+    pub fn compute_function(&mut self, func: &Function) -> Result<Chains, InputError> {
+        self.compute_function_timed(func).map(|(c, _)| c)
+    }
+
+    /// [`Iterative::compute_function`], with the time of each phase
+    /// (building the CFG counts as setup).
+    pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
+        let start = Instant::now();
+        func.compute_cfg(&mut self.graph);
+        self.core.run(&self.graph, func, &mut self.scratch, start)
+    }
+}
+
+impl Core {
+    fn run<G: Graph, C: VarCode>(
+        &mut self,
+        graph: &G,
+        code: &C,
+        scratch: &mut Vec<u32>,
+        start: Instant,
+    ) -> Result<(Chains, Phases), InputError> {
         let mut phases = Phases::default();
-        let t = Instant::now();
-        let Iterative {
-            graph,
-            dfs,
-            problem,
-            solution,
-            range_start,
-            fill,
-            bit,
-            def_of_bit,
-            stamp,
-            killed,
-            local,
-            touched,
-            pool,
-            span,
-        } = self;
-        graph.compute_function(func);
-        dfs.compute(&*graph);
-        let sites = Sites::of(func);
+        let input = Input::new(graph, code, scratch)?;
+        let Core { dfs, problem, solution, range_start, bit, def_of_bit, stamp, killed, local, touched, pool, span } =
+            self;
+        dfs.compute(graph);
+        let sites = Sites::of(&input);
         let nd = sites.num_defs();
-        let nv = func.num_vars();
-        // Number definitions grouped by var: bit[d], and each var's range.
-        range_start.clear();
-        range_start.resize(nv + 1, 0);
-        for d in 0..nd as DefId {
-            range_start[sites.def_var(d).index() + 1] += 1;
-        }
-        for i in 0..nv {
-            range_start[i + 1] += range_start[i];
-        }
-        fill.clear();
-        fill.extend_from_slice(&range_start[..nv]);
+        let nv = code.num_vars();
+        let n = graph.num_nodes();
+        // Number definitions grouped by var: def_of_bit is the definitions
+        // bucketed by var (in id order within a var), bit[d] its inverse.
+        csr::bucket_by(nv, (0..nd as DefId).map(|d| (sites.var_of_def(d), d)), range_start, def_of_bit);
         bit.clear();
         bit.resize(nd, 0);
-        def_of_bit.clear();
-        def_of_bit.resize(nd, 0);
-        for d in 0..nd as DefId {
-            let v = sites.def_var(d).index();
-            bit[d as usize] = fill[v];
-            def_of_bit[fill[v] as usize] = d;
-            fill[v] += 1;
+        for (i, &d) in def_of_bit.iter().enumerate() {
+            bit[d as usize] = i as u32;
         }
-        let n = func.num_blocks();
         problem.reset(Flow::new(Direction::Forward, Confluence::May), n, nd);
-        for i in 0..func.params().len() as u32 {
+        for i in 0..code.params().count() as u32 {
             if let Some(d) = sites.param_def(i) {
                 problem.insert_boundary(bit[d as usize] as usize);
             }
@@ -183,13 +194,12 @@ impl Iterative {
         if local.len() < nv {
             local.resize(nv, Vec::new());
         }
-        for b in func.blocks().filter(|&b| dfs.is_reachable(node(b))) {
-            let bn = node(b);
+        for bn in (0..n as Node).filter(|&b| dfs.is_reachable(b)) {
             touched.clear();
-            for inst in func.block_insts(b) {
-                let guarded = func.guard(inst).is_some() && func.opcode(inst) != Opcode::Phi;
+            for inst in code.block_insts(bn) {
+                let guarded = code.is_guarded(inst);
                 for d in sites.defs_of_inst(inst) {
-                    let v = sites.def_var(d).index();
+                    let v = sites.var_of_def(d) as usize;
                     if define(stamp, killed, local, v, bn, guarded, d) {
                         touched.push(v);
                     }
@@ -204,10 +214,10 @@ impl Iterative {
                 }
             }
         }
-        phases.setup = t.elapsed();
+        phases.setup = start.elapsed();
 
         let t = Instant::now();
-        solution.compute(&*graph, problem);
+        solution.compute(graph, problem);
         phases.solve = t.elapsed();
 
         let t = Instant::now();
@@ -237,40 +247,49 @@ impl Iterative {
             }
         };
         stamp.iter_mut().for_each(|s| *s = u32::MAX);
-        for b in func.blocks().filter(|&b| dfs.is_reachable(node(b))) {
-            let bn = node(b);
+        for bn in (0..n as Node).filter(|&b| dfs.is_reachable(b)) {
             let entry = solution.in_words(bn);
-            for inst in func.block_insts(b) {
-                let is_phi = func.opcode(inst) == Opcode::Phi;
-                if !is_phi {
+            for inst in code.block_insts(bn) {
+                // A use at the instruction reads what reaches the block's
+                // entry, unless a definition of its var earlier in the block
+                // killed that, plus the block's own definitions since.
+                let mut read = |u: UseId, v: usize| {
+                    let start = pool.len() as u32;
+                    if stamp[v] != bn || !killed[v] {
+                        reaching(entry, v, pool);
+                    }
+                    if stamp[v] == bn {
+                        pool.extend_from_slice(&local[v]);
+                    }
+                    span[u as usize] = (start, pool.len() as u32 - start);
+                };
+                // A phi's incoming values are read at the end of its
+                // predecessors (below); only a phi's uses can name a
+                // predecessor (the input is checked).
+                if code.is_phi(inst) {
+                    for (u, use_) in sites.uses_of_inst(inst).zip(code.uses(inst)) {
+                        if use_.pred.is_none() {
+                            read(u, use_.var as usize);
+                        }
+                    }
+                } else {
                     for u in sites.uses_of_inst(inst) {
-                        let v = sites.use_var(u).index();
-                        let start = pool.len() as u32;
-                        if stamp[v] != bn || !killed[v] {
-                            reaching(entry, v, pool);
-                        }
-                        if stamp[v] == bn {
-                            pool.extend_from_slice(&local[v]);
-                        }
-                        span[u as usize] = (start, pool.len() as u32 - start);
+                        read(u, sites.var_of_use(u) as usize);
                     }
                 }
-                let guarded = func.guard(inst).is_some() && !is_phi;
+                let guarded = code.is_guarded(inst);
                 for d in sites.defs_of_inst(inst) {
-                    define(stamp, killed, local, sites.def_var(d).index(), bn, guarded, d);
+                    define(stamp, killed, local, sites.var_of_def(d) as usize, bn, guarded, d);
                 }
             }
             // Operands of input phis in successors are read at the end of b.
             let exit = solution.out_words(bn);
-            for &s in graph.succ_slice(bn) {
-                for phi in func.block_insts(cfg_dom::block(s)).take_while(|&i| func.opcode(i) == Opcode::Phi) {
-                    for (k, pred) in func.phi_blocks(phi).iter().enumerate() {
-                        if node(*pred) != bn {
-                            continue;
-                        }
-                        if let Some(u) = sites.use_id(phi, UseSite::Operand(k as u32)) {
+            for s in graph.successors(bn) {
+                for phi in code.block_insts(s).take_while(|&i| code.is_phi(i)) {
+                    for (u, use_) in sites.uses_of_inst(phi).zip(code.uses(phi)) {
+                        if use_.pred == Some(bn) {
                             let start = pool.len() as u32;
-                            reaching(exit, sites.use_var(u).index(), pool);
+                            reaching(exit, use_.var as usize, pool);
                             span[u as usize] = (start, pool.len() as u32 - start);
                         }
                     }
@@ -283,9 +302,9 @@ impl Iterative {
             ud.list.extend_from_slice(&pool[s as usize..(s + l) as usize]);
             ud.close();
         }
-        let chains = Chains::from_ud(sites, ud.start, ud.list, func.epoch());
+        let chains = Chains::from_ud(sites, ud.start, ud.list, code.code_stamp());
         phases.extract = t.elapsed();
-        (chains, phases)
+        Ok((chains, phases))
     }
 }
 

@@ -1,4 +1,4 @@
-//! `defuse`: def-use and use-def chains for Keel IR.
+//! `defuse`: def-use and use-def chains for any compiler's IR.
 //!
 //! Three methods, one answer:
 //! - [`via_ssa`]: the DU-chain document's method (digest §000): build SSA
@@ -9,15 +9,33 @@
 //!   (the baseline);
 //! - [`oracle`]: a backward search per use (slow, for tests).
 //!
-//! For many functions, keep a [`ViaSsa`] (or [`Iterative`]) context and call
-//! its `compute` per function: it reuses every buffer (CFG, dominator tree,
-//! placement, renaming stacks; for the baseline its bit matrices), so only
-//! the returned chains are allocated. `via_ssa(f)` is
-//! `ViaSsa::new().compute(f)`.
+//! All three run on any IR through `cfg-dom`'s two small traits: the CFG as
+//! a [`cfg_dom::Graph`] and the code as a [`cfg_dom::VarCode`] (per block
+//! its instructions; per instruction the vars it defines and uses, whether
+//! it is guarded, whether it is a phi). Keel's `ir_core::Function`
+//! implements `VarCode` and builds its CFG with `Function::cfg`; the
+//! example `foreign_ir` implements both for a toy IR in well under a
+//! hundred lines (`cargo run -p defuse --example foreign_ir`).
 //!
-//! The product is [`Chains`]: for each use site `(Inst, UseSite)` the
-//! definitions that may reach it, and for each definition `(Inst, result)`
-//! or param the uses it may reach, in CSR form.
+//! For many functions, keep a [`ViaSsa`] (or [`Iterative`]) context and call
+//! its `compute` (any IR) or `compute_function` (a Keel function) per
+//! function: it reuses every buffer (CFG, dominator tree, placement,
+//! renaming stacks; for the baseline its bit matrices), so only the
+//! returned chains are allocated. `via_ssa(g, c)` is
+//! `ViaSsa::new().compute(g, c)`.
+//!
+//! The product is [`Chains`], plain data: for each use `(instruction, use
+//! number)` the definitions that may reach it, and for each definition
+//! `(instruction, result)` or param the uses it may reach, in CSR form over
+//! dense `u32` ids ([`DefId`], [`UseId`], [`Sites`]).
+//!
+//! # Bad input
+//!
+//! Every entry point checks its input first ([`cfg_dom::check_input`]: ids
+//! in range, each instruction in one block, phis first, the graph and code
+//! of the same size and stamp) and returns an [`cfg_dom::InputError`]
+//! instead of panicking. Queries on [`Chains`] and [`Sites`] with ids out
+//! of range answer `None` or an empty list.
 //!
 //! # Semantics (what all three methods implement)
 //!
@@ -44,18 +62,21 @@
 //! let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/du_chains.kir")).unwrap();
 //! let (module, _) = ir_core::text::parse(&src).unwrap();
 //! let func = module.function(module.function_by_name("du_example").unwrap()).unwrap();
-//! let chains = defuse::via_ssa(func);
-//! assert_eq!(chains, defuse::iterative(func));
+//! let cfg = func.cfg();
+//! let chains = defuse::via_ssa(&cfg, func).unwrap();
+//! assert_eq!(chains, defuse::iterative(&cfg, func).unwrap());
 //! // The use of x in s10 (`%y = copy %x`) is reached by s4, s7 and s9.
 //! let s10 = func.blocks().flat_map(|b| func.block_insts(b))
 //!     .find(|&i| func.results(i).first().map(|&r| func.var_name(r)) == Some("y")).unwrap();
-//! let use_x = chains.sites().use_id(s10, ir_core::UseSite::Operand(0)).unwrap();
+//! let k = func.use_number(s10, ir_core::UseSite::Operand(0)).unwrap();
+//! let use_x = chains.sites().use_id(s10.as_u32(), k).unwrap();
 //! assert_eq!(chains.defs_of(use_x).len(), 3);
 //! ```
 
 #![deny(missing_docs)]
 
 mod chains;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod iterative;
 mod oracle;

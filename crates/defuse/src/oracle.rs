@@ -1,77 +1,79 @@
 //! The slow, obviously-correct oracle: for each use, a backward search
 //! along the CFG for the definitions that reach it.
 //!
-//! From the use (or, for an input phi's operand, from the end of the
-//! matching predecessor), walk instructions backward; a definition of the
-//! var is recorded; an unguarded one ends that path, a guarded one does
-//! not (it may not have executed); at a block's top continue into every
-//! reachable predecessor (each block entered from its end at most once per
-//! use); at the entry, a param is a definition. Only uses in reachable
-//! blocks get chains. O(uses × instructions): for small functions.
+//! From the use (or, for a phi's incoming value, from the end of the
+//! predecessor it names, if that is a predecessor), walk instructions
+//! backward; a definition of the var is recorded; an unguarded one ends
+//! that path, a guarded one does not (it may not have executed); at a
+//! block's top continue into every reachable predecessor (each block
+//! entered from its end at most once per use); at the entry, a param is a
+//! definition. Only uses in reachable blocks get chains.
+//! O(uses × instructions): for small functions. Runs on any
+//! [`cfg_dom::VarCode`] and [`cfg_dom::Graph`], checked first.
 
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
-use cfg_dom::{CsrGraph, Dfs, block, node};
-use ir_core::{Function, Inst, Opcode, UseSite, Var};
+use cfg_dom::{Dfs, Graph, Input, InputError, InstId, Node, VarCode, VarId};
 
-/// Chains of `func` by backward search from every use.
-pub fn oracle(func: &Function) -> Chains {
-    let graph = CsrGraph::from_function(func);
-    let dfs = Dfs::of(&graph);
-    let sites = Sites::of(func);
+/// Chains of `code` on its CFG `graph` by backward search from every use;
+/// an error when the input is malformed ([`cfg_dom::check_input`]).
+pub fn oracle<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<Chains, InputError> {
+    let mut scratch = Vec::new();
+    let input = Input::new(graph, code, &mut scratch)?;
+    let dfs = Dfs::of(graph);
+    let sites = Sites::of(&input);
     let mut ud = UdBuilder::with_capacity(sites.num_uses());
-    let mut seen = vec![u32::MAX; func.num_blocks()];
+    let mut seen = vec![u32::MAX; graph.num_nodes()];
+    let mut insts: Vec<InstId> = Vec::new();
     for u in 0..sites.num_uses() as u32 {
-        let at = sites.use_at(u);
-        let var = sites.use_var(u);
-        let block_of = func.layout().inst_block(at.inst).map(node);
-        if block_of.is_some_and(|b| dfs.is_reachable(b)) {
+        let at = sites.use_at(u).expect("u is a use of these sites");
+        let use_ = code.uses(at.inst).nth(at.index as usize).expect("the sites list this use");
+        let block_of = input.block_of(at.inst);
+        if let Some(b) = block_of.filter(|&b| dfs.is_reachable(b)) {
             // Where the search starts: just before the use, or at the end of
-            // the predecessor an input phi's operand comes from.
-            let start = match (func.opcode(at.inst), at.site) {
-                (Opcode::Phi, UseSite::Operand(k)) => {
-                    func.phi_blocks(at.inst).get(k as usize).map(|&p| (node(p), None))
-                }
-                _ => block_of.map(|b| (b, Some(at.inst))),
+            // the predecessor a phi's incoming value comes from.
+            let start = match use_.pred {
+                Some(p) => graph.predecessors(b).any(|q| q == p).then_some((p, None)),
+                None => Some((b, Some(at.inst))),
             };
             if let Some((b, before)) = start.filter(|&(b, _)| dfs.is_reachable(b)) {
-                search(func, &graph, &dfs, &sites, var, b, before, u, &mut seen, &mut ud.list);
+                search(&input, &dfs, &sites, use_.var, b, before, u, &mut seen, &mut insts, &mut ud.list);
             }
         }
         ud.close();
     }
-    Chains::from_ud(sites, ud.start, ud.list, func.epoch())
+    Ok(Chains::from_ud(sites, ud.start, ud.list, code.code_stamp()))
 }
 
 /// Backward search for the definitions of `var` reaching the point just
 /// before `before` in block `b` (its end when `before` is `None`).
 #[allow(clippy::too_many_arguments)]
-fn search(
-    func: &Function,
-    graph: &CsrGraph,
+fn search<G: Graph, C: VarCode>(
+    input: &Input<'_, G, C>,
     dfs: &Dfs,
     sites: &Sites,
-    var: Var,
-    b: u32,
-    before: Option<Inst>,
+    var: VarId,
+    b: Node,
+    before: Option<InstId>,
     stamp: u32,
     seen: &mut [u32],
+    insts: &mut Vec<InstId>,
     out: &mut Vec<DefId>,
 ) {
-    let mut work: Vec<(u32, Option<Inst>)> = vec![(b, before)];
+    let (graph, code) = (input.graph(), input.code());
+    let mut work: Vec<(Node, Option<InstId>)> = vec![(b, before)];
     while let Some((b, before)) = work.pop() {
-        let mut cursor = match before {
-            Some(i) => func.layout().prev_inst(i),
-            None => func.layout().last_inst(block(b)),
-        };
+        // The block's instructions before the start point, walked backward.
+        insts.clear();
+        insts.extend(code.block_insts(b).take_while(|&i| Some(i) != before));
         let mut killed = false;
-        while let Some(i) = cursor {
-            for (k, &r) in func.results(i).iter().enumerate() {
+        for &i in insts.iter().rev() {
+            for (k, r) in code.defs(i).enumerate() {
                 if r == var
                     && let Some(d) = sites.def_id(i, k as u32)
                 {
                     out.push(d);
-                    if func.guard(i).is_none() || func.opcode(i) == Opcode::Phi {
+                    if !code.is_guarded(i) {
                         killed = true;
                     }
                 }
@@ -79,17 +81,16 @@ fn search(
             if killed {
                 break;
             }
-            cursor = func.layout().prev_inst(i);
         }
         if killed {
             continue;
         }
-        if func.entry_block().map(node) == Some(b)
-            && let Some(p) = func.params().iter().position(|&p| p == var)
+        if graph.entry() == Some(b)
+            && let Some(p) = code.params().position(|p| p == var)
         {
             out.push(sites.param_def(p as u32).expect("every param has a definition"));
         }
-        for &p in graph.pred_slice(b) {
+        for p in graph.predecessors(b) {
             if dfs.is_reachable(p) && seen[p as usize] != stamp {
                 seen[p as usize] = stamp;
                 work.push((p, None));

@@ -1,18 +1,18 @@
 //! Definition and use sites, numbered densely.
 //!
 //! A definition is a param (defined on entry) or a result of an instruction
-//! in the layout: `(Inst, result index)`. A use is a use site of an
-//! instruction in the layout: `(Inst, UseSite)` — an operand, the guard, or
-//! a fallback (see `ir_core::Function::uses`).
+//! some block lists: `(instruction, result index)`. A use is a use of such
+//! an instruction: `(instruction, use number)`, numbered in
+//! [`cfg_dom::VarCode::uses`] order (for Keel IR, `Function::uses` order:
+//! operands, guard, fallbacks; `Function::use_site` maps a number back to
+//! its [`ir_core::UseSite`]).
 //!
 //! Invariants: definition ids are params first, then results by
-//! instruction id; use ids are by instruction id, in `Function::uses`
-//! order. Both are looked up from `(Inst, index)` through CSR offsets per
-//! instruction, so lookups are O(1) for definitions and O(uses of the
-//! instruction) for uses.
+//! instruction id; use ids are by instruction id, then use number. Both are
+//! looked up from `(instruction, index)` through CSR offsets per
+//! instruction, in O(1).
 
-use ir_core::entity::EntityRef;
-use ir_core::{Function, Inst, UseSite, Var};
+use cfg_dom::{Graph, Input, InstId, VarCode, VarId};
 
 /// A definition id.
 pub type DefId = u32;
@@ -28,7 +28,7 @@ pub enum Def {
     /// Result `index` of `inst`.
     Result {
         /// The instruction.
-        inst: Inst,
+        inst: InstId,
         /// Which result.
         index: u32,
     },
@@ -38,18 +38,18 @@ pub enum Def {
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Use {
     /// The instruction.
-    pub inst: Inst,
-    /// Which operand.
-    pub site: UseSite,
+    pub inst: InstId,
+    /// Which of its uses.
+    pub index: u32,
 }
 
 /// The sites of one function.
 #[derive(Clone, Debug, Default)]
 pub struct Sites {
     defs: Vec<Def>,
-    def_var: Vec<Var>,
+    def_var: Vec<VarId>,
     uses: Vec<Use>,
-    use_var: Vec<Var>,
+    use_var: Vec<VarId>,
     /// Per instruction id: first definition id (params come before), and
     /// first use id; one more entry at the end.
     def_start: Vec<u32>,
@@ -58,31 +58,31 @@ pub struct Sites {
 }
 
 impl Sites {
-    /// The sites of `func` (instructions in the layout only).
-    pub fn of(func: &Function) -> Sites {
+    /// The sites of a checked input (instructions some block lists only).
+    pub fn of<G: Graph, C: VarCode>(input: &Input<'_, G, C>) -> Sites {
+        let code = input.code();
         let mut s = Sites::default();
-        for (i, &p) in func.params().iter().enumerate() {
+        for (i, p) in code.params().enumerate() {
             s.defs.push(Def::Param(i as u32));
             s.def_var.push(p);
         }
         s.num_params = s.defs.len() as u32;
-        let n = func.num_insts();
+        let n = input.num_insts();
         s.def_start.reserve(n + 1);
         s.use_start.reserve(n + 1);
-        for i in 0..n {
-            let inst = Inst::new(i);
+        for inst in 0..n as InstId {
             s.def_start.push(s.defs.len() as u32);
             s.use_start.push(s.uses.len() as u32);
-            if func.layout().inst_block(inst).is_none() {
+            if input.block_of(inst).is_none() {
                 continue;
             }
-            for (index, &r) in func.results(inst).iter().enumerate() {
+            for (index, r) in code.defs(inst).enumerate() {
                 s.defs.push(Def::Result { inst, index: index as u32 });
                 s.def_var.push(r);
             }
-            for (site, v) in func.uses(inst) {
-                s.uses.push(Use { inst, site });
-                s.use_var.push(v);
+            for (index, u) in code.uses(inst).enumerate() {
+                s.uses.push(Use { inst, index: index as u32 });
+                s.use_var.push(u.var);
             }
         }
         s.def_start.push(s.defs.len() as u32);
@@ -100,23 +100,35 @@ impl Sites {
         self.uses.len()
     }
 
-    /// A definition.
-    pub fn def(&self, d: DefId) -> Def {
-        self.defs[d as usize]
+    /// A definition; `None` for an id out of range.
+    pub fn def(&self, d: DefId) -> Option<Def> {
+        self.defs.get(d as usize).copied()
     }
 
-    /// The var a definition defines.
-    pub fn def_var(&self, d: DefId) -> Var {
+    /// The var a definition defines; `None` for an id out of range.
+    pub fn def_var(&self, d: DefId) -> Option<VarId> {
+        self.def_var.get(d as usize).copied()
+    }
+
+    /// A use; `None` for an id out of range.
+    pub fn use_at(&self, u: UseId) -> Option<Use> {
+        self.uses.get(u as usize).copied()
+    }
+
+    /// The var a use reads; `None` for an id out of range.
+    pub fn use_var(&self, u: UseId) -> Option<VarId> {
+        self.use_var.get(u as usize).copied()
+    }
+
+    /// The var of a definition known to exist (ids come from these sites).
+    #[inline]
+    pub(crate) fn var_of_def(&self, d: DefId) -> VarId {
         self.def_var[d as usize]
     }
 
-    /// A use.
-    pub fn use_at(&self, u: UseId) -> Use {
-        self.uses[u as usize]
-    }
-
-    /// The var a use reads.
-    pub fn use_var(&self, u: UseId) -> Var {
+    /// The var of a use known to exist (ids come from these sites).
+    #[inline]
+    pub(crate) fn var_of_use(&self, u: UseId) -> VarId {
         self.use_var[u as usize]
     }
 
@@ -126,28 +138,30 @@ impl Sites {
     }
 
     /// The id of result `index` of `inst`.
-    pub fn def_id(&self, inst: Inst, index: u32) -> Option<DefId> {
-        let (s, e) = (*self.def_start.get(inst.index())?, *self.def_start.get(inst.index() + 1)?);
-        (s + index < e).then_some(s + index)
+    pub fn def_id(&self, inst: InstId, index: u32) -> Option<DefId> {
+        let r = self.defs_of_inst(inst);
+        r.start.checked_add(index).filter(|d| r.contains(d))
     }
 
-    /// The id of the use at `(inst, site)`.
-    pub fn use_id(&self, inst: Inst, site: UseSite) -> Option<UseId> {
-        let (s, e) = (*self.use_start.get(inst.index())?, *self.use_start.get(inst.index() + 1)?);
-        (s..e).find(|&u| self.uses[u as usize].site == site)
+    /// The id of use number `index` of `inst`.
+    pub fn use_id(&self, inst: InstId, index: u32) -> Option<UseId> {
+        let r = self.uses_of_inst(inst);
+        r.start.checked_add(index).filter(|u| r.contains(u))
     }
 
-    /// The definition ids of `inst`'s results.
-    pub fn defs_of_inst(&self, inst: Inst) -> core::ops::Range<DefId> {
-        match (self.def_start.get(inst.index()), self.def_start.get(inst.index() + 1)) {
+    /// The definition ids of `inst`'s results (empty for an id no block
+    /// lists, or out of range).
+    pub fn defs_of_inst(&self, inst: InstId) -> core::ops::Range<DefId> {
+        match (self.def_start.get(inst as usize), self.def_start.get(inst as usize + 1)) {
             (Some(&s), Some(&e)) => s..e,
             _ => 0..0,
         }
     }
 
-    /// The use ids of `inst`.
-    pub fn uses_of_inst(&self, inst: Inst) -> core::ops::Range<UseId> {
-        match (self.use_start.get(inst.index()), self.use_start.get(inst.index() + 1)) {
+    /// The use ids of `inst` (empty for an id no block lists, or out of
+    /// range).
+    pub fn uses_of_inst(&self, inst: InstId) -> core::ops::Range<UseId> {
+        match (self.use_start.get(inst as usize), self.use_start.get(inst as usize + 1)) {
             (Some(&s), Some(&e)) => s..e,
             _ => 0..0,
         }

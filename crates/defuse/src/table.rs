@@ -6,11 +6,12 @@
 //! counted; params are named `param0`, `param1`, ....
 
 use crate::chains::Chains;
-use crate::sites::Def;
+use crate::sites::{Def, DefId, UseId};
+use cfg_dom::{InstId, VarId};
 use core::fmt::{self, Write};
 use ir_core::entity::EntityRef;
 use ir_core::text::DisplayInst;
-use ir_core::{Function, Inst, Module};
+use ir_core::{Function, Inst, Module, Var};
 
 /// Statement names: `s<N>` by layout position.
 #[derive(Clone, Debug)]
@@ -32,16 +33,37 @@ impl StatementNames {
         StatementNames { number }
     }
 
-    /// The name of a statement (`s7`).
+    /// The name of a statement (`s7`; `s?` for an instruction that is not
+    /// laid out).
     pub fn name(&self, inst: Inst) -> String {
-        format!("s{}", self.number.get(inst.index()).copied().unwrap_or(0))
+        match self.number.get(inst.index()).copied().filter(|&k| k > 0) {
+            Some(k) => format!("s{k}"),
+            None => "s?".to_string(),
+        }
     }
 
-    fn def(&self, d: Def) -> String {
+    /// The name of the statement of an instruction id of the chains.
+    pub fn name_of(&self, inst: InstId) -> String {
+        self.name(Inst::from_u32(inst))
+    }
+
+    /// The name of a definition: its statement, or `paramN`.
+    pub fn def(&self, d: Def) -> String {
         match d {
             Def::Param(i) => format!("param{i}"),
-            Def::Result { inst, .. } => self.name(inst),
+            Def::Result { inst, .. } => self.name_of(inst),
         }
+    }
+}
+
+/// The statement names of `chains`' uses `uses`, and of its definitions.
+impl StatementNames {
+    fn uses(&self, chains: &Chains, uses: &[UseId]) -> Vec<String> {
+        uses.iter().filter_map(|&u| chains.sites().use_at(u)).map(|at| self.name_of(at.inst)).collect()
+    }
+
+    fn defs(&self, chains: &Chains, defs: &[DefId]) -> Vec<String> {
+        defs.iter().filter_map(|&d| chains.sites().def(d)).map(|d| self.def(d)).collect()
     }
 }
 
@@ -49,9 +71,9 @@ impl StatementNames {
 pub fn write_table(m: &Module, func: &Function, chains: &Chains, out: &mut impl Write) -> fmt::Result {
     let names = StatementNames::of(func);
     let sites = chains.sites();
-    let var = |v| {
+    let var = |v: Option<VarId>| {
         let mut s = String::new();
-        let _ = ir_core::text::write_var_name(&mut s, func.var_name(v));
+        let _ = ir_core::text::write_var_name(&mut s, v.map_or("?", |v| func.var_name(Var::from_u32(v))));
         s
     };
     writeln!(
@@ -61,7 +83,7 @@ pub fn write_table(m: &Module, func: &Function, chains: &Chains, out: &mut impl 
     )?;
     for (i, _) in func.params().iter().enumerate() {
         if let Some(d) = sites.param_def(i as u32) {
-            let used: Vec<String> = chains.uses_of(d).iter().map(|&u| names.name(sites.use_at(u).inst)).collect();
+            let used = names.uses(chains, chains.uses_of(d));
             writeln!(
                 out,
                 "{:<6} {:<6} {:<40} {} -> {}",
@@ -76,19 +98,12 @@ pub fn write_table(m: &Module, func: &Function, chains: &Chains, out: &mut impl 
     for b in func.blocks() {
         for inst in func.block_insts(b) {
             let defs: Vec<String> = sites
-                .defs_of_inst(inst)
-                .map(|d| {
-                    let used: Vec<String> =
-                        chains.uses_of(d).iter().map(|&u| names.name(sites.use_at(u).inst)).collect();
-                    format!("{} -> {}", var(sites.def_var(d)), list(&used))
-                })
+                .defs_of_inst(inst.as_u32())
+                .map(|d| format!("{} -> {}", var(sites.def_var(d)), list(&names.uses(chains, chains.uses_of(d)))))
                 .collect();
             let uses: Vec<String> = sites
-                .uses_of_inst(inst)
-                .map(|u| {
-                    let from: Vec<String> = chains.defs_of(u).iter().map(|&d| names.def(sites.def(d))).collect();
-                    format!("{} <- {}", var(sites.use_var(u)), list(&from))
-                })
+                .uses_of_inst(inst.as_u32())
+                .map(|u| format!("{} <- {}", var(sites.use_var(u)), list(&names.defs(chains, chains.defs_of(u)))))
                 .collect();
             let text = DisplayInst { module: m, func, inst }.to_string();
             writeln!(

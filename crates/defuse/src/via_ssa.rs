@@ -19,19 +19,20 @@
 //! No per-variable pass over the function and no rescans: work is the size
 //! of the function plus the phis plus the chains. Definitions and uses in
 //! unreachable blocks take no part (see the crate doc for the semantics
-//! both methods implement).
+//! both methods implement). Runs on any [`cfg_dom::VarCode`] and
+//! [`cfg_dom::Graph`], checked once ([`cfg_dom::check_input`]).
 
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
-use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers};
-use ir_core::{Function, Inst, UseSite, Var, csr};
+use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Graph, Input, InputError, InstId, Node, VarCode, VarId, csr};
+use ir_core::Function;
 use ssa::{NO_VERSION, PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionDef};
 use std::time::{Duration, Instant};
 
 /// Time spent in each phase of [`via_ssa_timed`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub struct Phases {
-    /// CFG graph and dominator tree.
+    /// Input check, CFG graph (for Keel functions) and dominator tree.
     pub dominators: Duration,
     /// Dominance frontiers.
     pub frontiers: Duration,
@@ -62,24 +63,28 @@ impl std::ops::AddAssign for Phases {
     }
 }
 
-/// Chains of `func` through SSA (a fresh [`ViaSsa`]; reuse one across
-/// functions to keep its buffers).
-pub fn via_ssa(func: &Function) -> Chains {
-    ViaSsa::new().compute(func)
+/// Chains of `code` on its CFG `graph` through SSA (a fresh [`ViaSsa`];
+/// reuse one across functions to keep its buffers). An error when the
+/// input is malformed ([`cfg_dom::check_input`]).
+pub fn via_ssa<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<Chains, InputError> {
+    ViaSsa::new().compute(graph, code)
 }
 
 /// [`via_ssa`], with the time of each phase.
-pub fn via_ssa_timed(func: &Function) -> (Chains, Phases) {
-    ViaSsa::new().compute_timed(func)
+pub fn via_ssa_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
+    ViaSsa::new().compute_timed(graph, code)
 }
 
-/// The SSA method's working memory: the CFG, dominator tree, facts,
-/// placement, renamer and folding buffers, kept across functions.
+/// The SSA method's working memory: the CFG (for Keel functions), dominator
+/// tree, facts, placement, renamer and folding buffers, kept across
+/// functions.
 ///
-/// Lifecycle: [`ViaSsa::new`], then [`ViaSsa::compute`] per function. Only
-/// the returned [`Chains`] are allocated per call (once warm); nothing of
-/// one function's result stays in the context, so there is nothing to go
-/// stale. [`ViaSsa::clear`] drops the contents but keeps the capacity.
+/// Lifecycle: [`ViaSsa::new`], then [`ViaSsa::compute`] (any IR) or
+/// [`ViaSsa::compute_function`] (a Keel function, whose CFG the context
+/// builds) per function. Only the returned [`Chains`] are allocated per
+/// call (once warm); nothing of one function's result stays in the
+/// context, so there is nothing to go stale. [`ViaSsa::clear`] drops the
+/// contents but keeps the capacity.
 ///
 /// ```
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/du_chains.kir");
@@ -87,12 +92,19 @@ pub fn via_ssa_timed(func: &Function) -> (Chains, Phases) {
 /// let (mut ours, mut baseline) = (defuse::ViaSsa::new(), defuse::Iterative::new());
 /// for (_, func) in module.functions() {
 ///     // Both contexts keep their buffers from one function to the next.
-///     assert_eq!(ours.compute(func), baseline.compute(func));
+///     assert_eq!(ours.compute_function(func).unwrap(), baseline.compute_function(func).unwrap());
 /// }
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ViaSsa {
     graph: CsrGraph,
+    scratch: Vec<u32>,
+    core: Core,
+}
+
+/// Everything but the Keel CFG, so that it can be borrowed beside it.
+#[derive(Clone, Debug, Default)]
+struct Core {
     dt: DomTree,
     df: DominanceFrontiers,
     facts: VarFacts,
@@ -110,56 +122,81 @@ impl ViaSsa {
     /// Empties every buffer, keeping its capacity.
     pub fn clear(&mut self) {
         self.graph.clear();
-        self.dt.clear();
-        self.df.clear();
-        self.facts.clear();
-        self.placement.clear();
-        self.fold.clear();
+        self.scratch.clear();
+        let c = &mut self.core;
+        c.dt.clear();
+        c.df.clear();
+        c.facts.clear();
+        c.placement.clear();
+        c.fold.clear();
     }
 
-    /// Chains of `func` through SSA.
-    pub fn compute(&mut self, func: &Function) -> Chains {
-        self.compute_timed(func).0
+    /// Chains of `code` on its CFG `graph` through SSA.
+    pub fn compute<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<Chains, InputError> {
+        self.compute_timed(graph, code).map(|(c, _)| c)
     }
 
     /// [`ViaSsa::compute`], with the time of each phase.
-    pub fn compute_timed(&mut self, func: &Function) -> (Chains, Phases) {
+    pub fn compute_timed<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
+        self.core.run(graph, code, &mut self.scratch, Instant::now())
+    }
+
+    /// Chains of a Keel function (its CFG built in this context's buffers).
+    pub fn compute_function(&mut self, func: &Function) -> Result<Chains, InputError> {
+        self.compute_function_timed(func).map(|(c, _)| c)
+    }
+
+    /// [`ViaSsa::compute_function`], with the time of each phase (building
+    /// the CFG counts as part of the dominators).
+    pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
+        let start = Instant::now();
+        func.compute_cfg(&mut self.graph);
+        self.core.run(&self.graph, func, &mut self.scratch, start)
+    }
+}
+
+impl Core {
+    fn run<G: Graph, C: VarCode>(
+        &mut self,
+        graph: &G,
+        code: &C,
+        scratch: &mut Vec<u32>,
+        start: Instant,
+    ) -> Result<(Chains, Phases), InputError> {
         let mut phases = Phases::default();
-        let t = Instant::now();
-        self.graph.compute_function(func);
-        self.dt.compute(&self.graph);
-        phases.dominators = t.elapsed();
+        let input = Input::new(graph, code, scratch)?;
+        self.dt.compute(graph);
+        phases.dominators = start.elapsed();
 
         // Without a join (a block with two predecessors) every dominance
         // frontier is empty, so no phi can be placed: straight-line and
         // tree-shaped functions, common in real code, skip both phases.
-        let graph = &self.graph;
-        let has_join = (0..cfg_dom::Graph::num_nodes(graph) as u32).any(|v| graph.pred_slice(v).len() > 1);
+        let has_join = (0..graph.num_nodes() as Node).any(|v| graph.predecessors(v).nth(1).is_some());
         if has_join {
             let t = Instant::now();
-            self.df.compute(&self.graph, &self.dt);
+            self.df.compute(graph, &self.dt)?;
             phases.frontiers = t.elapsed();
 
             let t = Instant::now();
-            self.facts.compute(func, &self.dt);
-            self.placement.place(func, &self.graph, &self.df, &self.facts, Policy::SemiPruned, None);
+            self.facts.compute(&input, &self.dt)?;
+            self.placement.place(&input, &self.df, &self.facts, Policy::SemiPruned, None)?;
             phases.placement = t.elapsed();
         } else {
             self.placement.clear();
         }
 
         let t = Instant::now();
-        let sites = Sites::of(func);
+        let sites = Sites::of(&input);
         self.fold.reset(self.placement.len(), &sites);
         let mut rec = Recorder { sites: &sites, b: &mut self.fold, in_reachable: false };
-        self.renamer.run(func, &self.graph, &self.dt, &self.placement, &mut rec);
+        self.renamer.run(&input, &self.dt, &self.placement, &mut rec)?;
         phases.renaming = t.elapsed();
 
         let t = Instant::now();
         let ud = self.fold.fold();
-        let chains = Chains::from_ud(sites, ud.start, ud.list, func.epoch());
+        let chains = Chains::from_ud(sites, ud.start, ud.list, code.code_stamp());
         phases.folding = t.elapsed();
-        (chains, phases)
+        Ok((chains, phases))
     }
 }
 
@@ -258,7 +295,7 @@ fn planted(_: Planted) -> bool {
 }
 
 impl RenameSink for Recorder<'_> {
-    fn define(&mut self, version: Version, _var: Var, def: VersionDef, prev: Version) {
+    fn define(&mut self, version: Version, _var: VarId, def: VersionDef, prev: Version) {
         let i = version as usize;
         let kind = &mut self.b.kind;
         if kind.len() <= i {
@@ -275,23 +312,23 @@ impl RenameSink for Recorder<'_> {
         };
     }
 
-    fn enter_block(&mut self, _b: cfg_dom::Node, reachable: bool) {
+    fn enter_block(&mut self, _b: Node, reachable: bool) {
         self.in_reachable = reachable;
     }
 
-    fn use_site(&mut self, inst: Inst, site: UseSite, _var: Var, version: Version) {
+    fn use_site(&mut self, inst: InstId, k: u32, _var: VarId, version: Version) {
         // A use in unreachable code takes no part; neither does an input
         // phi's operand on an edge out of unreachable code (it is reported
         // while its predecessor is renamed).
         if !self.in_reachable {
             return;
         }
-        if let Some(u) = self.sites.use_id(inst, site) {
+        if let Some(u) = self.sites.use_id(inst, k) {
             self.b.use_version[u as usize] = version;
         }
     }
 
-    fn phi_operand(&mut self, phi: Version, _pred: cfg_dom::Node, version: Version) {
+    fn phi_operand(&mut self, phi: Version, _pred: Node, version: Version) {
         // Operands are supplied while the predecessor is renamed: only
         // reachable predecessors count.
         if version != NO_VERSION && self.in_reachable {
@@ -464,7 +501,11 @@ mod tests {
         let mut n = 0;
         for seed in 0..60 {
             let g = generate(&config, seed);
-            n += g.module.functions().filter(|(_, f)| via_ssa(f) != iterative(f)).count();
+            n += g
+                .module
+                .functions()
+                .filter(|(_, f)| via_ssa(&f.cfg(), *f).unwrap() != iterative(&f.cfg(), *f).unwrap())
+                .count();
         }
         PLANTED.with(|p| p.set(None));
         n

@@ -3,10 +3,11 @@
 //! Invariants:
 //! - Data and order are separate ([`Layout`]): instruction and block ids are
 //!   stable, and passes insert, remove and move in O(1).
-//! - Var names are unique within the function. A var named `B.N` (`N` a
-//!   decimal number) created after a var named `B` is a *version* of `B`'s
-//!   original (see [`VarData::origin`]); the rule is applied identically by
-//!   the parser and by [`Function::add_var`], so it survives printing.
+//! - Var names are unique within the function. Whether a var is an SSA
+//!   *version* of another is recorded when it is created
+//!   ([`Function::add_version`], [`Function::try_add_version`]; see
+//!   [`VarData::origin`]), never inferred from its name; the text format
+//!   writes it out (`var %x.2: i32 of %x`).
 //! - Params are the first vars, in order (ids `0..params.len()`).
 //! - Every mutation goes through `&mut self` methods that touch the
 //!   function's epoch; those that may change the CFG (block layout,
@@ -16,11 +17,9 @@
 
 use crate::entities::{Block, Const, Inst, IntrinsicName, JumpTable, Mem, Var};
 use crate::imm::Imm;
-use crate::instructions::{
-    Access, Arg, Callee, Extra, Guard, InstData, JumpTableData, MemDesc, Operand, Slot, UseSite,
-};
+use crate::instructions::{Arg, Callee, Extra, Guard, InstData, JumpTableData, Operand, UseSite};
 use crate::layout::{Layout, LayoutError};
-use crate::opcode::{FloatCC, Format, IntCC, Opcode};
+use crate::opcode::{FloatCC, IntCC, Opcode};
 use crate::stamp::{Epoch, Stamp};
 use crate::types::Type;
 use cranelift_entity::packed_option::PackedOption;
@@ -43,25 +42,6 @@ impl Signature {
     }
 }
 
-/// Every element count a scalar access can cover (see [`scalar_access_width`]).
-const SCALAR_ACCESS_WIDTHS: [i64; 4] = [1, 2, 4, 8];
-
-/// How many elements of an object of element type `elem` a scalar `load` or
-/// `store` of a `value`-typed value covers (docs/ir.md §6.6): 1 when
-/// `value == elem`; `bytes(value)` for a *wide* access, where `elem` is
-/// `i8` and `value` is `i16`, `i32`, `i64`, `f32` or `f64` (the bytes are
-/// read or written little-endian from the index on); `None` for any other
-/// pair, which the verifier rejects.
-pub(crate) fn scalar_access_width(elem: Type, value: Type) -> Option<u32> {
-    if value == elem {
-        Some(1)
-    } else if elem == Type::I8 && value != Type::I1 {
-        Some(value.bytes())
-    } else {
-        None
-    }
-}
-
 /// A variable's declaration.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct VarData {
@@ -81,7 +61,8 @@ impl VarData {
         self.ty
     }
 
-    /// For an SSA version `%x.N`, the original var `%x`.
+    /// For an SSA version (made by [`Function::add_version`] or
+    /// [`Function::try_add_version`]; `of %x` in text), the original var.
     pub fn origin(&self) -> Option<Var> {
         self.origin.expand()
     }
@@ -243,14 +224,14 @@ impl Function {
         self.var_names.get(name).copied()
     }
 
-    /// Declares a var. An empty or taken name is made unique (`x` becomes
-    /// `x_1`, `x_2`, ...; an empty name becomes `vN`). A name `B.N` where `B`
-    /// names an existing var makes the new var a version of `B`'s original.
+    /// Declares a plain var (never a version, whatever its name). An empty
+    /// or taken name is made unique (`x` becomes `x_1`, `x_2`, ...; an empty
+    /// name becomes `vN`).
     pub fn add_var(&mut self, name: &str, ty: Type) -> Var {
         let id = self.vars.next_key();
         let base = if name.is_empty() { format!("v{}", id.as_u32()) } else { name.to_owned() };
         let unique = self.unique_var_name(base);
-        self.push_var(unique.into_boxed_str(), ty)
+        self.push_var(unique.into_boxed_str(), ty, None)
     }
 
     /// Declares a var with exactly this name, or fails if it is empty or taken.
@@ -261,7 +242,23 @@ impl Function {
         if self.var_names.contains_key(name) {
             return Err(NameError::Taken(name.to_owned()));
         }
-        Ok(self.push_var(name.into(), ty))
+        Ok(self.push_var(name.into(), ty, None))
+    }
+
+    /// Declares a var with exactly this name as an SSA version of `of`'s
+    /// original (of `of` itself if it is not a version), with its type.
+    /// Fails if the name is empty or taken; `Ok(None)` if `of` does not
+    /// exist.
+    pub fn try_add_version(&mut self, name: &str, of: Var) -> Result<Option<Var>, NameError> {
+        let Some(data) = self.vars.get(of) else { return Ok(None) };
+        let (original, ty) = (data.origin.expand().unwrap_or(of), data.ty);
+        if name.is_empty() {
+            return Err(NameError::Empty);
+        }
+        if self.var_names.contains_key(name) {
+            return Err(NameError::Taken(name.to_owned()));
+        }
+        Ok(Some(self.push_var(name.into(), ty, Some(original))))
     }
 
     /// Declares a new SSA version of `var`'s original: `%x.1`, `%x.2`, ...
@@ -275,7 +272,7 @@ impl Function {
             let name = format!("{}.{}", self.vars[original].name, *counter);
             *counter += 1;
             if !self.var_names.contains_key(name.as_str()) {
-                return Some(self.push_var(name.into_boxed_str(), ty));
+                return Some(self.push_var(name.into_boxed_str(), ty, Some(original)));
             }
         }
     }
@@ -287,10 +284,7 @@ impl Function {
         (1u64..).map(|k| format!("{base}_{k}")).find(|n| !self.var_names.contains_key(n.as_str())).unwrap_or(base)
     }
 
-    fn push_var(&mut self, name: Box<str>, ty: Type) -> Var {
-        let origin = version_base(&name)
-            .and_then(|b| self.var_names.get(b).copied())
-            .map(|b| self.vars[b].origin.expand().unwrap_or(b));
+    fn push_var(&mut self, name: Box<str>, ty: Type, origin: Option<Var>) -> Var {
         let v = self.vars.push(VarData { name: name.clone(), ty, origin: origin.into() });
         self.var_names.insert(name, v);
         self.touch();
@@ -321,9 +315,10 @@ impl Function {
         c
     }
 
-    /// The immediate of a constant. Unknown constants read as `i64 0`.
-    pub fn imm(&self, c: Const) -> Imm {
-        self.consts.get(c).copied().unwrap_or(Imm::int(Type::I64, 0))
+    /// The immediate of a constant; `None` for a constant this function
+    /// did not intern.
+    pub fn imm(&self, c: Const) -> Option<Imm> {
+        self.consts.get(c).copied()
     }
 
     /// Converts a client argument to a stored operand (interning immediates).
@@ -334,11 +329,13 @@ impl Function {
         }
     }
 
-    /// Expands a stored operand.
-    pub fn arg(&self, op: Operand) -> Arg {
-        match op.as_var() {
-            Some(v) => Arg::Var(v),
-            None => Arg::Imm(self.imm(op.as_const().unwrap_or(Const::from_u32(0)))),
+    /// Expands a stored operand; `None` for a constant this function did
+    /// not intern (vars are not checked: see [`Function::var_data`]).
+    pub fn arg(&self, op: Operand) -> Option<Arg> {
+        match (op.as_var(), op.as_const()) {
+            (Some(v), _) => Some(Arg::Var(v)),
+            (None, Some(c)) => self.imm(c).map(Arg::Imm),
+            (None, None) => None,
         }
     }
 
@@ -529,12 +526,19 @@ impl Function {
         self.insts.get(inst)
     }
 
-    /// The opcode of an existing instruction.
+    /// The opcode of an instruction of this function.
     ///
-    /// Accessors taking an `Inst` expect one created by this function; given
-    /// another they return an empty or default answer instead of panicking.
+    /// # Panics
+    ///
+    /// When `inst` was not created by this function (there is no opcode to
+    /// give; [`Function::inst`] is the checked form). Other accessors taking
+    /// an `Inst` answer an empty list or `None` for such an id.
+    #[track_caller]
     pub fn opcode(&self, inst: Inst) -> Opcode {
-        self.insts.get(inst).map_or(Opcode::Trap, |d| d.opcode)
+        match self.insts.get(inst) {
+            Some(d) => d.opcode,
+            None => panic!("{inst} is not an instruction of @{}", self.name),
+        }
     }
 
     /// The guard, if any.
@@ -677,120 +681,6 @@ impl Function {
         }
     }
 
-    /// The slots of a tensor map or reduction, in order (destination first
-    /// for maps), each a descriptor or a scalar.
-    pub fn tensor_slots(&self, inst: Inst) -> Vec<Slot> {
-        let mut out = Vec::new();
-        self.for_each_slot(inst, |s| out.push(s));
-        out
-    }
-
-    fn for_each_slot(&self, inst: Inst, mut f: impl FnMut(Slot)) {
-        let Some(data) = self.insts.get(inst) else {
-            return;
-        };
-        let Extra::Tensor { mems, scalars } = &data.extra else {
-            return;
-        };
-        let mems = mems.as_slice(&self.mem_pool);
-        let args = data.args.as_slice(&self.operand_pool);
-        let slots = mems.len() + scalars.count_ones() as usize;
-        let (mut m, mut a) = (0, 0);
-        for i in 0..slots.min(8) {
-            if scalars & (1 << i) != 0 {
-                let Some(&op) = args.get(a) else { return };
-                f(Slot::Scalar(op));
-                a += 1;
-            } else {
-                let (Some(&mem), Some(&offset), Some(&size)) = (mems.get(m), args.get(a), args.get(a + 1)) else {
-                    return;
-                };
-                f(Slot::Desc(MemDesc { mem, offset, size }));
-                m += 1;
-                a += 2;
-            }
-        }
-    }
-
-    /// For a tensor instruction: how many leading operands belong to its
-    /// slots, and a bit mask of those operands that are broadcast scalars
-    /// (the others are descriptor offsets and sizes). Operands after the
-    /// slots (a `matmul`'s dimensions) are not covered.
-    pub fn slot_operands(&self, inst: Inst) -> (usize, u32) {
-        let (mut n, mut mask) = (0usize, 0u32);
-        self.for_each_slot(inst, |s| match s {
-            Slot::Scalar(_) => {
-                mask |= 1 << n;
-                n += 1;
-            }
-            Slot::Desc(_) => n += 2,
-        });
-        (n, mask)
-    }
-
-    /// The dimensions `(m, k, n)` of a `matmul`.
-    pub fn matmul_dims(&self, inst: Inst) -> Option<[Operand; 3]> {
-        if self.opcode(inst) != Opcode::Matmul {
-            return None;
-        }
-        let (n, _) = self.slot_operands(inst);
-        match self.operands(inst).get(n..) {
-            Some(&[m, k, n]) => Some([m, k, n]),
-            _ => None,
-        }
-    }
-
-    /// The memory ranges the instruction reads and writes, as descriptors.
-    /// A scalar `load`/`store` gives `@M[index, w]`, where `w` is 1 when
-    /// the value type is the object's element type and `bytes(T)` for a
-    /// wide access to an `i8` object (docs/ir.md §6.6); `module` supplies
-    /// the element types (an access to an object it lacks, or an ill-typed
-    /// one, reads as one element). Calls and intrinsics may touch anything
-    /// and report no descriptor; see [`Opcode::touches_memory`].
-    pub fn accesses(&self, inst: Inst, module: &crate::module::Module) -> Vec<(Access, MemDesc)> {
-        let mut out = Vec::new();
-        let Some(data) = self.insts.get(inst) else {
-            return out;
-        };
-        match data.opcode.format() {
-            Format::Load | Format::Store => {
-                if let (Some(mem), Some(&index)) = (self.scalar_mem(inst), self.operands(inst).first()) {
-                    let value = if data.opcode == Opcode::Load {
-                        self.results(inst).first().and_then(|&r| self.var_type(r))
-                    } else {
-                        self.operands(inst).get(1).and_then(|&o| self.operand_type(o))
-                    };
-                    let elem = module.mem(mem).map(|m| m.elem);
-                    let width = match (elem, value) {
-                        (Some(e), Some(t)) => scalar_access_width(e, t).unwrap_or(1),
-                        _ => 1,
-                    };
-                    // `push_inst` interned every possible width (`i64` 1, 2,
-                    // 4 and 8) for every scalar access.
-                    let Some(&size) = self.const_ids.get(&Imm::int(Type::I64, i64::from(width))) else {
-                        return out;
-                    };
-                    let size = Operand::constant(size);
-                    let access = if data.opcode == Opcode::Load { Access::Read } else { Access::Write };
-                    out.push((access, MemDesc { mem, offset: index, size }));
-                }
-            }
-            Format::TensorMap | Format::TensorReduce | Format::Matmul => {
-                let writes_first = data.opcode.format() != Format::TensorReduce;
-                let mut first = true;
-                self.for_each_slot(inst, |s| {
-                    if let Slot::Desc(d) = s {
-                        let access = if first && writes_first { Access::Write } else { Access::Read };
-                        out.push((access, d));
-                    }
-                    first = false;
-                });
-            }
-            _ => {}
-        }
-        out
-    }
-
     // ---- instructions: creating and editing -------------------------------------
 
     pub(crate) fn push_inst(
@@ -801,12 +691,6 @@ impl Function {
         args: &[Operand],
         extra: Extra,
     ) -> Inst {
-        if matches!(opcode.format(), Format::Load | Format::Store) {
-            // `accesses` is `&self`, so the sizes it reports must exist.
-            for width in SCALAR_ACCESS_WIDTHS {
-                self.intern(Imm::int(Type::I64, width));
-            }
-        }
         let data = InstData {
             opcode,
             guard_negated: guard.is_some_and(|g| g.negated),
@@ -829,12 +713,6 @@ impl Function {
         args: &[Operand],
         extra: Extra,
     ) {
-        if matches!(opcode.format(), Format::Load | Format::Store) {
-            // `accesses` is `&self`, so the sizes it reports must exist.
-            for width in SCALAR_ACCESS_WIDTHS {
-                self.intern(Imm::int(Type::I64, width));
-            }
-        }
         let was_term = self.insts[inst].opcode.is_terminator();
         let old = &mut self.insts[inst];
         old.results.clear(&mut self.var_pool);
@@ -1025,14 +903,6 @@ impl Iterator for Successors<'_> {
     }
 }
 
-/// The `B` of a name `B.N` where `N` is a decimal number without leading
-/// zeros (so `x.1` and `x.01` cannot both be "version 1").
-fn version_base(name: &str) -> Option<&str> {
-    let (base, n) = name.rsplit_once('.')?;
-    let number = !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
-    (!base.is_empty() && number).then_some(base)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1047,10 +917,12 @@ mod tests {
         let v2 = f.add_version(v1).unwrap();
         assert_eq!((f.var_name(v1), f.var_name(v2)), ("x.1", "x.2"));
         assert_eq!(f.var_data(v2).unwrap().origin(), Some(x));
+        // A version's name says nothing: only how it was created counts.
         let by_name = f.add_var("x.7", Type::I32);
-        assert_eq!(f.var_data(by_name).unwrap().origin(), Some(x));
-        let not_a_version = f.add_var("x.07", Type::I32);
-        assert_eq!(f.var_data(not_a_version).unwrap().origin(), None);
+        assert_eq!(f.var_data(by_name).unwrap().origin(), None);
+        let named = f.try_add_version("y", v2).unwrap().unwrap();
+        assert_eq!(f.var_data(named).unwrap().origin(), Some(x));
+        assert!(f.try_add_version("y", x).is_err());
         let anon = f.add_var("", Type::I1);
         assert_eq!(f.var_name(anon), format!("v{}", anon.as_u32()));
         assert!(f.try_add_var("x", Type::I32).is_err());

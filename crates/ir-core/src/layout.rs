@@ -141,6 +141,13 @@ impl Layout {
         Insts { layout: self, next: self.first_inst(block) }
     }
 
+    /// Instructions of `block` in order, or none when the block is not
+    /// inserted (a removed block keeps its instructions linked).
+    pub(crate) fn inserted_block_insts(&self, block: Block) -> Insts<'_> {
+        let next = if self.is_block_inserted(block) { self.first_inst(block) } else { None };
+        Insts { layout: self, next }
+    }
+
     pub(crate) fn append_block(&mut self, block: Block) -> Result<(), LayoutError> {
         self.check_block_free(block)?;
         let last = self.last_block;

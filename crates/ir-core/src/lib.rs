@@ -61,10 +61,12 @@
 
 #![deny(missing_docs)]
 
+mod access;
 mod builder;
-pub mod csr;
+mod code;
 mod entities;
 mod function;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod imm;
 mod instructions;
@@ -77,7 +79,9 @@ pub mod text;
 mod types;
 mod verify;
 
+pub use access::MemAccess;
 pub use builder::{Desc, FunctionBuilder, InstBuilder, TensorArg};
+pub use code::{block, node};
 pub use entities::{Block, Const, ExtFuncId, FuncId, Inst, IntrinsicName, JumpTable, Mem, Var};
 pub use function::{Function, NameError, Signature, Successors, VarData};
 pub use imm::{Imm, LiteralError, parse_float, parse_int, parse_literal};

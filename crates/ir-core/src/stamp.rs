@@ -15,6 +15,14 @@ use core::sync::atomic::{AtomicU64, Ordering};
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Epoch(u64);
 
+impl Epoch {
+    /// The epoch as the plain stamp `cfg-dom`'s analyses carry (see
+    /// `cfg_dom::Versioned`).
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
 static NEXT_EPOCH: AtomicU64 = AtomicU64::new(1);
 
 const DIRTY: u64 = 0;

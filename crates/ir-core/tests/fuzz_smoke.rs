@@ -1,10 +1,14 @@
-//! The parser fuzz target's check (`ir_core::fuzzing::check_parse`) run for
-//! about a second on mutations of the bundled examples, so `cargo test`
-//! exercises the fuzz property even where cargo-fuzz is not installed.
-//! The mutation sequence is seeded: a failure reproduces.
+//! The parser fuzz target's check (`ir_core::fuzzing::check_parse`) run a
+//! fixed number of times on mutations of the bundled examples, so `cargo
+//! test` exercises the fuzz property even where cargo-fuzz is not
+//! installed. The mutation sequence is seeded: a failure reproduces; no
+//! clock is read, so the test does the same work on any machine.
 
 use ir_core::fuzzing::check_parse;
-use std::time::{Duration, Instant};
+
+/// Mutated inputs per run (about a second and a half on the 2-core CI machine
+/// when set; a fixed count, so the test does the same work anywhere).
+const MUTATED_RUNS: usize = 80_000;
 
 struct XorShift(u64);
 
@@ -94,13 +98,9 @@ fn parser_fuzz_property_holds_on_mutated_examples() {
         check_parse(seed);
     }
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
-    let deadline = Instant::now() + Duration::from_millis(1500);
-    let mut runs = 0u64;
-    while Instant::now() < deadline {
+    for _ in 0..MUTATED_RUNS {
         let mut input = pool[rng.below(pool.len())].clone();
         mutate(&mut rng, &mut input, &pool);
         check_parse(&input);
-        runs += 1;
     }
-    assert!(runs > 100, "only {runs} runs");
 }

@@ -844,7 +844,7 @@ fn unknown_entity() {
         &m,
         ErrorKind::UnknownEntity,
         "operand 0 (const40) does not exist in this function",
-        "@f: bb0: `%x = copy i64 0`: operand 0 (const40) does not exist in this function",
+        "@f: bb0: `%x = copy <unknown constant const40>`: operand 0 (const40) does not exist in this function",
     );
     // A branch to a block that was never created.
     let mut m = built(|_, _, _, _, _| {});

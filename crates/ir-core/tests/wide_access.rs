@@ -7,7 +7,7 @@
 
 use ir_core::interp::{Config, Interpreter, TrapKind, run};
 use ir_core::text::{parse, print_module};
-use ir_core::{Access, ErrorKind, Global, Imm, Module, VerifyOptions, verify_module};
+use ir_core::{Access, Arg, ErrorKind, Global, Imm, Module, VerifyOptions, verify_module};
 
 fn module(src: &str) -> Module {
     let (m, _) = parse(src).unwrap_or_else(|d| panic!("{d:?}"));
@@ -178,10 +178,13 @@ bb0:
     let got: Vec<(Access, Option<i64>, i64)> = f
         .block_insts(entry)
         .flat_map(|inst| f.accesses(inst, &m))
-        .map(|(a, d)| {
-            let off = d.offset.as_const().map(|c| f.imm(c).as_i64());
-            let size = f.imm(d.size.as_const().expect("the size is exact")).as_i64();
-            (a, off, size)
+        .map(|a| {
+            let off = match a.offset {
+                Arg::Imm(i) => Some(i.as_i64()),
+                Arg::Var(_) => None,
+            };
+            let Arg::Imm(size) = a.size else { panic!("the size is exact") };
+            (a.access, off, size.as_i64())
         })
         .collect();
     assert_eq!(

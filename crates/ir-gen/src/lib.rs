@@ -45,6 +45,7 @@
 mod body;
 mod config;
 mod contents;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod graphs;
 mod memory;

@@ -1,15 +1,18 @@
 //! Interpreter equivalence: every module from `arb_module` runs `main`
 //! without a trap within `Generated::fuel` for any arguments, and printing
 //! and re-parsing it gives the same results, memory and counts. Also the
-//! fuzz check (`ir_gen::fuzzing::check_generated`) run on random bytes for
-//! a second and a half, and a 10^6-block module run end to end.
+//! fuzz check (`ir_gen::fuzzing::check_generated`) run a fixed number of
+//! times on seeded random bytes, and a 10^6-block module run end to end.
 
 use ir_core::interp::{Config, run};
 use ir_core::{Imm, text};
 use ir_gen::fuzzing::{arguments, check_generated, counts_by_position, run_within_bound};
 use ir_gen::{GenConfig, Generated, SplitMix64, arb_module, generate};
 use proptest::prelude::*;
-use std::time::{Duration, Instant};
+
+/// Random inputs per run (about a second and a half on the 2-core CI machine
+/// when set; a fixed count, so the test does the same work anywhere).
+const FUZZ_RUNS: usize = 4000;
 
 fn round_trip_agrees(g: &Generated, args: &[Imm]) -> Result<(), TestCaseError> {
     let before = run_within_bound(g, args);
@@ -45,15 +48,11 @@ proptest! {
 #[test]
 fn fuzz_check_on_random_bytes() {
     let mut rng = SplitMix64::new(0x5eed);
-    let deadline = Instant::now() + Duration::from_millis(1500);
-    let mut runs = 0;
-    while Instant::now() < deadline {
+    for _ in 0..FUZZ_RUNS {
         let len = (rng.next_u64() % 600) as usize;
         let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         check_generated(&bytes);
-        runs += 1;
     }
-    assert!(runs > 50, "only {runs} runs");
     // The simplest inputs too.
     for first in 0..8u8 {
         check_generated(&[first]);

@@ -2,7 +2,8 @@
 //! post-dominator tree or loop nesting forest.
 
 use crate::input::Input;
-use cfg_dom::{CsrGraph, DomTree, LoopForest, PostDomTree, block, dot};
+use cfg_dom::{DomTree, LoopForest, PostDomTree, dot};
+use ir_core::block;
 use ir_core::text::DisplayInst;
 use ir_core::{Function, Module};
 use std::process::ExitCode;
@@ -30,7 +31,7 @@ pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> Ex
             return ExitCode::FAILURE;
         }
     };
-    let graph = CsrGraph::from_function(f);
+    let graph = f.cfg();
     let label = |n: u32| {
         let b = block(n);
         let mut s = format!("{b}");

@@ -227,8 +227,21 @@ fn analyse(
 ) -> FuncOutcome {
     let run_ssa = a.method != Method::Iterative || a.verify || a.stats;
     let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
-    let ssa = run_ssa.then(|| via.compute_timed(func));
-    let it = run_iterative.then(|| baseline.compute_timed(func));
+    // The input is verified first, so neither method should reject it; if
+    // one does, the function counts as a mismatch with the reason.
+    let (ssa, it) = match (
+        run_ssa.then(|| via.compute_function_timed(func)).transpose(),
+        run_iterative.then(|| baseline.compute_function_timed(func)).transpose(),
+    ) {
+        (Ok(ssa), Ok(it)) => (ssa, it),
+        (Err(e), _) | (_, Err(e)) => {
+            let mut o = FuncOutcome::default();
+            o.counts.functions = 1;
+            o.counts.mismatches = 1;
+            o.mismatch_lines.push(format!("@{}: rejected as input: {e}", func.name()));
+            return o;
+        }
+    };
     let mut o = FuncOutcome {
         counts: Counts {
             functions: 1,
@@ -244,13 +257,13 @@ fn analyse(
         let diffs = cs.differences(ci);
         o.counts.mismatches = diffs.len();
         for (u, ds, di) in diffs.iter().take(5) {
-            let at = cs.sites().use_at(*u);
+            let Some(at) = cs.sites().use_at(*u) else { continue };
+            let inst = ir_core::Inst::from_u32(at.inst);
+            let var = cs.sites().use_var(*u).map_or("?", |v| func.var_name(ir_core::Var::from_u32(v)));
             o.mismatch_lines.push(format!(
-                "@{}: use of %{} at {} ({:?}): ssa {:?}, iterative {:?}",
+                "@{}: use of %{var} at {inst} ({:?}): ssa {:?}, iterative {:?}",
                 func.name(),
-                func.var_name(cs.sites().use_var(*u)),
-                at.inst,
-                at.site,
+                func.use_site(inst, at.index),
                 ds,
                 di
             ));
@@ -314,14 +327,12 @@ fn print_stats(loaded: &Loaded, t: &Counts, ssa_s: f64, it_s: f64, speedup: Opti
 fn function_json(func: &Function, chains: &Chains) -> Value {
     let names = defuse::StatementNames::of(func);
     let s = chains.sites();
-    let def_name = |d| match s.def(d) {
-        defuse::Def::Param(i) => format!("param{i}"),
-        defuse::Def::Result { inst, .. } => names.name(inst),
-    };
     let defs: Vec<Value> = (0..s.num_defs() as u32)
-        .map(|d| {
-            let uses: Vec<String> = chains.uses_of(d).iter().map(|&u| names.name(s.use_at(u).inst)).collect();
-            json!({"def": def_name(d), "var": func.var_name(s.def_var(d)), "uses": uses})
+        .filter_map(|d| Some((s.def(d)?, s.def_var(d)?, d)))
+        .map(|(def, var, d)| {
+            let uses: Vec<String> =
+                chains.uses_of(d).iter().filter_map(|&u| s.use_at(u)).map(|at| names.name_of(at.inst)).collect();
+            json!({"def": names.def(def), "var": func.var_name(ir_core::Var::from_u32(var)), "uses": uses})
         })
         .collect();
     json!({"function": func.name(), "definitions": defs})

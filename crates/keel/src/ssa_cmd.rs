@@ -27,8 +27,14 @@ pub(crate) fn ssa(
     };
     for &f in &ids {
         let Some(body) = module.function_mut(f) else { continue };
-        let s = ssa::construct(body, &Options { policy, cleanup });
         let name = body.name().to_string();
+        let s = match ssa::construct(body, &Options { policy, cleanup }) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("keel: internal error: SSA construction of verified @{name} failed: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         if let Err(e) = ssa::verify(&module, f) {
             eprintln!("keel: internal error: SSA form of @{name} does not verify:\n{e}");
             return ExitCode::FAILURE;

@@ -21,9 +21,9 @@ use crate::cleanup;
 use crate::facts::VarFacts;
 use crate::placement::{PhiPlacement, Policy};
 use crate::rename::{NO_VERSION, RenameSink, Renamer, Version, VersionDef};
-use cfg_dom::{CsrGraph, DomTree, Node, block};
+use cfg_dom::{CsrGraph, DomTree, Input, InputError, InstId, Node, VarId};
 use ir_core::entity::EntityRef;
-use ir_core::{Arg, Function, FunctionBuilder, Guard, Inst, Operand, UseSite, Var};
+use ir_core::{Arg, Function, FunctionBuilder, Guard, Inst, Operand, UseSite, Var, block};
 
 /// How to build SSA form.
 #[derive(Copy, Clone, Debug)]
@@ -62,23 +62,24 @@ struct Recorder {
     defs: Vec<(Var, VersionDef, Version)>,
     /// Versions in definition order (ids are not in order: phis come first).
     order: Vec<Version>,
-    uses: Vec<(Inst, UseSite, Var, Version)>,
+    /// (instruction, use number, var, version).
+    uses: Vec<(InstId, u32, Var, Version)>,
     /// Per inserted phi: `(pred, version)` pairs.
     phi_ops: Vec<Vec<(Node, Version)>>,
 }
 
 impl RenameSink for Recorder {
-    fn define(&mut self, version: Version, var: Var, def: VersionDef, prev: Version) {
+    fn define(&mut self, version: Version, var: VarId, def: VersionDef, prev: Version) {
         let i = version as usize;
         if self.defs.len() <= i {
             self.defs.resize(i + 1, (Var::new(0), VersionDef::Param(0), NO_VERSION));
         }
-        self.defs[i] = (var, def, prev);
+        self.defs[i] = (Var::from_u32(var), def, prev);
         self.order.push(version);
     }
 
-    fn use_site(&mut self, inst: Inst, site: UseSite, var: Var, version: Version) {
-        self.uses.push((inst, site, var, version));
+    fn use_site(&mut self, inst: InstId, k: u32, var: VarId, version: Version) {
+        self.uses.push((inst, k, Var::from_u32(var), version));
     }
 
     fn phi_operand(&mut self, phi: Version, pred: Node, version: Version) {
@@ -91,13 +92,22 @@ impl RenameSink for Recorder {
 }
 
 /// Puts `func` in SSA form in place.
-pub fn construct(func: &mut Function, options: &Options) -> Stats {
-    let graph = CsrGraph::from_function(func);
-    let dt = DomTree::of(&graph);
-    let facts = VarFacts::of(func, &dt);
-    let placement = PhiPlacement::of(func, &graph, &dt, &facts, options.policy, None);
-    let mut rec = Recorder::default();
-    Renamer::new().run(func, &graph, &dt, &placement, &mut rec);
+///
+/// An error, with `func` unchanged, when it names vars, blocks or
+/// instructions it does not have (see [`cfg_dom::check_input`]); a function
+/// that passes `ir_core::verify_function` never fails.
+pub fn construct(func: &mut Function, options: &Options) -> Result<Stats, InputError> {
+    let graph = func.cfg();
+    let (placement, rec) = {
+        let mut scratch = Vec::new();
+        let input = Input::new(&graph, &*func, &mut scratch)?;
+        let dt = DomTree::of(&graph);
+        let facts = VarFacts::of(&input, &dt)?;
+        let placement = PhiPlacement::of(&input, &dt, &facts, options.policy, None)?;
+        let mut rec = Recorder::default();
+        Renamer::new().run(&input, &dt, &placement, &mut rec)?;
+        (placement, rec)
+    };
     let mut stats = Stats { phis_placed: placement.len(), ..Stats::default() };
     let inserted = apply(func, &graph, &placement, &rec, &mut stats);
     if options.cleanup {
@@ -105,7 +115,7 @@ pub fn construct(func: &mut Function, options: &Options) -> Stats {
         stats.phis_trivial = trivial;
         stats.phis_dead = dead;
     }
-    stats
+    Ok(stats)
 }
 
 /// Rewrites `func` from the recorded walk; returns the inserted phis.
@@ -116,6 +126,7 @@ fn apply(
     rec: &Recorder,
     stats: &mut Stats,
 ) -> Vec<Inst> {
+    let rec_uses = uses_by_site(func, &rec.uses);
     // One var per version, in definition order, so names count up as the
     // walk went.
     let mut var_of: Vec<Var> = vec![Var::new(0); rec.defs.len()];
@@ -148,6 +159,7 @@ fn apply(
     for &v in &rec.order {
         let (var, def, prev) = rec.defs[v as usize];
         if let VersionDef::Result { inst, index, guarded } = def {
+            let inst = Inst::from_u32(inst);
             func.set_result(inst, index as usize, var_of[v as usize]);
             if guarded {
                 let keep = resolve(func, var, prev);
@@ -161,7 +173,7 @@ fn apply(
         func.set_fallbacks(group[0].0, &ops);
     }
     // Uses.
-    for &(inst, site, var, v) in &rec.uses {
+    for &(inst, site, var, v) in &rec_uses {
         let new = resolve(func, var, v);
         match site {
             UseSite::Operand(i) => {
@@ -190,7 +202,7 @@ fn apply(
             continue;
         }
         let first = func.layout().first_inst(block(b));
-        for (k, &var) in phis.iter().enumerate() {
+        for (k, var) in phis.iter().map(|&v| Var::from_u32(v)).enumerate() {
             let pv = base + k as u32;
             let ops = rec.phi_ops.get(pv as usize).map_or(&[][..], Vec::as_slice);
             let incoming: Vec<(ir_core::Block, Arg)> = graph
@@ -225,4 +237,29 @@ fn apply(
         stats.undefs = undef_order.len();
     }
     inserted
+}
+
+/// The recorded uses with their sites, in walk order (which fixes the
+/// numbering of `undef` versions): the walk names a use by its number among
+/// its instruction's uses; one table of every instruction's sites maps the
+/// numbers back in O(1) each.
+fn uses_by_site(func: &Function, uses: &[(InstId, u32, Var, Version)]) -> Vec<(Inst, UseSite, Var, Version)> {
+    let n = func.num_insts();
+    let mut start = Vec::with_capacity(n + 1);
+    let mut sites = Vec::new();
+    for i in 0..n {
+        start.push(sites.len());
+        let inst = Inst::new(i);
+        if func.layout().inst_block(inst).is_some() {
+            sites.extend(func.uses(inst).map(|(site, _)| site));
+        }
+    }
+    start.push(sites.len());
+    uses.iter()
+        .filter_map(|&(inst, k, var, v)| {
+            let at = start.get(inst as usize)? + k as usize;
+            let site = *sites.get(at).filter(|_| at < start[inst as usize + 1])?;
+            Some((Inst::from_u32(inst), site, var, v))
+        })
+        .collect()
 }

@@ -22,9 +22,9 @@
 //! definitions stay: they are valid everywhere. No copy coalescing is done:
 //! versions stay distinct vars.
 
-use cfg_dom::{CsrGraph, block, node};
 use ir_core::entity::EntityRef;
 use ir_core::{Block, Function, FunctionBuilder, Inst, Opcode, Operand, Var};
+use ir_core::{block, node};
 
 /// What destruction did.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -42,7 +42,7 @@ pub struct Stats {
 /// Takes `func` out of SSA form in place.
 pub fn destruct(func: &mut Function) -> Stats {
     let mut stats = Stats::default();
-    let graph = CsrGraph::from_function(func);
+    let graph = func.cfg();
     let join_blocks: Vec<Block> =
         func.blocks().filter(|&b| func.layout().first_inst(b).is_some_and(|i| func.opcode(i) == Opcode::Phi)).collect();
     for s in join_blocks {
@@ -170,7 +170,9 @@ fn sequentialize(func: &mut Function, before: Inst, copies: Vec<(Var, Operand)>,
     let mut b = FunctionBuilder::new(func);
     b.position_before(before);
     for (d, s) in emit {
-        let arg = b.func().arg(s);
+        // A constant the function lacks (only in malformed input) has
+        // nothing to copy.
+        let Some(arg) = b.func().arg(s) else { continue };
         b.ins().copy(d, arg);
         stats.copies += 1;
     }

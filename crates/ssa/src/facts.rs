@@ -8,12 +8,11 @@
 //! kill, so a later use in the same block still sees values from outside and
 //! its var is non-local. A param is defined at the entry. An input phi's
 //! operands are uses at the end of their predecessors, which makes their
-//! vars non-local (they cross a block boundary by construction).
+//! vars non-local (they cross a block boundary by construction). Runs on
+//! any [`cfg_dom::VarCode`], through a checked [`Input`].
 
-use cfg_dom::{DomTree, Node, node};
+use cfg_dom::{DomTree, Graph, Input, Mismatch, Node, VarCode, VarId, belongs, csr};
 use fixedbitset::FixedBitSet;
-use ir_core::entity::EntityRef;
-use ir_core::{Function, Opcode, Var, csr};
 
 /// Defining blocks per var and the non-local set.
 ///
@@ -21,8 +20,12 @@ use ir_core::{Function, Opcode, Var, csr};
 /// (reusing every buffer), or [`VarFacts::of`] for a one-off.
 #[derive(Clone, Debug, Default)]
 pub struct VarFacts {
+    /// The input's size and code stamp, to check later users against.
+    blocks: usize,
+    vars: usize,
+    stamp: Option<u64>,
     /// CSR: the distinct reachable blocks defining var `v` are
-    /// `def_blocks[start[v]..start[v + 1]]`, in layout order.
+    /// `def_blocks[start[v]..start[v + 1]]`, in block order.
     start: Vec<u32>,
     def_blocks: Vec<Node>,
     non_local: FixedBitSet,
@@ -41,28 +44,34 @@ impl VarFacts {
         VarFacts::default()
     }
 
-    /// The facts of `func`, considering only blocks reachable in `dt`.
-    pub fn of(func: &Function, dt: &DomTree) -> VarFacts {
+    /// The facts of the input, considering only blocks reachable in `dt`
+    /// (an error when `dt` is of another graph).
+    pub fn of<G: Graph, C: VarCode>(input: &Input<'_, G, C>, dt: &DomTree) -> Result<VarFacts, Mismatch> {
         let mut facts = VarFacts::new();
-        facts.compute(func, dt);
-        facts
+        facts.compute(input, dt)?;
+        Ok(facts)
     }
 
     /// Empties the facts, keeping buffers.
     pub fn clear(&mut self) {
+        self.blocks = 0;
+        self.vars = 0;
+        self.stamp = None;
         self.start.clear();
         self.def_blocks.clear();
         self.non_local.clear();
         self.defined.clear();
     }
 
-    /// Computes the facts of `func` (only blocks reachable in `dt`), reusing
-    /// buffers.
-    pub fn compute(&mut self, func: &Function, dt: &DomTree) {
-        let nv = func.num_vars();
-        self.non_local.clear();
+    /// Computes the facts of the input (only blocks reachable in `dt`),
+    /// reusing buffers; an error (and empty facts) when `dt` is of another
+    /// graph.
+    pub fn compute<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>, dt: &DomTree) -> Result<(), Mismatch> {
+        self.clear();
+        let (g, code) = (input.graph(), input.code());
+        belongs("the dominator tree", g.num_nodes(), g.stamp(), dt.num_nodes(), dt.stamp())?;
+        let nv = code.num_vars();
         self.non_local.grow(nv);
-        self.defined.clear();
         self.defined.grow(nv);
         let (non_local, defined) = (&mut self.non_local, &mut self.defined);
         let killed = &mut self.killed;
@@ -73,53 +82,67 @@ impl VarFacts {
         last_def.resize(nv, u32::MAX);
         let pairs = &mut self.pairs;
         pairs.clear();
-        if let Some(entry) = func.entry_block().filter(|&e| dt.is_reachable(node(e))) {
-            for &p in func.params() {
-                last_def[p.index()] = node(entry);
-                defined.insert(p.index());
-                pairs.push((p.as_u32(), node(entry)));
+        if let Some(entry) = dt.root() {
+            for p in code.params() {
+                last_def[p as usize] = entry;
+                defined.insert(p as usize);
+                pairs.push((p, entry));
             }
         }
-        for b in func.blocks().filter(|&b| dt.is_reachable(node(b))) {
-            let bn = node(b);
-            for inst in func.block_insts(b) {
-                let is_phi = func.opcode(inst) == Opcode::Phi;
-                for (_, v) in func.uses(inst) {
-                    if v.index() < nv && (is_phi || killed[v.index()] != bn) {
-                        non_local.insert(v.index());
+        // Reachable blocks in id order (the input is checked: ids in range).
+        for b in (0..g.num_nodes() as Node).filter(|&b| dt.is_reachable(b)) {
+            for inst in code.block_insts(b) {
+                for u in code.uses(inst) {
+                    if u.pred.is_some() || killed[u.var as usize] != b {
+                        non_local.insert(u.var as usize);
                     }
                 }
-                let guarded = func.guard(inst).is_some();
-                for &r in func.results(inst) {
-                    let Some(i) = Some(r.index()).filter(|&i| i < nv) else { continue };
+                let guarded = code.is_guarded(inst);
+                for r in code.defs(inst) {
+                    let i = r as usize;
                     defined.insert(i);
                     if !guarded {
-                        killed[i] = bn;
+                        killed[i] = b;
                     }
-                    if last_def[i] != bn {
-                        last_def[i] = bn;
-                        pairs.push((r.as_u32(), bn));
+                    if last_def[i] != b {
+                        last_def[i] = b;
+                        pairs.push((r, b));
                     }
                 }
             }
         }
-        // Stable by var: each var's blocks stay in layout order.
+        // Stable by var: each var's blocks stay in block order.
         csr::bucket(nv, pairs, &mut self.start, &mut self.def_blocks);
+        self.blocks = g.num_nodes();
+        self.vars = nv;
+        self.stamp = code.code_stamp();
+        Ok(())
+    }
+
+    /// `Ok` when these facts were computed on `input`.
+    pub fn check_owner<G: Graph, C: VarCode>(&self, input: &Input<'_, G, C>) -> Result<(), Mismatch> {
+        input.owns("the var facts", self.blocks, self.num_vars(), self.stamp)
+    }
+
+    /// Number of vars covered (the bit sets may be longer: their buffers
+    /// are kept from larger functions).
+    pub fn num_vars(&self) -> usize {
+        self.vars
     }
 
     /// The distinct reachable blocks that define `v` (params: the entry).
-    pub fn def_blocks(&self, v: Var) -> &[Node] {
-        csr::row(&self.start, &self.def_blocks, v.index())
+    pub fn def_blocks(&self, v: VarId) -> &[Node] {
+        csr::row(&self.start, &self.def_blocks, v as usize)
     }
 
     /// True when `v` is read in some block before any (unguarded) definition
     /// of it in that block.
-    pub fn is_non_local(&self, v: Var) -> bool {
-        self.non_local.contains(v.index())
+    pub fn is_non_local(&self, v: VarId) -> bool {
+        self.non_local.contains(v as usize)
     }
 
     /// True when `v` has a definition in reachable code (or is a param).
-    pub fn is_defined(&self, v: Var) -> bool {
-        self.defined.contains(v.index())
+    pub fn is_defined(&self, v: VarId) -> bool {
+        self.defined.contains(v as usize)
     }
 }

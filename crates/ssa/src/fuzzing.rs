@@ -30,9 +30,15 @@ pub fn check_equivalence(module: &Module, main: FuncId, args: &[Imm], fuel: u64,
     };
     let more = fuel.saturating_mul(4).saturating_add(10_000);
     let mut m = module.clone();
+    let mut failed = None;
     for_each_function(&mut m, |f| {
-        crate::construct(f, &Options { policy, cleanup: true });
+        if let Err(e) = crate::construct(f, &Options { policy, cleanup: true }) {
+            failed.get_or_insert_with(|| format!("construction failed on @{}: {e}", f.name()));
+        }
     });
+    if let Some(e) = failed {
+        return Err(e);
+    }
     for id in m.function_ids() {
         if let Err(e) = crate::verify(&m, id) {
             return Err(format!("SSA form does not verify: {e}\n{}", text::print_module(&m)));

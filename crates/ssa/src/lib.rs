@@ -11,13 +11,28 @@
 //! - [`destruct`]: phis to parallel copies on split critical edges,
 //!   sequentialized correctly (swap and lost-copy problems), fallbacks to
 //!   copies.
-//! - [`verify`]: single definition and dominance on `cfg-dom`'s dominator
-//!   tree.
-//! - [`fuzzing::check_equivalence`]: the interpreter check the proptests and
-//!   the `ssa` fuzz target share.
-//! - [`Renamer`] and [`RenameSink`]: the renaming walk on its own, reporting
-//!   every definition and use, so other crates (`defuse`) can use SSA
-//!   without rewriting the IR.
+//! - [`verify`]: single definition and dominance (Keel's one SSA verifier,
+//!   `ir_core`'s SSA level, on `cfg-dom`'s dominator tree).
+//! - `fuzzing::check_equivalence` (feature `fuzzing`): the interpreter
+//!   check the proptests and the `ssa` fuzz target share.
+//! - On any compiler's IR, through `cfg-dom`'s [`cfg_dom::Graph`] and
+//!   [`cfg_dom::VarCode`] traits (checked once into a [`cfg_dom::Input`]):
+//!   [`VarFacts`], [`PhiPlacement`], and the renaming walk on its own,
+//!   [`Renamer`] with a [`RenameSink`], reporting every definition and use,
+//!   so other crates (`defuse`) and other compilers use SSA without
+//!   rewriting anything. [`construct`] and [`destruct`] rewrite Keel IR.
+//!
+//! # Bad input
+//!
+//! Every entry point returns an error for input it cannot use: the
+//! var-level steps take a checked [`cfg_dom::Input`] (malformed code is an
+//! [`cfg_dom::InputError`] when it is checked), and every analysis handed
+//! over with it (dominator tree, frontiers, facts, liveness, placement) is
+//! checked to belong to it ([`cfg_dom::Mismatch`]). [`construct`] returns
+//! the error for a function naming vars, blocks or instructions it does not
+//! have, leaving it unchanged. [`destruct`] expects SSA form as
+//! [`construct`] leaves it; on other input it still terminates and never
+//! panics, but the result is only meaningful for SSA form.
 //!
 //! Semantics are preserved, as the reference interpreter checks: original,
 //! SSA and destructed functions compute the same results on the same
@@ -29,7 +44,7 @@
 //! let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/du_chains.kir")).unwrap();
 //! let (mut module, _) = ir_core::text::parse(&src).unwrap();
 //! let f = module.function_by_name("du_example").unwrap();
-//! let stats = ssa::construct(module.function_mut(f).unwrap(), &ssa::Options::default());
+//! let stats = ssa::construct(module.function_mut(f).unwrap(), &ssa::Options::default()).unwrap();
 //! // x at bb2 and bb4 (none for a, b, p), and the loop counter %i at bb2.
 //! assert_eq!(stats.phis_placed, 3);
 //! ssa::verify(&module, f).unwrap();
@@ -46,6 +61,7 @@ mod cleanup;
 mod construct;
 mod destruct;
 mod facts;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod placement;
 mod rename;

@@ -21,11 +21,12 @@
 //! var, so nothing is cleared between vars.
 //!
 //! Invariants: only reachable blocks receive phis; each block's list is
-//! sorted by var id, so output is deterministic.
+//! sorted by var id, so output is deterministic. Runs on any
+//! [`cfg_dom::VarCode`] through a checked [`Input`]; the analyses handed
+//! over with it (frontiers, facts, liveness) are checked to belong to it.
 
 use crate::facts::VarFacts;
-use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Liveness, Node, block};
-use ir_core::{Function, Var, csr};
+use cfg_dom::{DomTree, DominanceFrontiers, Graph, Input, InputError, Liveness, Node, VarCode, VarId, belongs, csr};
 
 /// Which vars get phis.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -63,13 +64,13 @@ impl Policy {
 #[derive(Clone, Debug, Default)]
 pub struct PhiPlacement {
     start: Vec<u32>,
-    vars: Vec<Var>,
+    vars: Vec<VarId>,
     /// Scratch of one computation.
     df: DominanceFrontiers,
     placed: Vec<u32>,
     queued: Vec<u32>,
     work: Vec<Node>,
-    pairs: Vec<(Node, Var)>,
+    pairs: Vec<(Node, VarId)>,
 }
 
 impl PhiPlacement {
@@ -78,20 +79,20 @@ impl PhiPlacement {
         PhiPlacement::default()
     }
 
-    /// Places phis for `func` under `policy`. `live` is needed (and only
+    /// Places phis for the input under `policy`. `live` is needed (and only
     /// read) for [`Policy::Pruned`]; without it, pruned placement computes
-    /// liveness itself.
-    pub fn of(
-        func: &Function,
-        graph: &CsrGraph,
+    /// liveness itself. An error when `dt`, `facts` or `live` belong to
+    /// another input.
+    pub fn of<G: Graph, C: VarCode>(
+        input: &Input<'_, G, C>,
         dt: &DomTree,
         facts: &VarFacts,
         policy: Policy,
         live: Option<&Liveness>,
-    ) -> PhiPlacement {
+    ) -> Result<PhiPlacement, InputError> {
         let mut p = PhiPlacement::new();
-        p.compute(func, graph, dt, facts, policy, live);
-        p
+        p.compute(input, dt, facts, policy, live)?;
+        Ok(p)
     }
 
     /// Empties the placement, keeping buffers.
@@ -103,41 +104,49 @@ impl PhiPlacement {
 
     /// [`PhiPlacement::of`], reusing this placement's buffers (its
     /// dominance frontiers' included).
-    pub fn compute(
+    pub fn compute<G: Graph, C: VarCode>(
         &mut self,
-        func: &Function,
-        graph: &CsrGraph,
+        input: &Input<'_, G, C>,
         dt: &DomTree,
         facts: &VarFacts,
         policy: Policy,
         live: Option<&Liveness>,
-    ) {
+    ) -> Result<(), InputError> {
         let mut df = std::mem::take(&mut self.df);
-        df.compute(graph, dt);
-        self.place(func, graph, &df, facts, policy, live);
+        let done = df.compute(input.graph(), dt).map_err(InputError::from);
+        let done = done.and_then(|()| self.place(input, &df, facts, policy, live));
         self.df = df;
+        done
     }
 
-    /// Places phis given the dominance frontiers `df` of `graph` (computed
-    /// by the caller, who may time or reuse them), reusing buffers.
-    pub fn place(
+    /// Places phis given the dominance frontiers `df` of the input's graph
+    /// (computed by the caller, who may time or reuse them), reusing
+    /// buffers. On error the placement is left empty.
+    pub fn place<G: Graph, C: VarCode>(
         &mut self,
-        func: &Function,
-        graph: &CsrGraph,
+        input: &Input<'_, G, C>,
         df: &DominanceFrontiers,
         facts: &VarFacts,
         policy: Policy,
         live: Option<&Liveness>,
-    ) {
+    ) -> Result<(), InputError> {
+        self.start.clear();
+        self.vars.clear();
+        let g = input.graph();
+        let n = g.num_nodes();
+        belongs("the dominance frontiers", n, g.stamp(), df.num_nodes(), df.stamp())?;
+        facts.check_owner(input)?;
         let owned;
         let live = match (policy, live) {
             (Policy::Pruned, None) => {
-                owned = Liveness::of(func);
+                owned = Liveness::of(g, input.code())?;
                 Some(&owned)
             }
             (_, l) => l,
         };
-        let n = graph_nodes(graph);
+        if let (Policy::Pruned, Some(l)) = (policy, live) {
+            input.owns("the liveness", l.num_blocks(), l.num_vars(), l.stamp())?;
+        }
         // `placed[b] == v + 1`: v already has a phi at b; `queued[b] == v + 1`:
         // b was on v's worklist.
         let (placed, queued, work, pairs) = (&mut self.placed, &mut self.queued, &mut self.work, &mut self.pairs);
@@ -146,7 +155,7 @@ impl PhiPlacement {
         queued.clear();
         queued.resize(n, 0);
         pairs.clear();
-        for v in func.vars() {
+        for v in 0..input.num_vars() as VarId {
             let wanted = match policy {
                 Policy::SemiPruned => facts.is_non_local(v),
                 Policy::Minimal | Policy::Pruned => facts.is_defined(v),
@@ -154,7 +163,7 @@ impl PhiPlacement {
             if !wanted {
                 continue;
             }
-            let mark = v.as_u32() + 1;
+            let mark = v + 1;
             work.clear();
             for &d in facts.def_blocks(v) {
                 queued[d as usize] = mark;
@@ -166,7 +175,7 @@ impl PhiPlacement {
                         continue;
                     }
                     placed[y as usize] = mark;
-                    if policy != Policy::Pruned || live.is_some_and(|l| l.is_live_in(block(y), v)) {
+                    if policy != Policy::Pruned || live.is_some_and(|l| l.is_live_in(y, v)) {
                         pairs.push((y, v));
                     }
                     if queued[y as usize] != mark {
@@ -179,10 +188,11 @@ impl PhiPlacement {
         // Vars were visited in id order, so a stable bucket keeps each
         // block's list sorted.
         csr::bucket(n, pairs, &mut self.start, &mut self.vars);
+        Ok(())
     }
 
     /// The vars needing a phi at the start of `b`, sorted by id.
-    pub fn phis(&self, b: Node) -> &[Var] {
+    pub fn phis(&self, b: Node) -> &[VarId] {
         csr::row(&self.start, &self.vars, b as usize)
     }
 
@@ -195,8 +205,9 @@ impl PhiPlacement {
     pub fn is_empty(&self) -> bool {
         self.vars.is_empty()
     }
-}
 
-fn graph_nodes(g: &CsrGraph) -> usize {
-    cfg_dom::Graph::num_nodes(g)
+    /// Number of blocks covered (0 when empty).
+    pub fn num_blocks(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
 }

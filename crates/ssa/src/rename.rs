@@ -23,11 +23,13 @@
 //! - Unreachable blocks are renamed afterwards, each on its own, seeing only
 //!   the params: their code is kept and valid, and it never flows into
 //!   reachable code except through phi operands on never-taken edges.
+//! - Runs on any [`cfg_dom::VarCode`] through a checked [`Input`]; the
+//!   dominator tree and placement handed over are checked to belong to it.
+//!   A use is named by its instruction and its number among the
+//!   instruction's uses ([`cfg_dom::VarCode::uses`] order).
 
 use crate::placement::PhiPlacement;
-use cfg_dom::{CsrGraph, DomTree, Node, block, node};
-use ir_core::entity::EntityRef;
-use ir_core::{Function, Inst, Opcode, UseSite, Var};
+use cfg_dom::{DomTree, Graph, Input, InstId, Mismatch, Node, VarCode, VarId, belongs};
 
 /// A version: a dense id over all vars of the function.
 pub type Version = u32;
@@ -44,7 +46,7 @@ pub enum VersionDef {
     /// included); `guarded` when the instruction has a guard.
     Result {
         /// The instruction.
-        inst: Inst,
+        inst: InstId,
         /// Which result.
         index: u32,
         /// Whether it is guarded (then the version may leave `prev` in place).
@@ -61,10 +63,10 @@ pub enum VersionDef {
 pub trait RenameSink {
     /// `version` of `var` is defined by `def`. For a guarded result,
     /// `prev` is the version left in place when the guard fails.
-    fn define(&mut self, version: Version, var: Var, def: VersionDef, prev: Version);
+    fn define(&mut self, version: Version, var: VarId, def: VersionDef, prev: Version);
 
-    /// The use at `(inst, site)` of `var` reads `version`.
-    fn use_site(&mut self, inst: Inst, site: UseSite, var: Var, version: Version);
+    /// Use number `k` of `inst` (of `var`) reads `version`.
+    fn use_site(&mut self, inst: InstId, k: u32, var: VarId, version: Version);
 
     /// The inserted phi `phi` receives `version` from predecessor `pred`.
     fn phi_operand(&mut self, phi: Version, pred: Node, version: Version);
@@ -97,18 +99,25 @@ impl Renamer {
         Renamer::default()
     }
 
-    /// Renames `func` (whose CFG is `graph`, dominator tree `dt`) with phis
-    /// at `placement`, reporting to `sink`. Returns the number of versions.
-    pub fn run(
+    /// Renames the input (with dominator tree `dt`) with phis at
+    /// `placement`, reporting to `sink`. Returns the number of versions; an
+    /// error (before anything is reported) when `dt` or `placement` belong
+    /// to another graph. An empty placement ([`PhiPlacement::new`]) places
+    /// no phi on any graph.
+    pub fn run<G: Graph, C: VarCode>(
         &mut self,
-        func: &Function,
-        graph: &CsrGraph,
+        input: &Input<'_, G, C>,
         dt: &DomTree,
         placement: &PhiPlacement,
         sink: &mut impl RenameSink,
-    ) -> u32 {
-        let nv = func.num_vars();
-        let n = cfg_dom::Graph::num_nodes(graph);
+    ) -> Result<u32, Mismatch> {
+        let (g, code) = (input.graph(), input.code());
+        let n = g.num_nodes();
+        belongs("the dominator tree", n, g.stamp(), dt.num_nodes(), dt.stamp())?;
+        if placement.num_blocks() != 0 {
+            belongs("the phi placement", n, None, placement.num_blocks(), None)?;
+        }
+        let nv = code.num_vars();
         self.top.clear();
         self.top.resize(nv, NO_VERSION);
         self.log.clear();
@@ -121,14 +130,12 @@ impl Renamer {
             pos += placement.phis(b).len() as u32;
         }
         self.next = pos;
-        for (i, &p) in func.params().iter().enumerate() {
+        for (i, p) in code.params().enumerate() {
             let v = self.fresh();
             sink.define(v, p, VersionDef::Param(i as u32), NO_VERSION);
-            if let Some(slot) = self.top.get_mut(p.index()) {
-                *slot = v;
-            }
+            self.top[p as usize] = v;
         }
-        let Some(root) = dt.root() else { return self.next };
+        let Some(root) = dt.root() else { return Ok(self.next) };
         self.stack.clear();
         self.stack.push((root, ENTER));
         while let Some((b, mark)) = self.stack.pop() {
@@ -138,7 +145,7 @@ impl Renamer {
             }
             let mark = self.log.len() as u32;
             sink.enter_block(b, true);
-            self.block(func, graph, placement, b, sink);
+            self.block(g, code, placement, b, sink);
             self.stack.push((b, mark));
             // Children in RPO order on the stack: the last is visited first.
             for &c in dt.children(b) {
@@ -146,13 +153,13 @@ impl Renamer {
             }
         }
         // Unreachable blocks, each alone with the params only.
-        for b in func.blocks().map(node).filter(|&b| !dt.is_reachable(b)) {
+        for b in (0..n as Node).filter(|&b| !dt.is_reachable(b)) {
             let mark = self.log.len() as u32;
             sink.enter_block(b, false);
-            self.block(func, graph, placement, b, sink);
+            self.block(g, code, placement, b, sink);
             self.restore(mark);
         }
-        self.next
+        Ok(self.next)
     }
 
     fn fresh(&mut self) -> Version {
@@ -161,11 +168,10 @@ impl Renamer {
         v
     }
 
-    fn push(&mut self, var: Var, v: Version) {
-        if let Some(slot) = self.top.get_mut(var.index()) {
-            self.log.push((var.as_u32(), *slot));
-            *slot = v;
-        }
+    fn push(&mut self, var: VarId, v: Version) {
+        let slot = &mut self.top[var as usize];
+        self.log.push((var, *slot));
+        *slot = v;
     }
 
     fn restore(&mut self, mark: u32) {
@@ -175,53 +181,54 @@ impl Renamer {
         }
     }
 
-    fn current(&self, var: Var) -> Version {
-        self.top.get(var.index()).copied().unwrap_or(NO_VERSION)
+    #[inline]
+    fn current(&self, var: VarId) -> Version {
+        self.top[var as usize]
     }
 
     /// Renames one block: its inserted phis, its instructions, then the phi
     /// operands it supplies to its successors.
     fn block(
         &mut self,
-        func: &Function,
-        graph: &CsrGraph,
+        g: &impl Graph,
+        code: &impl VarCode,
         placement: &PhiPlacement,
         b: Node,
         sink: &mut impl RenameSink,
     ) {
-        let base = self.phi_base.get(b as usize).copied().unwrap_or(0);
+        let base = self.phi_base[b as usize];
         for (k, &var) in placement.phis(b).iter().enumerate() {
             let v = base + k as u32;
             sink.define(v, var, VersionDef::Phi { block: b }, NO_VERSION);
             self.push(var, v);
         }
-        for inst in func.block_insts(block(b)) {
-            let is_phi = func.opcode(inst) == Opcode::Phi;
-            if !is_phi {
-                for (site, var) in func.uses(inst) {
-                    sink.use_site(inst, site, var, self.current(var));
+        for inst in code.block_insts(b) {
+            // A phi's incoming values are read at the end of its
+            // predecessors (below, when they are renamed); any other use
+            // here, before the instruction defines.
+            for (k, u) in code.uses(inst).enumerate() {
+                if u.pred.is_none() {
+                    sink.use_site(inst, k as u32, u.var, self.current(u.var));
                 }
             }
-            let guarded = !is_phi && func.guard(inst).is_some();
-            for (index, &r) in func.results(inst).iter().enumerate() {
+            let guarded = code.is_guarded(inst);
+            for (index, r) in code.defs(inst).enumerate() {
                 let prev = if guarded { self.current(r) } else { NO_VERSION };
                 let v = self.fresh();
                 sink.define(v, r, VersionDef::Result { inst, index: index as u32, guarded }, prev);
                 self.push(r, v);
             }
         }
-        for &s in graph.succ_slice(b) {
-            let sbase = self.phi_base.get(s as usize).copied().unwrap_or(0);
+        for s in g.successors(b) {
+            let sbase = self.phi_base[s as usize];
             for (k, &var) in placement.phis(s).iter().enumerate() {
                 sink.phi_operand(sbase + k as u32, b, self.current(var));
             }
             // Input phis read at the end of their predecessor.
-            for inst in func.block_insts(block(s)).take_while(|&i| func.opcode(i) == Opcode::Phi) {
-                for (k, (pred, op)) in func.phi_incoming(inst).enumerate() {
-                    if node(pred) == b
-                        && let Some(var) = op.as_var()
-                    {
-                        sink.use_site(inst, UseSite::Operand(k as u32), var, self.current(var));
+            for inst in code.block_insts(s).take_while(|&i| code.is_phi(i)) {
+                for (k, u) in code.uses(inst).enumerate() {
+                    if u.pred == Some(b) {
+                        sink.use_site(inst, k as u32, u.var, self.current(u.var));
                     }
                 }
             }

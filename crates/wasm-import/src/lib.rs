@@ -95,6 +95,7 @@ mod module;
 mod names;
 mod translate;
 
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 
 use core::fmt;

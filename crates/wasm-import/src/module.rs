@@ -535,7 +535,7 @@ fn remap_calls(func: &mut Function, callees: &[Callee], n_imports: usize) {
             continue;
         }
         let results = func.results(inst).to_vec();
-        let args: Vec<_> = func.operands(inst).iter().map(|&o| func.arg(o)).collect();
+        let Some(args) = func.operands(inst).iter().map(|&o| func.arg(o)).collect::<Option<Vec<_>>>() else { continue };
         FunctionBuilder::new(func).replace(inst).call(target, &results, &args);
     }
 }

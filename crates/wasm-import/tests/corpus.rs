@@ -46,7 +46,9 @@ fn every_corpus_module_imports_verifies_round_trips_and_gets_agreeing_chains() {
         let (again, _) = ir_core::text::parse(&text).unwrap_or_else(|d| panic!("{name}: does not parse back: {d:?}"));
         assert!(ir_core::text::print_module(&again) == text, "{name}: the text does not round-trip");
         for (_, f) in imported.module.functions() {
-            let (ssa, it) = (defuse::via_ssa(f), defuse::iterative(f));
+            let cfg = f.cfg();
+            let (ssa, it) =
+                (defuse::via_ssa(&cfg, f).expect("valid input"), defuse::iterative(&cfg, f).expect("valid input"));
             assert!(ssa == it, "{name}: @{}: the methods disagree on {} uses", f.name(), ssa.differences(&it).len());
         }
         eprintln!(

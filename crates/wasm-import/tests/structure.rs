@@ -218,8 +218,11 @@ fn wide_accesses_are_what_memory_analyses_see() {
     for block in func.blocks() {
         for inst in func.block_insts(block) {
             if matches!(func.opcode(inst), Opcode::Load | Opcode::Store) {
-                for (_, d) in func.accesses(inst, &m.module) {
-                    sizes.push(func.imm(d.size.as_const().unwrap()).as_i64());
+                for a in func.accesses(inst, &m.module) {
+                    match a.size {
+                        ir_core::Arg::Imm(size) => sizes.push(size.as_i64()),
+                        ir_core::Arg::Var(v) => panic!("a scalar access has an exact size, not {v}"),
+                    }
                 }
             }
         }

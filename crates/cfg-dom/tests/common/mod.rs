@@ -73,7 +73,7 @@ pub fn generated(kind: usize, seed: u64) -> Module {
 
 /// Every function of `m` with its CFG.
 pub fn cfgs(m: &Module) -> Vec<(&Function, CsrGraph)> {
-    m.functions().map(|(_, f)| (f, CsrGraph::from_function(f))).collect()
+    m.functions().map(|(_, f)| (f, f.cfg())).collect()
 }
 
 /// The DU-chain document's CFG (digest §000): entry = 0, bb1..bb6 = 1..6.

@@ -9,8 +9,9 @@
 use super::memory::Memory;
 use super::ops::{self, truthy};
 use super::{Config, Stats, Trap, TrapKind, tensor};
+use crate::access::scalar_access_width;
 use crate::entities::{Block, FuncId, Inst, Var};
-use crate::function::{Function, scalar_access_width};
+use crate::function::Function;
 use crate::imm::Imm;
 use crate::instructions::{Callee, Operand};
 use crate::module::Module;
@@ -423,7 +424,7 @@ fn read_var(f: &Function, frame: &Frame<'_>, v: Var) -> R<Imm> {
 fn read(f: &Function, frame: &Frame<'_>, op: Operand) -> R<Imm> {
     match op.as_var() {
         Some(v) => read_var(f, frame, v),
-        None => Ok(f.imm(op.as_const().unwrap_or(crate::Const::new(0)))),
+        None => constant(f, op),
     }
 }
 
@@ -435,8 +436,15 @@ fn read_maybe(f: &Function, frame: &Frame<'_>, op: Operand) -> R<Option<Imm>> {
             .get(v.index())
             .copied()
             .ok_or_else(|| Trap::new(TrapKind::Malformed, format!("{v} is not a var of this function"))),
-        None => Ok(Some(f.imm(op.as_const().unwrap_or(crate::Const::new(0))))),
+        None => constant(f, op).map(Some),
     }
+}
+
+/// The immediate of a constant operand (a trap for one the function lacks).
+fn constant(f: &Function, op: Operand) -> R<Imm> {
+    op.as_const()
+        .and_then(|c| f.imm(c))
+        .ok_or_else(|| Trap::new(TrapKind::Malformed, format!("{op:?} is not a constant of this function")))
 }
 
 fn set(frame: &mut Frame<'_>, results: &[Var], i: usize, v: Option<Imm>) -> R<()> {

@@ -512,9 +512,30 @@ impl<'a> Parser<'a> {
         loop {
             let (name, span) = self.var_token()?;
             self.expect(&Tok::Colon, "`:` and a type")?;
+            let ty_span = self.span;
             let ty = self.ty()?;
+            // `of %x`: an SSA version of %x (recorded, never read off names).
+            let origin = if self.tok == Tok::Ident("of") {
+                self.bump();
+                let (of, of_span) = self.var_token()?;
+                let func = self.func_mut(st.func);
+                let Some(o) = func.var_by_name(&of) else {
+                    return Err(self.error(format!("`%{of}` is not declared before this version of it"), of_span));
+                };
+                if func.var_type(o) != Some(ty) {
+                    let want = func.var_type(o).map_or_else(String::new, |t| t.to_string());
+                    return Err(self.error(format!("a version of `%{of}` must have its type {want}"), ty_span));
+                }
+                Some(o)
+            } else {
+                None
+            };
             let func = self.func_mut(st.func);
-            match func.try_add_var(&name, ty) {
+            let added = match origin {
+                Some(o) => func.try_add_version(&name, o).map(|v| v.expect("the original was looked up")),
+                None => func.try_add_var(&name, ty),
+            };
+            match added {
                 Ok(v) => self.smap.function_mut(st.func).vars[v] = span,
                 Err(_) => return Err(self.error(format!("`%{name}` is already declared"), span)),
             }

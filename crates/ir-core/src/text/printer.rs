@@ -123,7 +123,12 @@ pub fn write_function(m: &Module, func: &Function, out: &mut impl Write) -> fmt:
         if v.as_u32() as usize >= params.len() || !params.contains(&v) {
             out.write_str("    var ")?;
             write_name(out, '%', func.var_name(v))?;
-            writeln!(out, ": {}", func.var_type(v).unwrap_or(Type::I64))?;
+            write!(out, ": {}", func.var_type(v).unwrap_or(Type::I64))?;
+            if let Some(o) = func.var_data(v).and_then(|d| d.origin()) {
+                out.write_str(" of ")?;
+                write_name(out, '%', func.var_name(o))?;
+            }
+            out.write_char('\n')?;
         }
     }
     for block in func.blocks() {
@@ -192,8 +197,10 @@ impl InstPrinter<'_> {
             slot_operands: self.slot_operands,
             scalar_operands: self.scalar_operands,
         };
-        let imm = self.func.imm(op.as_const().unwrap_or(crate::Const::from_u32(0)));
-        write_imm(out, imm, literal_type(&shape, i))
+        match op.as_const().and_then(|c| self.func.imm(c)) {
+            Some(imm) => write_imm(out, imm, literal_type(&shape, i)),
+            None => write_unknown(out, op),
+        }
     }
 
     fn list(&self, out: &mut impl Write, range: core::ops::Range<usize>) -> fmt::Result {
@@ -385,12 +392,22 @@ fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut impl Write) -> 
             }
             match k.as_var() {
                 Some(v) => write_name(out, '%', func.var_name(v))?,
-                None => {
-                    let imm = func.imm(k.as_const().unwrap_or(crate::Const::from_u32(0)));
-                    write_imm(out, imm, results.get(i).and_then(|&r| func.var_type(r)))?;
-                }
+                None => match k.as_const().and_then(|c| func.imm(c)) {
+                    Some(imm) => write_imm(out, imm, results.get(i).and_then(|&r| func.var_type(r)))?,
+                    None => write_unknown(out, k)?,
+                },
             }
         }
     }
     Ok(())
+}
+
+/// An operand naming a constant the function does not have (only in
+/// malformed functions, which the verifier rejects): printed so that it
+/// reads as what it is and never parses.
+fn write_unknown(out: &mut impl Write, op: Operand) -> fmt::Result {
+    match op.as_const() {
+        Some(c) => write!(out, "<unknown constant {c}>"),
+        None => out.write_str("<unknown operand>"),
+    }
 }

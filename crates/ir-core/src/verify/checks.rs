@@ -1,88 +1,23 @@
 //! The base-level checks: structure, entities, arity, types, memory.
+//!
+//! Invariants: one pass over the layout, linear in the size of the
+//! function; the CFG is the function's own ([`crate::Function::cfg`]: each
+//! distinct laid-out successor once), built once and handed to the SSA
+//! level.
 
-use super::cfg::Cfg;
-use super::{ErrorKind, Location, VerifierError, VerifyOptions};
-use crate::entities::{Block, FuncId, Inst, Var};
-use crate::function::{Function, scalar_access_width};
+use super::context::{Ctx, exact, global, plural};
+use super::tensor::check_tensor;
+use super::{ErrorKind, Location, VerifierError};
+use crate::access::scalar_access_width;
+use crate::code::{block as block_of, node};
+use crate::entities::{Block, Inst, Var};
 use crate::imm::Imm;
-use crate::instructions::{Extra, MemDesc, Operand, Slot};
+use crate::instructions::{Extra, Operand};
 use crate::module::Module;
-use crate::opcode::{Format, Opcode, SlotRule};
+use crate::opcode::{Format, Opcode};
 use crate::types::Type;
-use cranelift_entity::{EntityRef, SecondaryMap};
-
-pub(super) struct Ctx<'a> {
-    pub(super) m: &'a Module,
-    pub(super) fid: FuncId,
-    pub(super) func: &'a Function,
-    pub(super) errors: &'a mut Vec<VerifierError>,
-    pub(super) block: Option<Block>,
-    pub(super) inst: Option<Inst>,
-}
-
-impl Ctx<'_> {
-    pub(super) fn err(&mut self, kind: ErrorKind, message: impl Into<String>) {
-        self.err_var(kind, None, message);
-    }
-
-    pub(super) fn err_var(&mut self, kind: ErrorKind, var: Option<Var>, message: impl Into<String>) {
-        self.errors.push(VerifierError {
-            location: Location { func: Some(self.fid), block: self.block, inst: self.inst, var, mem: None },
-            kind,
-            message: message.into(),
-        });
-    }
-
-    /// How an operand reads in a message.
-    pub(super) fn show(&self, op: Operand) -> String {
-        match op.as_var() {
-            Some(v) => {
-                let mut s = String::new();
-                let _ = crate::text::write_var_name(&mut s, self.func.var_name(v));
-                s
-            }
-            None => self.func.imm(op.as_const().unwrap_or(crate::Const::new(0))).to_string(),
-        }
-    }
-
-    pub(super) fn show_var(&self, v: Var) -> String {
-        let mut s = String::new();
-        let _ = crate::text::write_var_name(&mut s, self.func.var_name(v));
-        s
-    }
-
-    fn ty(&self, op: Operand) -> Option<Type> {
-        self.func.operand_type(op)
-    }
-
-    /// Checks an operand's type; unknown entities were reported already.
-    fn expect_ty(&mut self, what: &str, op: Operand, want: Type) {
-        if let Some(t) = self.ty(op).filter(|&t| t != want) {
-            let shown = self.show(op);
-            self.err(ErrorKind::TypeMismatch, format!("{what} ({shown}) has type {t}, expected {want}"));
-        }
-    }
-
-    fn expect_int(&mut self, what: &str, op: Operand) {
-        if let Some(t) = self.ty(op).filter(|t| !t.is_int()) {
-            let shown = self.show(op);
-            self.err(ErrorKind::TypeMismatch, format!("{what} ({shown}) has type {t}, expected an integer"));
-        }
-    }
-
-    fn expect_result_ty(&mut self, r: Var, want: Type) {
-        if let Some(t) = self.func.var_type(r).filter(|&t| t != want) {
-            let shown = self.show_var(r);
-            self.err_var(ErrorKind::TypeMismatch, Some(r), format!("result {shown} has type {t}, expected {want}"));
-        }
-    }
-
-    fn expect_class(&mut self, op: Opcode, t: Type) {
-        if !op.type_class().admits(t) {
-            self.err(ErrorKind::TypeMismatch, format!("`{op}` does not operate on {t}"));
-        }
-    }
-}
+use cfg_dom::CsrGraph;
+use cranelift_entity::SecondaryMap;
 
 /// Checks memory objects' initial values.
 pub(super) fn check_mems(m: &Module, errors: &mut Vec<VerifierError>) {
@@ -103,18 +38,18 @@ pub(super) fn check_mems(m: &Module, errors: &mut Vec<VerifierError>) {
     }
 }
 
-/// Checks one function at the base level, then the SSA level if asked.
-pub(super) fn check_function(m: &Module, fid: FuncId, opts: &VerifyOptions, errors: &mut Vec<VerifierError>) {
-    let Some(func) = m.function(fid) else { return };
-    let mut cx = Ctx { m, fid, func, errors, block: None, inst: None };
+/// Checks one function at the base level; returns its CFG (`None` when it
+/// has no blocks).
+pub(super) fn check_function(cx: &mut Ctx<'_>) -> Option<CsrGraph> {
+    let func = cx.func;
     let Some(entry) = func.entry_block() else {
         cx.err(ErrorKind::NoBlocks, "function has no blocks");
-        return;
+        return None;
     };
-    let mut cfg = Cfg::new(func);
-    if !cfg.preds(entry).is_empty() {
+    let cfg = func.cfg();
+    if !cfg.pred_slice(node(entry)).is_empty() {
         cx.block = Some(entry);
-        let preds: Vec<String> = cfg.preds(entry).iter().map(|b| b.to_string()).collect();
+        let preds: Vec<String> = cfg.pred_slice(node(entry)).iter().map(|&b| block_of(b).to_string()).collect();
         cx.err(ErrorKind::EntryBlock, format!("the entry block has predecessors ({})", preds.join(", ")));
     }
     for b in func.blocks() {
@@ -144,16 +79,13 @@ pub(super) fn check_function(m: &Module, fid: FuncId, opts: &VerifyOptions, erro
             if inst == last && !op.is_terminator() {
                 cx.err(ErrorKind::MissingTerminator, "block does not end in a terminator");
             }
-            check_inst(&mut cx, &cfg, b, inst);
+            check_inst(cx, &cfg, b, inst);
         }
     }
     cx.block = None;
     cx.inst = None;
-    check_defined(&mut cx);
-    if opts.ssa {
-        cfg.compute_dominance(func);
-        super::ssa::check(&mut cx, &cfg);
-    }
+    check_defined(cx);
+    Some(cfg)
 }
 
 /// Reports vars that are used but defined nowhere (once per var).
@@ -211,7 +143,7 @@ fn extra_matches(format: Format, extra: &Extra) -> bool {
     )
 }
 
-fn check_inst(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst) {
+fn check_inst(cx: &mut Ctx<'_>, cfg: &CsrGraph, block: Block, inst: Inst) {
     let func = cx.func;
     let Some(data) = func.inst(inst) else { return };
     let op = data.opcode();
@@ -313,9 +245,11 @@ fn check_inst(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst) {
             if counts(cx, 1, 1) {
                 match ops[0].as_const() {
                     None => cx.err(ErrorKind::BadConst, "`const` needs an immediate; use `copy` for a var"),
+                    // An unknown constant was reported with the operands.
                     Some(c) => {
-                        let imm = func.imm(c);
-                        cx.expect_result_ty(results[0], imm.ty());
+                        if let Some(imm) = func.imm(c) {
+                            cx.expect_result_ty(results[0], imm.ty());
+                        }
                     }
                 }
             }
@@ -464,21 +398,6 @@ fn check_inst(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst) {
     }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-fn global(name: &str) -> String {
-    let mut s = String::new();
-    let _ = crate::text::write_global_name(&mut s, name);
-    s
-}
-
-/// The value of an exact operand.
-fn exact(func: &Function, op: Operand) -> Option<i64> {
-    op.as_const().map(|c| func.imm(c).as_i64())
-}
-
 fn conversion_ok(op: Opcode, src: Type, dst: Type) -> bool {
     let (s, d) = (src.bits(), dst.bits());
     match op {
@@ -574,7 +493,7 @@ fn check_switch(cx: &mut Ctx<'_>, inst: Inst, value: Operand) {
     }
 }
 
-fn check_phi(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst, results: &[Var], ops: &[Operand]) {
+fn check_phi(cx: &mut Ctx<'_>, cfg: &CsrGraph, block: Block, inst: Inst, results: &[Var], ops: &[Operand]) {
     let func = cx.func;
     if results.len() != 1 {
         cx.err(ErrorKind::Arity, format!("`phi` defines 1 result, found {}", results.len()));
@@ -583,163 +502,20 @@ fn check_phi(cx: &mut Ctx<'_>, cfg: &Cfg, block: Block, inst: Inst, results: &[V
             cx.expect_ty(&format!("incoming value {i}"), o, t);
         }
     }
-    let preds = cfg.preds(block);
+    let preds = cfg.pred_slice(node(block));
     let incoming = func.phi_blocks(inst);
     for (i, &b) in incoming.iter().enumerate() {
         if !func.block_exists(b) {
             cx.err(ErrorKind::UnknownEntity, format!("phi names {b}, which does not exist"));
         } else if incoming[..i].contains(&b) {
             cx.err(ErrorKind::PhiPredecessors, format!("phi names {b} twice"));
-        } else if !preds.contains(&b) {
+        } else if !preds.contains(&node(b)) {
             cx.err(ErrorKind::PhiPredecessors, format!("phi names {b}, which is not a predecessor of {block}"));
         }
     }
-    for p in preds {
-        if !incoming.contains(p) {
+    for p in preds.iter().map(|&p| block_of(p)) {
+        if !incoming.contains(&p) {
             cx.err(ErrorKind::PhiPredecessors, format!("phi has no incoming value for predecessor {p}"));
         }
-    }
-}
-
-fn check_tensor(cx: &mut Ctx<'_>, inst: Inst, results: &[Var], ops: &[Operand]) {
-    let func = cx.func;
-    let op = func.opcode(inst);
-    let slots = func.tensor_slots(inst);
-    let (slot_ops, _) = func.slot_operands(inst);
-    let (want_slots, want_results, want_tail) = match op.format() {
-        Format::TensorMap => (1 + op.tensor_sources().len(), 0, 0),
-        Format::TensorReduce => (1, 1, 0),
-        _ => (3, 0, 3),
-    };
-    if results.len() != want_results {
-        cx.err(
-            ErrorKind::Arity,
-            format!("`{op}` defines {want_results} result{}, found {}", plural(want_results), results.len()),
-        );
-        return;
-    }
-    if slots.len() != want_slots {
-        cx.err(
-            ErrorKind::Arity,
-            format!("`{op}` takes {want_slots} tensor operand{}, found {}", plural(want_slots), slots.len()),
-        );
-        return;
-    }
-    if ops.len() != slot_ops + want_tail {
-        let found = ops.len().saturating_sub(slot_ops);
-        let msg = if op == Opcode::Matmul {
-            format!("`matmul` takes 3 dimensions (m, k, n) after its tensor operands, found {found}")
-        } else {
-            format!("`{op}` takes no operands after its tensor operands, found {found}")
-        };
-        cx.err(ErrorKind::Arity, msg);
-        return;
-    }
-    // Which slots must be descriptors, which scalars.
-    for (i, s) in slots.iter().enumerate() {
-        let rule = match op.format() {
-            Format::TensorMap if i > 0 => op.tensor_sources()[i - 1],
-            _ => SlotRule::Desc,
-        };
-        let bad = match (rule, s) {
-            (SlotRule::Desc, Slot::Scalar(_)) => Some("a memory descriptor"),
-            (SlotRule::Scalar, Slot::Desc(_)) => Some("a scalar"),
-            _ => None,
-        };
-        if let Some(want) = bad {
-            let which = if i == 0 && op.format() != Format::TensorReduce {
-                "the destination".to_string()
-            } else {
-                format!("tensor operand {i}")
-            };
-            cx.err(ErrorKind::Arity, format!("{which} of `{op}` must be {want}"));
-            return;
-        }
-    }
-    let descs: Vec<MemDesc> =
-        slots.iter().filter_map(|s| if let Slot::Desc(d) = s { Some(*d) } else { None }).collect();
-    let mut elem = None;
-    for d in &descs {
-        let Some(obj) = cx.m.mem(d.mem) else {
-            cx.err(ErrorKind::UnknownEntity, format!("{} is not a memory object of this module", d.mem));
-            return;
-        };
-        check_desc_bounds(cx, d, obj.len, &obj.name);
-        match elem {
-            None => elem = Some(obj.elem),
-            Some(e) if e != obj.elem => {
-                let name = global(&obj.name);
-                cx.err(
-                    ErrorKind::TypeMismatch,
-                    format!("{name} holds {}, but `{op}`'s first operand holds {e}", obj.elem),
-                );
-            }
-            _ => {}
-        }
-    }
-    let Some(elem) = elem else { return };
-    cx.expect_class(op, elem);
-    for s in &slots {
-        if let Slot::Scalar(o) = s {
-            cx.expect_ty("the scalar operand", *o, elem);
-        }
-    }
-    if op.format() == Format::TensorReduce {
-        cx.expect_result_ty(results[0], elem);
-    }
-    let size = |d: &MemDesc| exact(func, d.size);
-    if op.format() == Format::TensorMap {
-        let sizes: Vec<i64> = descs.iter().filter_map(size).collect();
-        if sizes.windows(2).any(|w| w[0] != w[1]) {
-            let list: Vec<String> = sizes.iter().map(i64::to_string).collect();
-            cx.err(ErrorKind::TensorShape, format!("`{op}` operands have different sizes ({})", list.join(", ")));
-        }
-    }
-    if op == Opcode::Matmul {
-        let dims = &ops[slot_ops..];
-        for (i, &d) in dims.iter().enumerate() {
-            cx.expect_int(&format!("dimension {}", ["m", "k", "n"][i]), d);
-        }
-        let dims: Vec<Option<i64>> = dims.iter().map(|&d| exact(func, d)).collect();
-        for (name, d) in ["m", "k", "n"].iter().zip(&dims) {
-            if let Some(v) = d.filter(|&v| v < 0) {
-                cx.err(ErrorKind::TensorShape, format!("matmul dimension {name} = {v} is negative"));
-            }
-        }
-        if let [Some(m), Some(k), Some(n)] = dims[..]
-            && m >= 0
-            && k >= 0
-            && n >= 0
-        {
-            let want = [("C", m.checked_mul(n)), ("A", m.checked_mul(k)), ("B", k.checked_mul(n))];
-            if want.iter().any(|w| w.1.is_none()) {
-                cx.err(ErrorKind::TensorShape, format!("matmul dimensions m={m}, k={k}, n={n} overflow"));
-            }
-            for (d, (name, w)) in descs.iter().zip(want) {
-                if let (Some(got), Some(w)) = (size(d), w)
-                    && got != w
-                {
-                    cx.err(
-                        ErrorKind::TensorShape,
-                        format!("matmul {name} has {got} elements, expected {w} for m={m}, k={k}, n={n}"),
-                    );
-                }
-            }
-        }
-    }
-}
-
-fn check_desc_bounds(cx: &mut Ctx<'_>, d: &MemDesc, len: u64, name: &str) {
-    let func = cx.func;
-    cx.expect_int("a descriptor offset", d.offset);
-    cx.expect_int("a descriptor size", d.size);
-    let (off, size) = (exact(func, d.offset), exact(func, d.size));
-    let name = global(name);
-    let shown = format!("{name}[{}, {}]", cx.show(d.offset), cx.show(d.size));
-    if MemDesc::statically_out_of_bounds(off, size, len) {
-        cx.err(
-            ErrorKind::DescriptorOutOfBounds,
-            format!("descriptor {shown} is out of bounds: {name} has {len} elements"),
-        );
     }
 }

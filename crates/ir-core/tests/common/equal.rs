@@ -4,10 +4,11 @@
 
 use ir_core::{Arg, Function, Inst, Module, Slot};
 
-fn arg(f: &Function, a: Arg) -> String {
+fn arg(f: &Function, a: Option<Arg>) -> String {
     match a {
-        Arg::Var(v) => format!("%{}", f.var_name(v)),
-        Arg::Imm(i) => format!("{i:?}"),
+        Some(Arg::Var(v)) => format!("%{}", f.var_name(v)),
+        Some(Arg::Imm(i)) => format!("{i:?}"),
+        None => "<unknown constant>".to_string(),
     }
 }
 

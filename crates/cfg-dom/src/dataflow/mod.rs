@@ -1,0 +1,217 @@
+//! A dataflow framework over any [`Graph`]: a general solver for monotone
+//! analyses over a join-semilattice ([`Analysis`], [`DataflowResults`]) and
+//! a fast specialised solver for gen/kill problems over bitsets
+//! ([`GenKill`], [`BitDataflow`]).
+//!
+//! Algorithm: the iterative worklist solution of monotone frameworks (G. A.
+//! Kildall, "A unified approach to global program optimization", POPL 1973;
+//! J. B. Kam and J. D. Ullman, "Monotone data flow analysis frameworks",
+//! Acta Informatica 7, 1977; Aho, Lam, Sethi and Ullman, *Compilers*, 2nd
+//! ed., §9.2–9.3). It reaches the least fixed point of the equations above
+//! the initial states (Kam and Ullman's "maximal fixed point", MFP, in
+//! their meet-lattice terms); for gen/kill problems, which are
+//! distributive, that is the meet over all paths. The
+//! design follows rustc's `rustc_mir_dataflow` (an analysis names its domain,
+//! a join-semilattice, its direction, its boundary value and its block
+//! transfer function; the engine iterates a worklist seeded in reverse
+//! postorder for forward problems and postorder for backward ones), and the
+//! visiting order is that of K. D. Cooper, T. J. Harvey and K. Kennedy,
+//! "Iterative data-flow analysis, revisited" (2004).
+//!
+//! Invariants and conventions, for both solvers:
+//! - Every node has two states: its **in** state, at the top of the block
+//!   (before its first instruction), and its **out** state, at its bottom.
+//!   This holds in both directions: a backward problem computes `in` from
+//!   `out` (`in = gen ∪ (out − kill)`, liveness' live-in) and a forward one
+//!   `out` from `in`.
+//! - The **boundary** value enters at the graph's entry (forward: it is
+//!   joined into the entry's in state) or at every exit, a node without
+//!   successors (backward: it is joined into the exit's out state).
+//! - The **scope** ([`Scope`]) says which nodes are solved: those reachable
+//!   from the entry (rustc's and Hoopl's choice for forward problems), or
+//!   all nodes (GHC's Hoopl, note "Unreachable blocks" in `Dataflow.hs`: a
+//!   backward fixpoint must treat every block as reachable). Nodes outside the
+//!   scope keep their initial state and never contribute to their
+//!   neighbours: [`Analysis::bottom`] in the general form, the empty set in
+//!   the bitset form (the bottom of a may-problem; for a must-problem it
+//!   means "nothing is known": no path from the entry reaches them, which
+//!   is also what [`crate::DomTree`] says of unreachable nodes).
+//! - The worklist is an in-queue bitset over positions in the visiting
+//!   order (reverse postorder forward, postorder backward, of one DFS from
+//!   the entry, then, for [`Scope::All`], from each still-unvisited node in
+//!   id order). It always takes the next dirty position at or after the
+//!   last one taken, wrapping round: sweeps in the visiting order over the
+//!   dirty nodes only. So the result and the number of visits are
+//!   deterministic, and the bitset solver's loop allocates nothing (the
+//!   general one only through the domain's `clone_from` and the
+//!   analysis' own code).
+//! - Nothing recurses; successor ids out of range are ignored; queries on
+//!   nodes or elements out of range answer "empty", never panic.
+//!
+//! # The bitset representation
+//!
+//! [`GenKill`] and [`BitDataflow`] store each family of sets (gen, kill,
+//! in, out) as **one flat `Vec<u64>` matrix**: row `n` is words
+//! `n * w .. (n + 1) * w` where `w = ceil(domain / 64)`. Compared with one
+//! `FixedBitSet` per node, that is one allocation per family instead of one
+//! per node, no per-set header or pointer chase, rows of neighbouring nodes
+//! adjacent in memory (a chain of blocks walks the matrix linearly), and
+//! every operation of the fixpoint loop (confluence, transfer, change test)
+//! a loop over `w` words that the compiler vectorises. Bits past the
+//! domain in the last word of a row are always zero.
+//!
+//! The module is split by part: this file holds the framework (directions,
+//! lattices, the [`Analysis`] trait, the shape of a gen/kill problem),
+//! `worklist.rs` the visiting order both solvers share, `general.rs` the
+//! solver for any [`Analysis`], and `bits.rs` the gen/kill bitset solver.
+
+mod bits;
+mod general;
+mod worklist;
+
+pub(crate) use bits::ones;
+pub use bits::{BitDataflow, GenKill};
+pub use general::DataflowResults;
+
+use crate::graph::Node;
+use fixedbitset::FixedBitSet;
+
+/// Which way information flows.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Direction {
+    /// From the entry along edges: a node's in state is the confluence of
+    /// its predecessors' out states.
+    Forward,
+    /// Against edges, from the exits: a node's out state is the confluence
+    /// of its successors' in states.
+    Backward,
+}
+
+/// How the states of several neighbours combine, for [`GenKill`] problems.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Confluence {
+    /// Union: an element holds if it holds along some path (liveness,
+    /// reaching definitions). States start empty.
+    May,
+    /// Intersection: an element holds if it holds along every path
+    /// (available expressions, dominators). States of solved nodes start
+    /// full.
+    Must,
+}
+
+/// Which nodes a solver computes states for.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Scope {
+    /// Nodes reachable from the entry; others keep the empty state. With
+    /// no entry, nothing is solved.
+    Reachable,
+    /// Every node. Forward, a node without predecessors other than the
+    /// entry gets the confluence of nothing (empty for may, full for must).
+    All,
+}
+
+/// A join-semilattice: a partial order in which any two elements have a
+/// least upper bound. The dataflow domain of an [`Analysis`].
+///
+/// The solver needs `join` to be the least upper bound (commutative,
+/// associative, idempotent), `bottom` (see [`Analysis::bottom`]) to be its
+/// identity, and ascending chains to be finite.
+pub trait JoinSemiLattice: Eq {
+    /// Sets `self` to the join of `self` and `other`; true when `self`
+    /// changed.
+    fn join(&mut self, other: &Self) -> bool;
+}
+
+/// `false < true`: join is "or".
+impl JoinSemiLattice for bool {
+    fn join(&mut self, other: &bool) -> bool {
+        let changed = !*self && *other;
+        *self |= *other;
+        changed
+    }
+}
+
+/// Sets ordered by inclusion: join is union (the set grows if `other` is
+/// longer).
+impl JoinSemiLattice for FixedBitSet {
+    fn join(&mut self, other: &FixedBitSet) -> bool {
+        if other.is_subset(self) {
+            return false;
+        }
+        self.union_with(other);
+        true
+    }
+}
+
+/// `None` below every `Some`: adds a new bottom ("not reached yet") to any
+/// lattice.
+impl<T: JoinSemiLattice + Clone> JoinSemiLattice for Option<T> {
+    fn join(&mut self, other: &Option<T>) -> bool {
+        match (self.as_mut(), other) {
+            (_, None) => false,
+            (None, Some(o)) => {
+                *self = Some(o.clone());
+                true
+            }
+            (Some(s), Some(o)) => s.join(o),
+        }
+    }
+}
+
+/// A monotone dataflow analysis, solved by [`DataflowResults::compute`].
+///
+/// For a forward analysis, `transfer_block` maps a node's in state to its
+/// out state; for a backward one, its out state to its in state. It must be
+/// monotone, or the solver may not terminate.
+pub trait Analysis {
+    /// The states: a join-semilattice with finite ascending chains.
+    type Domain: JoinSemiLattice + Clone;
+
+    /// Forward or backward.
+    const DIRECTION: Direction;
+
+    /// Which nodes are solved; by default those reachable from the entry.
+    const SCOPE: Scope = Scope::Reachable;
+
+    /// The bottom of the lattice (the identity of join): every state starts
+    /// here, and nodes outside the scope keep it.
+    fn bottom(&self) -> Self::Domain;
+
+    /// Sets the boundary state, given as bottom: the in state of the entry
+    /// (forward) or the out state of each exit, a node without successors
+    /// (backward).
+    fn boundary(&self, state: &mut Self::Domain);
+
+    /// Applies the effect of the whole of `node` to `state`.
+    fn transfer_block(&self, node: Node, state: &mut Self::Domain);
+}
+
+/// The shape of a [`GenKill`] problem: direction, confluence and scope.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Flow {
+    /// Which way information flows.
+    pub direction: Direction,
+    /// Union or intersection.
+    pub confluence: Confluence,
+    /// Which nodes are solved.
+    pub scope: Scope,
+}
+
+impl Flow {
+    /// A flow over the nodes reachable from the entry.
+    pub const fn new(direction: Direction, confluence: Confluence) -> Flow {
+        Flow { direction, confluence, scope: Scope::Reachable }
+    }
+
+    /// The same flow over another scope.
+    pub const fn with_scope(self, scope: Scope) -> Flow {
+        Flow { scope, ..self }
+    }
+}
+
+impl Default for Flow {
+    /// Forward, may, reachable nodes.
+    fn default() -> Flow {
+        Flow::new(Direction::Forward, Confluence::May)
+    }
+}

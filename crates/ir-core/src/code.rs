@@ -1,0 +1,137 @@
+//! How `cfg-dom`'s analyses (and the `ssa` and `defuse` crates built on
+//! them) see a Keel function: its CFG as a [`cfg_dom::CsrGraph`]
+//! ([`Function::cfg`]), its versions ([`cfg_dom::Versioned`]: the CFG epoch
+//! and the code epoch) and its code as defs and uses of vars
+//! ([`cfg_dom::VarCode`]).
+//!
+//! Invariants: block `bbN` is node `N` ([`node`], [`block`]); one node per
+//! block ever created, so blocks not in the layout are isolated nodes with
+//! no instructions; an edge from each laid-out block to each distinct
+//! laid-out successor of its terminator, in terminator order (phis have one
+//! incoming value per predecessor block, not per edge); the entry block is
+//! the entry. Var ids and instruction ids are the entities' indices. Uses
+//! of an instruction are numbered in [`Function::uses`] order (operands,
+//! guard, fallbacks): [`Function::use_site`] maps the number back. A phi's
+//! var operand `i` is read at the end of `phi_blocks(inst)[i]`; a phi is
+//! never guarded for the analyses (a guard on one, only in unverified IR,
+//! is a use at the phi).
+
+use crate::entities::{Block, Inst, Var};
+use crate::function::Function;
+use crate::instructions::UseSite;
+use crate::opcode::Opcode;
+use cfg_dom::{CsrGraph, InstId, Node, Use, VarCode, VarId, Versioned};
+
+/// The CFG node of a block: block `bbN` is node `N`.
+#[inline]
+pub fn node(b: Block) -> Node {
+    b.as_u32()
+}
+
+/// The block of a CFG node of [`Function::cfg`].
+#[inline]
+pub fn block(n: Node) -> Block {
+    Block::from_u32(n)
+}
+
+impl Function {
+    /// The CFG (see the module invariants), stamped with the CFG epoch so
+    /// analyses of it can be checked against later edits.
+    pub fn cfg(&self) -> CsrGraph {
+        let mut g = CsrGraph::new();
+        self.compute_cfg(&mut g);
+        g
+    }
+
+    /// [`Function::cfg`] into `graph`, reusing its buffers.
+    pub fn compute_cfg(&self, graph: &mut CsrGraph) {
+        let layout = self.layout();
+        let built = graph.compute_distinct(
+            self.num_blocks(),
+            self.entry_block().map(node),
+            Some(self.cfg_epoch().as_u64()),
+            self.blocks().map(node),
+            |b| self.block_successors(block(b)).filter(|&s| layout.is_block_inserted(s)).map(node),
+        );
+        // Laid-out blocks and successors are blocks of this function, so
+        // every node is below `num_blocks`.
+        debug_assert!(built.is_ok(), "{built:?}");
+    }
+
+    /// The use site of use number `k` of `inst` (in [`Function::uses`]
+    /// order, the numbering of [`cfg_dom::VarCode::uses`]).
+    pub fn use_site(&self, inst: Inst, k: u32) -> Option<UseSite> {
+        self.uses(inst).nth(k as usize).map(|(site, _)| site)
+    }
+
+    /// The number of the use at `site` of `inst` (the inverse of
+    /// [`Function::use_site`]).
+    pub fn use_number(&self, inst: Inst, site: UseSite) -> Option<u32> {
+        self.uses(inst).position(|(s, _)| s == site).map(|k| k as u32)
+    }
+}
+
+impl Versioned for Function {
+    fn cfg_stamp(&self) -> Option<u64> {
+        Some(self.cfg_epoch().as_u64())
+    }
+
+    fn code_stamp(&self) -> Option<u64> {
+        Some(self.epoch().as_u64())
+    }
+}
+
+impl VarCode for Function {
+    fn num_blocks(&self) -> usize {
+        Function::num_blocks(self)
+    }
+
+    fn num_vars(&self) -> usize {
+        Function::num_vars(self)
+    }
+
+    fn num_insts(&self) -> usize {
+        Function::num_insts(self)
+    }
+
+    fn params(&self) -> impl Iterator<Item = VarId> + '_ {
+        Function::params(self).iter().map(|v| v.as_u32())
+    }
+
+    fn block_insts(&self, b: Node) -> impl Iterator<Item = InstId> + '_ {
+        // Blocks out of the layout have no code (they are isolated nodes).
+        self.layout().inserted_block_insts(block(b)).map(|i| i.as_u32())
+    }
+
+    fn defs(&self, inst: InstId) -> impl Iterator<Item = VarId> + '_ {
+        self.results(Inst::from_u32(inst)).iter().map(|v| v.as_u32())
+    }
+
+    fn uses(&self, inst: InstId) -> impl Iterator<Item = Use> + '_ {
+        let inst = Inst::from_u32(inst);
+        let preds = if self.is_phi(inst) { self.phi_blocks(inst) } else { &[] };
+        Function::uses(self, inst).map(move |(site, v): (UseSite, Var)| {
+            let pred = match site {
+                UseSite::Operand(i) => preds.get(i as usize).map(|&b| node(b)),
+                _ => None,
+            };
+            Use { var: v.as_u32(), pred }
+        })
+    }
+
+    fn is_guarded(&self, inst: InstId) -> bool {
+        let inst = Inst::from_u32(inst);
+        self.guard(inst).is_some() && !self.is_phi(inst)
+    }
+
+    fn is_phi(&self, inst: InstId) -> bool {
+        Function::is_phi(self, Inst::from_u32(inst))
+    }
+}
+
+impl Function {
+    /// True when `inst` is a phi of this function.
+    pub fn is_phi(&self, inst: Inst) -> bool {
+        self.inst(inst).is_some_and(|d| d.opcode == Opcode::Phi)
+    }
+}
