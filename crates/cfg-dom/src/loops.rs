@@ -293,24 +293,9 @@ impl LoopForest {
             self.depth[l] = if p == NONE { 1 } else { self.depth[p as usize] + 1 };
         }
         // Children (CSR), in increasing id order.
-        self.child_start.resize(k + 1, 0);
-        for &p in &self.parent {
-            if p != NONE {
-                self.child_start[p as usize + 1] += 1;
-            }
-        }
-        for l in 0..k {
-            self.child_start[l + 1] += self.child_start[l];
-        }
-        self.children.resize(self.child_start[k] as usize, LoopId(0));
-        s.cursor.clear();
-        s.cursor.extend_from_slice(&self.child_start[..k]);
-        for (l, &p) in self.parent.iter().enumerate() {
-            if p != NONE {
-                self.children[s.cursor[p as usize] as usize] = LoopId(l as u32);
-                s.cursor[p as usize] += 1;
-            }
-        }
+        let parent = &self.parent;
+        let pairs = (0..k as u32).filter(|&l| parent[l as usize] != NONE).map(|l| (parent[l as usize], LoopId(l)));
+        crate::csr::bucket_by(k, pairs, &mut self.child_start, &mut self.children);
         // Innermost loops, and how many nodes each loop owns.
         self.own_end.resize(k, 0);
         for (i, &x) in s.vertex.iter().enumerate() {

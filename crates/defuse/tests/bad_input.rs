@@ -20,7 +20,15 @@ use ssa::{PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionD
 
 /// A well-formed toy program: a generated Keel function, copied.
 fn toy_program(seed: u64) -> (Function, Toy) {
-    let config = GenConfig { blocks: 24, vars: 6, predication: 0.3, phis: 0.3, irreducible: 0.3, unreachable: 0.2, ..GenConfig::default() };
+    let config = GenConfig {
+        blocks: 24,
+        vars: 6,
+        predication: 0.3,
+        phis: 0.3,
+        irreducible: 0.3,
+        unreachable: 0.2,
+        ..GenConfig::default()
+    };
     let g = generate(&config, seed);
     let func = g.module.function(g.main).expect("main").clone();
     let toy = to_toy(&func);

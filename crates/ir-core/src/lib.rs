@@ -8,8 +8,9 @@
 //!   tell when their results are stale.
 //! - **Vars are not SSA by default**: a [`Var`] is a typed storage location
 //!   any number of instructions may define. SSA form is a property the
-//!   verifier can check ([`VerifyOptions::ssa`]); SSA versions are vars
-//!   named `%x.N` that remember their original ([`VarData::origin`]).
+//!   verifier can check ([`VerifyOptions::ssa`]); an SSA version is a var
+//!   that records its original when it is created ([`VarData::origin`];
+//!   `var %x.2: i32 of %x` in text), never inferred from its name.
 //! - **Predication**: any non-phi, non-terminator instruction may carry a
 //!   [`Guard`] (`@%p` / `@!%p`); when it fails the instruction does nothing,
 //!   so it defines without killing.
@@ -21,6 +22,30 @@
 //! - **Reference interpreter** ([`interp`]): runs any function on concrete
 //!   arguments and memory, with fuel, and counts what executed: the judge of
 //!   every transform.
+//!
+//! - **For `cfg-dom`'s analyses** (and `ssa`, `defuse` above them): a
+//!   function builds its CFG with [`Function::cfg`] and implements
+//!   `cfg_dom::VarCode` (its code as defs and uses of vars) and
+//!   `cfg_dom::Versioned` (its epochs as stamps); [`node`] and [`block`]
+//!   convert between blocks and CFG nodes.
+//!
+//! # Bad input
+//!
+//! One rule, crate-wide. Text input is parsed into a module or a list of
+//! diagnostics ([`text::parse`]: `file:line:col`, the source line, a caret),
+//! never a panic. The builder does not check what it is given (Cranelift's
+//! choice: building stays cheap); [`verify_module`] does, collecting every
+//! error, each naming its function, block, instruction or var, and never
+//! panics whatever the builder produced. The interpreter answers a
+//! malformed or misbehaving program with a [`interp::Trap`] and stops at
+//! its fuel. Accessors take ids this function created: [`Function::opcode`]
+//! panics on any other instruction (`# Panics`; [`Function::inst`] is the
+//! checked form); option accessors ([`Function::imm`], [`Function::arg`],
+//! [`Function::var_data`], [`Function::var_type`], ...) answer `None`; list
+//! accessors answer an empty list, so that code walking a malformed
+//! function (the verifier, the printer) never panics. Analyses of a
+//! function that names vars or blocks it does not have return
+//! `cfg_dom::InputError`.
 //!
 //! Choices where the issue was silent: block numbers are preserved by the
 //! text format (Cranelift's choice, so diagnostics and dumps agree); var

@@ -5,8 +5,16 @@
 //! turns each defined function into an `ir-core` function. A function that
 //! still cannot be imported is reported in its [`FuncReport`] with its index
 //! and the reason, and becomes an `extern` of the same name and signature so
-//! that its callers import anyway. The import never panics, whatever the
-//! input.
+//! that its callers import anyway.
+//!
+//! # Bad input
+//!
+//! The rule: the import never panics, whatever the bytes. A module that
+//! does not validate is a [`ModuleError`]; a function that validates but
+//! cannot be translated is reported per function and imported as an
+//! `extern`; every function the import produces passes
+//! `ir_core::verify_function` (the `wasm` fuzz target and its smoke test
+//! check all three on random and mutated modules).
 //!
 //! # The mapping
 //!
