@@ -6,8 +6,8 @@
 //! zero; element and node arguments out of range are ignored; the fixpoint
 //! loop allocates nothing.
 
+use super::framework::{Confluence, Direction, Flow};
 use super::worklist::Worklist;
-use super::{Confluence, Direction, Flow};
 use crate::graph::{Graph, NONE, Node};
 
 /// A gen/kill problem over sets of `0..domain_size`: per node a gen and a

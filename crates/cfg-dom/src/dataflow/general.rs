@@ -7,8 +7,8 @@
 //! the analysis' scope keep it; the loop allocates only through the
 //! domain's `clone_from` and the analysis' own code.
 
+use super::framework::{Analysis, Direction, JoinSemiLattice};
 use super::worklist::Worklist;
-use super::{Analysis, Direction, JoinSemiLattice};
 use crate::graph::{Graph, NONE, Node};
 
 /// The results of an [`Analysis`]: an in and an out state per node.

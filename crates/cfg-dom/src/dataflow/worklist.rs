@@ -8,7 +8,7 @@
 //! visiting order and their results and visit counts are deterministic.
 //! Nothing recurses; successor ids out of range are ignored.
 
-use super::{Direction, Scope};
+use super::framework::{Direction, Scope};
 use crate::graph::{Graph, NONE, Node};
 
 /// The worklist shared by both solvers: the visiting order, each node's

@@ -6,8 +6,8 @@
 //! level.
 
 use super::context::{Ctx, exact, global, plural};
+use super::error::{ErrorKind, Location, VerifierError};
 use super::tensor::check_tensor;
-use super::{ErrorKind, Location, VerifierError};
 use crate::access::scalar_access_width;
 use crate::code::{block as block_of, node};
 use crate::entities::{Block, Inst, Var};

@@ -4,7 +4,7 @@
 //! Invariant: an error reported through a `Ctx` carries the function and
 //! the block and instruction being checked when it is reported.
 
-use super::{ErrorKind, Location, VerifierError};
+use super::error::{ErrorKind, Location, VerifierError};
 use crate::entities::{Block, FuncId, Inst, Var};
 use crate::function::Function;
 use crate::instructions::Operand;

@@ -13,8 +13,8 @@
 //! exempt (nothing executes them; LLVM makes the same choice). Linear in
 //! the size of the function, plus the dominator tree.
 
-use super::ErrorKind;
 use super::context::Ctx;
+use super::error::ErrorKind;
 use crate::code::node;
 use crate::entities::{Block, Inst, Var};
 use crate::instructions::UseSite;

@@ -5,8 +5,8 @@
 //! sizes that are not immediates are not compared (they are checked at run
 //! time by the interpreter).
 
-use super::ErrorKind;
 use super::context::{Ctx, exact, global, plural};
+use super::error::ErrorKind;
 use crate::entities::{Inst, Var};
 use crate::instructions::{MemDesc, Operand, Slot};
 use crate::opcode::{Format, Opcode, SlotRule};
