@@ -6,9 +6,11 @@
 //! tensor instruction's element work, so no run exceeds its fuel by more
 //! than one instruction's worth of bookkeeping.
 
+use super::config::{Config, Stats};
 use super::memory::Memory;
 use super::ops::{self, truthy};
-use super::{Config, Stats, Trap, TrapKind, tensor};
+use super::tensor;
+use super::trap::{Trap, TrapKind};
 use crate::access::scalar_access_width;
 use crate::entities::{Block, FuncId, Inst, Var};
 use crate::function::Function;

@@ -6,7 +6,7 @@
 //! read is `Imm::from_bits(elem, bits)` with no conversion. Sizes are checked
 //! against a byte budget before anything is allocated.
 
-use super::{Trap, TrapKind};
+use super::trap::{Trap, TrapKind};
 use crate::entities::Mem;
 use crate::imm::Imm;
 use crate::module::Module;

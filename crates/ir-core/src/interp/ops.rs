@@ -6,7 +6,7 @@
 //! §6, "run-time semantics"); floats follow IEEE 754 through Rust's `f32`
 //! and `f64`. Operations that can trap return a [`TrapKind`] and a reason.
 
-use super::TrapKind;
+use super::trap::TrapKind;
 use crate::imm::Imm;
 use crate::opcode::{FloatCC, IntCC, Opcode};
 use crate::types::Type;

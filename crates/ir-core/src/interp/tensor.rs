@@ -7,7 +7,7 @@
 
 use super::memory::Memory;
 use super::ops::{self, sval};
-use super::{Trap, TrapKind};
+use super::trap::{Trap, TrapKind};
 use crate::entities::{Inst, Mem};
 use crate::function::Function;
 use crate::imm::Imm;
