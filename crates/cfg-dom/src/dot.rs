@@ -8,7 +8,7 @@
 //! through an explicit stack, not recursion.
 
 use crate::graph::{Graph, Node};
-use crate::{DomTree, LoopForest, PostDomTree};
+use crate::{DomTree, LoopForest, Mismatch, PostDomTree};
 use core::fmt::Write;
 
 /// Escapes `s` for a dot quoted string; newlines become left-justified
@@ -90,8 +90,10 @@ fn sorted(nodes: &[Node]) -> Vec<Node> {
 }
 
 /// The graph with each loop drawn as a cluster around its body, nested as
-/// the forest nests; headers are drawn bold, irreducible loops dashed.
-pub fn loops(g: &impl Graph, forest: &LoopForest, label: impl Fn(Node) -> String) -> String {
+/// the forest nests; headers are drawn bold, irreducible loops dashed. An
+/// error when `forest` was computed on another graph.
+pub fn loops(g: &impl Graph, forest: &LoopForest, label: impl Fn(Node) -> String) -> Result<String, Mismatch> {
+    crate::stamp::belongs("the loop forest", g.num_nodes(), g.stamp(), forest.num_nodes(), forest.stamp())?;
     let mut out = String::from("digraph loops {\n  node [shape=box, fontname=\"monospace\"];\n");
     let emit = |out: &mut String, n: Node| {
         node_line(out, n, &label(n), false);
@@ -133,5 +135,20 @@ pub fn loops(g: &impl Graph, forest: &LoopForest, label: impl Fn(Node) -> String
         }
     }
     out.push_str("}\n");
-    out
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CsrGraph;
+
+    #[test]
+    fn loops_of_another_graph_are_an_error() {
+        let g = CsrGraph::from_edges(3, Some(0), [(0, 1), (1, 1), (1, 2)]).unwrap();
+        let text = loops(&g, &LoopForest::of(&g), |n| format!("b{n}")).unwrap();
+        assert!(text.contains("subgraph cluster_") && text.contains("n1 -> n1;"), "{text}");
+        let other = CsrGraph::from_edges(5, Some(0), [(0, 4)]).unwrap();
+        assert!(loops(&g, &LoopForest::of(&other), |n| format!("b{n}")).is_err());
+    }
 }

@@ -47,7 +47,7 @@ pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> Ex
         What::Cfg => dot::cfg(&graph, label),
         What::Domtree => dot::dom_tree(&DomTree::of(&graph), label),
         What::Postdomtree => dot::post_dom_tree(&PostDomTree::of(&graph), label),
-        What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label),
+        What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label).expect("the forest of this graph"),
     };
     print!("{text}");
     ExitCode::SUCCESS
