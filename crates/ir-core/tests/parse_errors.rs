@@ -8,9 +8,9 @@
 
 mod common;
 
-use common::examples;
+use common::{examples, location};
 
-use ir_core::text::{self, Diagnostic, ParseLimits, line_col};
+use ir_core::text::{self, Diagnostic, ParseLimits, Span, line_col};
 
 // ---- helpers ------------------------------------------------------------------------
 
@@ -74,7 +74,10 @@ fn parse_checked(bytes: &[u8]) -> Result<(), Vec<Diagnostic>> {
                 assert!(!diag.message.is_empty());
                 assert!(!diag.message.contains('\n'), "messages are one line: {:?}", diag.message);
                 let r = diag.render("t.kir", &shown);
-                assert!(r.starts_with("t.kir:"), "{r}");
+                assert!(r.starts_with("error: "), "{r}");
+                let lc = line_col(&shown, diag.span.start);
+                assert_eq!(location(&r), ("t.kir".to_string(), lc.line, lc.col), "{r}");
+                assert!(r.lines().last().is_some_and(|l| l.contains('^')), "no caret:\n{r}");
             }
             assert!(d.len() <= ParseLimits::default().max_errors);
             Err(d)
@@ -107,7 +110,7 @@ fn renders_unknown_opcode_with_source_line_and_caret() {
     assert_eq!(d.len(), 1);
     assert_eq!(
         d[0].render("t.kir", src),
-        "t.kir:3:5: error: unknown opcode `frobnicate`\n  |\n3 |     frobnicate\n  |     ^^^^^^^^^^\n"
+        "error: unknown opcode `frobnicate`\n --> t.kir:3:5\n  |\n3 |     frobnicate\n  |     ^^^^^^^^^^\n"
     );
 }
 
@@ -121,16 +124,20 @@ fn renders_a_two_digit_line_number_with_a_wider_gutter() {
     let d = diags(&src);
     assert_eq!(
         d[0].render("dir/t.kir", &src),
-        "dir/t.kir:11:18: error: undeclared var `%zz`\n   |\n11 |     %a = add %a, %zz\n   |                  ^^^\n"
+        "error: undeclared var `%zz`\n  --> dir/t.kir:11:18\n   |\n11 |     %a = add %a, %zz\n   |                  ^^^\n"
     );
 }
 
 #[test]
-fn renders_tabs_in_the_caret_line_and_counts_columns_in_characters() {
-    // A tab before the error is kept so the caret lines up.
+fn renders_tabs_as_spaces_and_counts_columns_in_characters() {
+    // A tab is shown as four spaces, and the caret lines up with them; the
+    // column counts the tab as one character.
     let src = "func @f() {\nbb0:\n\tnope\n}\n";
     let d = diags(src);
-    assert_eq!(d[0].render("t.kir", src), "t.kir:3:2: error: unknown opcode `nope`\n  |\n3 | \tnope\n  | \t^^^^\n");
+    assert_eq!(
+        d[0].render("t.kir", src),
+        "error: unknown opcode `nope`\n --> t.kir:3:2\n  |\n3 |     nope\n  |     ^^^^\n"
+    );
     // Columns count characters, not bytes: `ü` is two bytes.
     let src = "mem @\"ü\": i33[1] dram\n";
     let d = diags(src);
@@ -138,7 +145,7 @@ fn renders_tabs_in_the_caret_line_and_counts_columns_in_characters() {
     assert_eq!(at(src, &d[0]), ("unknown type `i33`".to_string(), 1, 11));
     assert_eq!(
         d[0].render("t.kir", src),
-        "t.kir:1:11: error: unknown type `i33`\n  |\n1 | mem @\"ü\": i33[1] dram\n  |           ^^^\n"
+        "error: unknown type `i33`\n --> t.kir:1:11\n  |\n1 | mem @\"ü\": i33[1] dram\n  |           ^^^\n"
     );
 }
 
@@ -148,7 +155,7 @@ fn renders_an_error_at_the_end_of_the_input() {
     let d = diags(src);
     assert_eq!(
         d[0].render("t.kir", src),
-        "t.kir:1:5: error: expected a global name (`@name`), found end of file\n  |\n1 | func\n  |     ^\n"
+        "error: expected a global name (`@name`), found end of file\n --> t.kir:1:5\n  |\n1 | func\n  |     ^\n"
     );
 }
 
@@ -158,8 +165,30 @@ fn renders_crlf_lines_without_the_carriage_return() {
     let d = diags(src);
     assert_eq!(
         d[0].render("t.kir", src),
-        "t.kir:3:5: error: unknown opcode `bogus`\n  |\n3 |     bogus\n  |     ^^^^^\n"
+        "error: unknown opcode `bogus`\n --> t.kir:3:5\n  |\n3 |     bogus\n  |     ^^^^^\n"
     );
+}
+
+#[test]
+fn renders_a_span_past_the_end_an_empty_file_and_control_bytes() {
+    // A span past the end of the source marks the end of its last line.
+    let d = Diagnostic { message: "late".to_string(), span: Span::new(40, 99) };
+    assert_eq!(d.render("t.kir", "func\n"), "error: late\n --> t.kir:2:1\n  |\n2 |\n  | ^\n");
+    assert_eq!(d.render("t.kir", "func"), "error: late\n --> t.kir:1:5\n  |\n1 | func\n  |     ^\n");
+    // An empty file: line 1, column 1, an empty source line.
+    let d = Diagnostic { message: "empty".to_string(), span: Span::new(0, 0) };
+    assert_eq!(d.render("t.kir", ""), "error: empty\n --> t.kir:1:1\n  |\n1 |\n  | ^\n");
+    assert_eq!(text::render_error("t.kir", "", Span::new(3, 7), "m"), "error: m\n --> t.kir:1:1\n  |\n1 |\n  | ^\n");
+    // Control bytes (NUL, ESC, DEL, a lone CR) are shown as their Unicode
+    // pictures, never written raw to a terminal; each is one column.
+    let src = "func @f() {\nbb0:\n    \u{1b}[31m\0\r\u{7f} ret\n}\n";
+    let d = diags(src);
+    let r = d[0].render("t.kir", src);
+    assert!(!r.contains(['\u{1b}', '\0', '\r', '\u{7f}']), "{r:?}");
+    let (_, line, col) = at(src, &d[0]);
+    assert_eq!(location(&r), ("t.kir".to_string(), line, col), "{r}");
+    assert_eq!((line, col), (3, 5), "{r}");
+    assert_eq!(r, format!("error: {}\n --> t.kir:3:5\n  |\n3 |     ␛[31m␀␍␡ ret\n  |     ^\n", d[0].message), "{r}");
 }
 
 // ---- names and declarations ---------------------------------------------------------
@@ -644,7 +673,7 @@ fn non_utf8_input() {
     assert_eq!(line_col(prefix, d[0].span.start), ir_core::text::LineCol { line: 3, col: 9 });
     assert_eq!(
         d[0].render("t.kir", prefix),
-        "t.kir:3:9: error: the input is not UTF-8 text (invalid byte 0xff)\n  |\n3 |     ret \n  |         ^\n"
+        "error: the input is not UTF-8 text (invalid byte 0xff)\n --> t.kir:3:9\n  |\n3 |     ret \n  |         ^\n"
     );
     // A truncated multi-byte character and a lone continuation byte.
     let d = text::parse_bytes("; é".as_bytes().split_last().unwrap().1).unwrap_err();

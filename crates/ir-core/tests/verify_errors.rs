@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::examples;
+use common::{caret_column, examples, location};
 
 use ir_core::text::{self, SourceMap};
 use ir_core::{
@@ -99,8 +99,9 @@ fn at_inst(m: &Module, n: u32, k: usize) -> Location {
     Location { func: Some(fid(m, "f")), block: Some(bb(n)), inst: Some(inst(m, "f", n, k)), var: None, mem: None }
 }
 
-/// Asserts the message contains `part` and the rendered error starts at
-/// `t.kir:line:col:`; returns the rendering.
+/// Asserts the message contains `part`, and the rendered error is titled
+/// with it, located at `t.kir:line:col` and has its caret at `col`; returns
+/// the rendering.
 #[track_caller]
 fn assert_rendered(
     e: &VerifierError,
@@ -113,8 +114,10 @@ fn assert_rendered(
 ) -> String {
     assert!(e.message.contains(part), "message {:?} should contain {part:?}", e.message);
     let r = e.render(m, "t.kir", src, smap);
-    let prefix = format!("t.kir:{line}:{col}: error: {}", e.message);
-    assert!(r.starts_with(&prefix), "rendered as\n{r}\nexpected prefix {prefix:?}");
+    let title = format!("error: {}", e.message);
+    assert!(r.starts_with(&title), "rendered as\n{r}\nexpected title {title:?}");
+    assert_eq!(location(&r), ("t.kir".to_string(), line, col), "rendered as\n{r}");
+    assert_eq!(caret_column(&r), col, "rendered as\n{r}");
     r
 }
 
@@ -160,7 +163,7 @@ fn no_blocks() {
     // The whole header is underlined.
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:1:1: error: function has no blocks (in @f)\n  |\n1 | func @f() {\n  | ^^^^^^^^^^^\n"
+        "error: function has no blocks (in @f)\n --> t.kir:1:1\n  |\n1 | func @f() {\n  | ^^^^^^^^^^^\n"
     );
     assert_eq!(e.describe(&m), "@f: function has no blocks");
     // A header with params and returns.
@@ -177,7 +180,7 @@ fn missing_terminator() {
     assert_eq!(e.location, at_inst(&m, 0, 0));
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:4:5: error: block does not end in a terminator (in @f)\n  |\n4 |     %x = copy %a\n  |     ^^^^^^^^^^^^\n"
+        "error: block does not end in a terminator (in @f)\n --> t.kir:4:5\n  |\n4 |     %x = copy %a\n  |     ^^^^^^^^^^^^\n"
     );
     assert_eq!(e.describe(&m), "@f: bb0: `%x = copy %a`: block does not end in a terminator");
     // An empty block is located at its label.
@@ -187,7 +190,7 @@ fn missing_terminator() {
     assert_eq!(e.location, Location { func: Some(fid(&m, "f")), block: Some(bb(1)), ..Location::default() });
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:4:1: error: block is empty; it needs a terminator (in @f)\n  |\n4 | bb1:\n  | ^^^\n"
+        "error: block is empty; it needs a terminator (in @f)\n --> t.kir:4:1\n  |\n4 | bb1:\n  | ^^^\n"
     );
     assert_eq!(e.describe(&m), "@f: bb1: block is empty; it needs a terminator");
 }
@@ -210,7 +213,7 @@ fn misplaced_terminator() {
     assert_eq!(e.location, at_inst(&m, 0, 0));
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:2:6: error: `ret` must be the last instruction of its block (in @f)\n  |\n2 | bb0: ret\n  |      ^^^\n"
+        "error: `ret` must be the last instruction of its block (in @f)\n --> t.kir:2:6\n  |\n2 | bb0: ret\n  |      ^^^\n"
     );
 }
 
@@ -270,7 +273,7 @@ fn entry_block() {
     assert_eq!(e.location, Location { func: Some(fid(&m, "f")), block: Some(bb(0)), ..Location::default() });
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:2:1: error: the entry block has predecessors (bb1) (in @f)\n  |\n2 | bb0:\n  | ^^^\n"
+        "error: the entry block has predecessors (bb1) (in @f)\n --> t.kir:2:1\n  |\n2 | bb0:\n  | ^^^\n"
     );
     // The entry block is the first in the layout, whatever its number.
     let src = "func @f() {\nbb3:\n    jump bb1\nbb1:\n    jump bb3\n}\n";
@@ -410,7 +413,7 @@ fn bad_guard() {
     assert_eq!(e.location, at_inst(&m, 0, 0));
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:3:5: error: `ret` cannot be guarded (in @f)\n  |\n3 |     @!%p ret\n  |     ^^^^^^^^\n"
+        "error: `ret` cannot be guarded (in @f)\n --> t.kir:3:5\n  |\n3 |     @!%p ret\n  |     ^^^^^^^^\n"
     );
     let src = "func @f(%p: i1, %a: i32) {\nbb0:\n    jump bb1\nbb1:\n    @%p %a = phi(bb0: %a)\n    ret\n}\n";
     let (m, smap, e) = single(src, BASE, ErrorKind::BadGuard);
@@ -562,7 +565,7 @@ fn bad_const() {
     assert_eq!(e.location, at_inst(&m, 0, 0));
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:4:5: error: `const` needs an immediate; use `copy` for a var (in @f)\n  |\n4 |     %x = const %a\n  |     ^^^^^^^^^^^^^\n"
+        "error: `const` needs an immediate; use `copy` for a var (in @f)\n --> t.kir:4:5\n  |\n4 |     %x = const %a\n  |     ^^^^^^^^^^^^^\n"
     );
 }
 
@@ -588,7 +591,7 @@ fn mem_init_from_the_builder() {
         assert_eq!(e.location, Location { mem: e.location.mem, ..Location::default() });
         assert!(e.location.mem.is_some());
         assert_eq!(e.describe(&m), e.message);
-        assert_eq!(e.render(&m, "t.kir", "", &SourceMap::default()), format!("t.kir: error: {}\n", e.message));
+        assert_eq!(e.render(&m, "t.kir", "", &SourceMap::default()), format!("error: {}\n--> t.kir\n", e.message));
     }
     // Both problems in one object.
     let mut m = Module::new();
@@ -624,7 +627,9 @@ fn mem_init_from_text() {
     assert_eq!(e.describe(&m), e.message);
     // Rendered at the object's name in its declaration.
     let r = e.render(&m, "t.kir", src, &smap);
-    assert!(r.starts_with("t.kir:1:5: error: @m holds i32 but an initial value is f32 1.5"), "{r}");
+    assert!(r.starts_with("error: @m holds i32 but an initial value is f32 1.5\n"), "{r}");
+    assert_eq!(location(&r), ("t.kir".to_string(), 1, 5), "{r}");
+    assert_eq!(caret_column(&r), 5, "{r}");
 }
 
 // ---- SSA level ----------------------------------------------------------------------
@@ -641,7 +646,7 @@ fn multiple_definitions() {
     // Located at the var's declaration.
     assert_eq!(
         e.render(&m, "t.kir", src, &smap),
-        "t.kir:2:9: error: %x is defined 2 times; SSA allows one (in @f)\n  |\n2 |     var %x: i32\n  |         ^^\n"
+        "error: %x is defined 2 times; SSA allows one (in @f)\n --> t.kir:2:9\n  |\n2 |     var %x: i32\n  |         ^^\n"
     );
     assert_eq!(e.describe(&m), "@f: %x is defined 2 times; SSA allows one");
     // A param counts as a definition; it is located in the header.
@@ -1069,7 +1074,8 @@ bb0:
         .iter()
         .map(|e| {
             let r = e.render(&m, "t.kir", src, &smap);
-            let line = r.split(':').nth(1).unwrap().parse::<usize>().unwrap();
+            let (file, line, col) = location(&r);
+            assert_eq!((file.as_str(), caret_column(&r)), ("t.kir", col), "{r}");
             (line, e.kind, e.message.clone())
         })
         .collect();

@@ -14,7 +14,8 @@ use wasm_import::ImportOptions;
 pub(crate) fn import(file: &str, output: Option<&str>, only: Option<u32>, names: bool, quiet: bool) -> ExitCode {
     let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
     if !input.is_wasm() {
-        eprintln!("{}: error: not a WebAssembly binary (it does not start with `\\0asm`)", input.name);
+        let message = "not a WebAssembly binary (it does not start with `\\0asm`)";
+        eprint!("{}", ir_core::text::render_file_error(&input.name, message));
         return ExitCode::FAILURE;
     }
     let options = ImportOptions { only, use_names: names, ..ImportOptions::default() };

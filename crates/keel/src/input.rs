@@ -1,4 +1,7 @@
-//! Reading an input file and parsing it, with diagnostics on stderr.
+//! Reading an input file and parsing it, with diagnostics on stderr
+//! (rendered by `ir_core`: [`Diagnostic::render`] and
+//! `VerifierError::render`, both drawn by `annotate-snippets`), each run's
+//! errors followed by a `NAME: N errors` count.
 
 use ir_core::Module;
 use ir_core::text::{self, Diagnostic, SourceMap};

@@ -1,9 +1,12 @@
 //! `keel`: the command-line front of the Keel toolkit.
 //!
-//! Every subcommand reports problems as messages (`file:line:col: error:`
-//! with the source line and a caret) and exits 1; usage errors exit 2. A
-//! panic would be a bug: the hook below turns it into a one-line report
-//! instead of a backtrace.
+//! Every subcommand reports problems as diagnostics (`error: message`,
+//! `--> file:line:col`, the source line and a caret) and exits 1; usage
+//! errors exit 2. Diagnostics are rendered by ir-core (`ir_core::text`'s
+//! renderer, built on `annotate-snippets`), never here, so the parser's,
+//! the verifier's and the importer's errors look alike. A panic would be a
+//! bug: the hook below turns it into a one-line report instead of a
+//! backtrace.
 
 mod dot;
 mod du;

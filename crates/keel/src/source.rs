@@ -26,9 +26,10 @@ pub(crate) struct Loaded {
 }
 
 /// Imports a WebAssembly module, printing a module-level error (invalid
-/// or malformed binary) as `FILE: error: ...`.
+/// or malformed binary) as a diagnostic on the file
+/// ([`wasm_import::ModuleError::render`]).
 pub(crate) fn import_wasm(input: &Input, options: &wasm_import::ImportOptions) -> Option<wasm_import::Import> {
-    wasm_import::import(input.bytes(), options).map_err(|e| eprintln!("{}: error: {e}", input.name)).ok()
+    wasm_import::import(input.bytes(), options).map_err(|e| eprint!("{}", e.render(&input.name))).ok()
 }
 
 impl Loaded {

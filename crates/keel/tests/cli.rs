@@ -62,8 +62,9 @@ fn check_reports_located_errors_and_exits_1() {
     assert_clean_failure(&o, "unknown opcode");
     let err = stderr(&o);
     let want =
-        format!("{}:3:10: error: unknown opcode `ad`\n  |\n3 |     %a = ad %a, 1\n  |          ^^\n", p.display());
+        format!("error: unknown opcode `ad`\n --> {}:3:10\n  |\n3 |     %a = ad %a, 1\n  |          ^^\n", p.display());
     assert!(err.starts_with(&want), "{err}");
+    assert!(err.ends_with(": 1 error\n"), "{err}");
 }
 
 #[test]
@@ -73,10 +74,20 @@ fn check_reports_verifier_errors_in_source_order() {
     let o = run(keel().arg("check").arg(&p));
     assert_clean_failure(&o, "verifier");
     let err = stderr(&o);
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains(": error: ")).collect();
-    assert_eq!(lines.len(), 4, "{err}");
-    assert!(lines[0].contains(":4:5: error: the guard %p has type i32, expected i1"), "{err}");
-    assert!(lines[3].contains(":5:5: error: return value 0 (%b) has type i64, expected i32"), "{err}");
+    // Each diagnostic: its title, `--> file:line:col`, the source line and
+    // a caret under the instruction.
+    let diags: Vec<&str> = err.split("error: ").skip(1).collect();
+    assert_eq!(diags.len(), 4, "{err}");
+    let first = format!(
+        "the guard %p has type i32, expected i1 (in @f)\n --> {}:4:5\n  |\n4 |     @%p %a = add %a, %b\n  |     ^^^^^^^^^^^^^^^^^^^\n",
+        p.display()
+    );
+    assert_eq!(diags[0], first, "{err}");
+    let last = format!(
+        "return value 0 (%b) has type i64, expected i32 (in @f)\n --> {}:5:5\n  |\n5 |     ret %b\n  |     ^^^^^^\n",
+        p.display()
+    );
+    assert!(diags[3].starts_with(&last), "{err}");
     assert!(err.ends_with(": 4 errors\n"), "{err}");
 }
 
@@ -459,12 +470,15 @@ fn import_rejects_what_is_not_a_valid_module() {
     let text = scratch(b"func @f() {\nbb0:\n    ret\n}\n");
     let o = run(keel().arg("import").arg(&text));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("not a WebAssembly binary"), "{}", stderr(&o));
+    let err = stderr(&o);
+    let want = format!("error: not a WebAssembly binary (it does not start with `\\0asm`)\n--> {}\n", text.display());
+    assert_eq!(err, want);
     let broken = scratch(b"\0asm\x01\0\0\0\x01\xff\xff");
     let o = run(keel().arg("import").arg(&broken));
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("invalid WebAssembly module at offset") && !err.contains("panicked"), "{err}");
+    assert!(err.starts_with("error: invalid WebAssembly module at offset 0x") && !err.contains("panicked"), "{err}");
+    assert!(err.ends_with(&format!("\n--> {}\n", broken.display())), "{err}");
     let o = run(keel().arg("import").arg(wasm_module()).args(["--func", "7"]));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }

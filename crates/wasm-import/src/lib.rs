@@ -1,7 +1,9 @@
 //! Imports WebAssembly modules into Keel's IR.
 //!
 //! [`import`] validates a core wasm module with wasmparser (an invalid module
-//! is a [`ModuleError`] with the byte offset and wasmparser's message), then
+//! is a [`ModuleError`] with the byte offset and wasmparser's message;
+//! [`ModuleError::render`] shows it through `ir-core`'s diagnostic renderer,
+//! `annotate-snippets`, like every other Keel error), then
 //! turns each defined function into an `ir-core` function. A function that
 //! still cannot be imported is reported in its [`FuncReport`] with its index
 //! and the reason, and becomes an `extern` of the same name and signature so
@@ -175,6 +177,17 @@ pub struct ModuleError {
 impl fmt::Display for ModuleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "invalid WebAssembly module at offset {:#x}: {}", self.offset, self.message)
+    }
+}
+
+impl ModuleError {
+    /// Renders the error as a diagnostic on `file` (the module's name), the
+    /// way Keel renders every error (`ir_core::text::render_file_error`):
+    /// `error: invalid WebAssembly module at offset 0x..: message`, then
+    /// `--> file`. A binary has no source line to show, so there is no caret;
+    /// the offset is in the message.
+    pub fn render(&self, file: &str) -> String {
+        ir_core::text::render_file_error(file, &self.to_string())
     }
 }
 

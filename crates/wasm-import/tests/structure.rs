@@ -21,6 +21,10 @@ fn an_invalid_module_is_an_error_with_its_offset() {
     assert!(e.message.contains("type mismatch"), "{e}");
     assert!(e.offset > 8 && e.offset < bytes.len(), "{e}");
     assert!(e.to_string().starts_with("invalid WebAssembly module at offset 0x"), "{e}");
+    // Rendered like every Keel diagnostic: the message, then the file (a
+    // binary has no source line, so no caret).
+    assert_eq!(e.render("m.wasm"), format!("error: {e}\n--> m.wasm\n"));
+    assert_eq!(e.render("m.wasm"), ir_core::text::render_file_error("m.wasm", &e.to_string()));
     // Truncated input: an error inside a section (a cut between sections
     // leaves a valid, smaller module), never a panic.
     let good = wat::parse_str("(module (func (export \"f\") (result i32) (i32.const 1)))").unwrap();

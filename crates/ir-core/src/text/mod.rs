@@ -13,15 +13,22 @@
 //!   input: block numbers are preserved, so gaps are charged against a
 //!   module-wide budget.
 //! - Diagnostics carry byte spans; [`Diagnostic::render`] turns them into
-//!   `file:line:col: error: message`, the source line and a caret.
+//!   `error: message`, `--> file:line:col`, the source line and a caret.
+//!   The drawing is `annotate-snippets`' (rustc's renderer), behind
+//!   [`render_error`] and [`render_file_error`] in the `render` module:
+//!   the one rendering path for the parser, the verifier, the WebAssembly
+//!   importer and the `keel` tool, so there is no caret code of our own to
+//!   keep right.
 
 mod context;
 mod lexer;
 mod parser;
 mod printer;
+mod render;
 
 pub use parser::{ParseLimits, parse, parse_bytes, parse_with};
 pub use printer::{DisplayInst, print_function, print_module, write_function, write_module};
+pub use render::{render_error, render_file_error};
 
 use crate::entities::{Block, FuncId, Inst, Mem, Var};
 
@@ -78,10 +85,15 @@ pub struct LineCol {
     pub col: usize,
 }
 
-/// Line and column of byte `offset` in `src`.
+/// Line and column of byte `offset` in `src` (clamped to the text and to
+/// the start of its character). A `\r\n` is one line break: its `\n` is at
+/// the column of its `\r`. Rendered diagnostics show the same position.
 pub fn line_col(src: &str, offset: u32) -> LineCol {
     let offset = (offset as usize).min(src.len());
-    let offset = (0..=offset).rev().find(|&o| src.is_char_boundary(o)).unwrap_or(0);
+    let mut offset = (0..=offset).rev().find(|&o| src.is_char_boundary(o)).unwrap_or(0);
+    if src[..offset].ends_with('\r') && src[offset..].starts_with('\n') {
+        offset -= 1;
+    }
     let before = &src[..offset];
     let line_start = before.rfind('\n').map_or(0, |p| p + 1);
     LineCol { line: before.matches('\n').count() + 1, col: src[line_start..offset].chars().count() + 1 }
@@ -92,32 +104,12 @@ impl Diagnostic {
         Diagnostic { message: message.into(), span }
     }
 
-    /// `file:line:col: error: message`, then the source line and a caret
-    /// under the span.
+    /// Renders the diagnostic against the source it came from (see
+    /// [`render_error`]): `error: message`, `--> file:line:col`, the source
+    /// line and a caret under the span.
     pub fn render(&self, file: &str, src: &str) -> String {
-        render_at(file, src, self.span, "error", &self.message)
+        render_error(file, src, self.span, &self.message)
     }
-}
-
-/// Renders a message at a span of `src`, rustc-style.
-pub fn render_at(file: &str, src: &str, span: Span, severity: &str, message: &str) -> String {
-    let LineCol { line, col } = line_col(src, span.start);
-    let start = (span.start as usize).min(src.len());
-    let start = (0..=start).rev().find(|&o| src.is_char_boundary(o)).unwrap_or(0);
-    let line_start = src[..start].rfind('\n').map_or(0, |p| p + 1);
-    let line_end = src[start..].find('\n').map_or(src.len(), |p| start + p);
-    let text = src[line_start..line_end].trim_end_matches('\r');
-    let end = (span.end as usize).clamp(start, line_end);
-    let end = (end..=line_end).find(|&o| src.is_char_boundary(o)).unwrap_or(line_end);
-    let width = src[start..end].chars().count().max(1);
-    // Keep tabs in the caret line so the caret stays under the span.
-    let pad: String = src[line_start..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-    let gutter = line.to_string();
-    let blank = " ".repeat(gutter.len());
-    format!(
-        "{file}:{line}:{col}: {severity}: {message}\n{blank} |\n{gutter} | {text}\n{blank} | {pad}{}\n",
-        "^".repeat(width)
-    )
 }
 
 impl fmt::Display for Diagnostic {
@@ -181,10 +173,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn renders_line_col_and_caret() {
-        let src = "a\n\tbc def\n";
-        let r = render_at("f.kir", src, Span::new(6, 9), "error", "oops");
-        assert_eq!(r, "f.kir:2:5: error: oops\n  |\n2 | \tbc def\n  | \t   ^^^\n");
+    fn line_col_counts_characters_and_clamps() {
+        let src = "a\n\tbé def\n";
+        assert_eq!(line_col(src, 7), LineCol { line: 2, col: 5 });
+        // Inside `é` (bytes 4..6): the character's own column.
+        assert_eq!(line_col(src, 5), LineCol { line: 2, col: 3 });
         assert_eq!(line_col(src, 100), LineCol { line: 3, col: 1 });
+        // The `\n` of a `\r\n` is where the `\r` is.
+        assert_eq!(line_col("ab\r\ncd", 3), LineCol { line: 1, col: 3 });
+        assert_eq!(line_col("ab\r\ncd", 2), LineCol { line: 1, col: 3 });
     }
 }

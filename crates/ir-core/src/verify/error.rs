@@ -2,13 +2,18 @@
 //! class of each error ([`ErrorKind`]), where it is ([`Location`]) and how
 //! it reads ([`VerifierError::describe`], [`VerifierError::render`]).
 //!
+//! Rendering goes through the text module's [`render_error`] and
+//! [`render_file_error`], which draw with `annotate-snippets` (rustc's
+//! renderer): one layout and one rendering path for parser and verifier
+//! errors alike.
+//!
 //! Invariant: an error always names its function when it is inside one,
 //! and renders at its source span when the module was parsed with a source
-//! map.
+//! map (else at its file, described in text form).
 
 use crate::entities::{Block, FuncId, Inst, Mem, Var};
 use crate::module::Module;
-use crate::text::{DisplayInst, SourceMap, render_at};
+use crate::text::{DisplayInst, SourceMap, render_error, render_file_error};
 use core::fmt;
 
 /// What to check.
@@ -120,8 +125,10 @@ impl VerifierError {
         s
     }
 
-    /// Renders the error at its source location, rustc-style, when the
-    /// module was parsed with a source map; falls back to [`Self::describe`].
+    /// Renders the error at its source location (`error: message (in @f)`,
+    /// `--> file:line:col`, the source line and a caret; see
+    /// [`render_error`]) when the module was parsed with a source map; else
+    /// `error: ` and [`Self::describe`], then `--> file`.
     pub fn render(&self, m: &Module, file: &str, src: &str, smap: &SourceMap) -> String {
         let loc = &self.location;
         let span = match loc.func {
@@ -136,9 +143,9 @@ impl VerifierError {
                     let _ = crate::text::write_global_name(&mut name, func.name());
                     msg.push_str(&format!(" (in {name})"));
                 }
-                render_at(file, src, span, "error", &msg)
+                render_error(file, src, span, &msg)
             }
-            None => format!("{file}: error: {}\n", self.describe(m)),
+            None => render_file_error(file, &self.describe(m)),
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Shared test helpers: structural comparison of modules and a generator of
-//! builder-made functions.
+//! Shared test helpers: structural comparison of modules, a generator of
+//! builder-made functions, and reading a rendered diagnostic's location.
 
 #![allow(dead_code)]
 
@@ -23,4 +23,24 @@ pub fn examples() -> Vec<(PathBuf, String)> {
     out.sort();
     assert!(out.len() >= 8, "expected the digest's examples and the kernels in {}", dir.display());
     out
+}
+
+/// `(file, line, column)` of a rendered diagnostic's `--> file:line:col`.
+#[track_caller]
+pub fn location(rendered: &str) -> (String, usize, usize) {
+    let arrow = rendered.lines().find_map(|l| l.trim_start().strip_prefix("--> ")).expect("a `-->` line");
+    let mut parts = arrow.rsplitn(3, ':');
+    let col = parts.next().and_then(|c| c.parse().ok()).expect("a column");
+    let line = parts.next().and_then(|l| l.parse().ok()).expect("a line");
+    (parts.next().expect("a file").to_string(), line, col)
+}
+
+/// The column (from 1) of the first caret in a rendered diagnostic's last
+/// line, counted from the gutter's `| ` (for sources shown as written: no
+/// tabs, one column per character).
+#[track_caller]
+pub fn caret_column(rendered: &str) -> usize {
+    let last = rendered.lines().last().expect("a caret line");
+    let (_, marks) = last.split_once("| ").expect("a gutter");
+    marks.find('^').expect("a caret") + 1
 }
