@@ -1,8 +1,10 @@
-//! One function body under construction: its var pool, its dedicated vars,
-//! the entry block, the return block, unreachable blocks, and the phis added
-//! at the end.
+//! One function body under construction ([`Body`]) and what it needs from
+//! its module ([`Env`]): its var pool, its dedicated vars, the entry block
+//! that defines them all, and the phis added at the end. `contents.rs`,
+//! `memory.rs` and `regions.rs` add the methods that emit blocks and
+//! instructions; `function.rs` puts a body together.
 //!
-//! Invariants of every body built here:
+//! Invariants of every body:
 //! - **Nothing is read undefined.** The entry block (which has no
 //!   predecessors) defines every var of the function before anything else
 //!   runs: pool vars get random constants, dedicated vars get 0.
@@ -23,46 +25,9 @@
 
 use crate::config::{Knobs, MAX_DEPTH};
 use crate::source::{Choices, Source};
+use crate::types::{BASE_TYPES, POOL_TYPES, imm, ty_index};
 use ir_core::entity::EntityRef;
 use ir_core::{Arg, Block, FuncId, Function, FunctionBuilder, Guard, Imm, Inst, InstBuilder, Mem, Opcode, Type, Var};
-
-/// The first seven pool vars, one of every type, so every type is present.
-pub(crate) const BASE_TYPES: [Type; 7] = [Type::I32, Type::I64, Type::F64, Type::I1, Type::F32, Type::I8, Type::I16];
-
-/// Types of further pool vars and of params, weighted: mostly `i32`, `i64`
-/// and `f64`, some predicates, a few `f32`, `i8`, `i16`. The first entry is
-/// the answer to a zero choice.
-pub(crate) const POOL_TYPES: [Type; 16] = [
-    Type::I32,
-    Type::I32,
-    Type::I32,
-    Type::I32,
-    Type::I64,
-    Type::I64,
-    Type::I64,
-    Type::I64,
-    Type::F64,
-    Type::F64,
-    Type::F64,
-    Type::I1,
-    Type::I1,
-    Type::F32,
-    Type::I8,
-    Type::I16,
-];
-
-/// Dense index of a type, for per-type tables.
-pub(crate) fn ty_index(t: Type) -> usize {
-    match t {
-        Type::I1 => 0,
-        Type::I8 => 1,
-        Type::I16 => 2,
-        Type::I32 => 3,
-        Type::I64 => 4,
-        Type::F32 => 5,
-        Type::F64 => 6,
-    }
-}
 
 /// A memory object as the generator sees it.
 #[derive(Clone, Debug)]
@@ -139,10 +104,15 @@ pub(crate) struct Body<'f, 'e, S: ?Sized> {
     pub src: &'e mut S,
     pub b: FunctionBuilder<'f>,
     pub env: &'e Env<'e>,
-    /// Every pool var, in declaration order.
+    /// Every pool var, in declaration order: the params, then fresh vars.
     pool: Vec<(Var, Type)>,
+    /// How many of the pool vars are params.
+    params: usize,
     /// Pool vars by [`ty_index`].
     by_type: [Vec<Var>; 7],
+    /// The entry block and the last constant defining a pool var there,
+    /// once [`Body::entry_block`] has made them.
+    entry: Option<(Block, Option<Inst>)>,
     /// Dedicated vars by [`Role::slot`], created on first use.
     dedicated: [Option<Var>; ROLES],
     /// Dedicated vars in creation order, for the entry block's definitions.
@@ -160,6 +130,69 @@ pub(crate) struct Body<'f, 'e, S: ?Sized> {
 }
 
 impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
+    /// Starts the body of `func` (declared, empty) with a budget of
+    /// `budget` blocks: its params join the pool, then `pool_size` fresh
+    /// pool vars `%v0..` (at least seven: one of every type, then types
+    /// drawn from [`POOL_TYPES`]) are declared. `convs` is the conversion
+    /// menu by destination [`ty_index`].
+    pub fn new(
+        func: &'f mut Function,
+        src: &'e mut S,
+        env: &'e Env<'e>,
+        budget: usize,
+        pool_size: usize,
+        convs: [Vec<(Opcode, Type)>; 7],
+    ) -> Self {
+        let params: Vec<(Var, Type)> =
+            func.params().iter().map(|&p| (p, func.var_type(p).unwrap_or(Type::I64))).collect();
+        let mut body = Body {
+            src,
+            b: FunctionBuilder::new(func),
+            env,
+            pool: Vec::with_capacity(params.len() + pool_size),
+            params: params.len(),
+            by_type: Default::default(),
+            entry: None,
+            dedicated: [None; ROLES],
+            dedicated_order: Vec::new(),
+            convs,
+            early_exits: Vec::new(),
+            joins: Vec::new(),
+            unreachable: 0,
+            budget: budget.max(1),
+        };
+        for (v, t) in params {
+            body.pool.push((v, t));
+            body.by_type[ty_index(t)].push(v);
+        }
+        for k in 0..pool_size.max(BASE_TYPES.len()) {
+            let t = match BASE_TYPES.get(k) {
+                Some(&t) => t,
+                None => body.src.pick(&POOL_TYPES),
+            };
+            let v = body.b.var(&format!("v{k}"), t);
+            body.pool.push((v, t));
+            body.by_type[ty_index(t)].push(v);
+        }
+        body
+    }
+
+    /// Creates the entry block (the first block) and defines there every
+    /// pool var that is not a param with a random constant. Returns the
+    /// block and the cost of those definitions.
+    pub fn entry_block(&mut self) -> (Block, u64) {
+        let entry = self.b.create_block();
+        self.b.switch_to_block(entry);
+        let mut last_def = None;
+        for k in self.params..self.pool.len() {
+            let (v, t) = self.pool[k];
+            let value = imm(self.src, t);
+            last_def = Some(self.b.ins().constant(v, value));
+        }
+        self.entry = Some((entry, last_def));
+        (entry, (self.pool.len() - self.params) as u64)
+    }
+
     /// Starts an instruction, guarded when `g` is set.
     pub fn ins(&mut self, g: Option<Guard>) -> InstBuilder<'_, 'f> {
         match g {
@@ -183,7 +216,7 @@ impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
     /// A random operand of type `t`: an immediate (the zero answer) or a
     /// pool var.
     pub fn arg(&mut self, t: Type) -> Arg {
-        if self.src.below(4) == 0 { Arg::Imm(crate::contents::imm(self.src, t)) } else { Arg::Var(self.var(t)) }
+        if self.src.below(4) == 0 { Arg::Imm(imm(self.src, t)) } else { Arg::Var(self.var(t)) }
     }
 
     /// The dedicated var for `role`, declared on first use.
@@ -207,151 +240,34 @@ impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
         dst
     }
 
-    /// Creates a block (after every block so far), decides its phis if it
-    /// is a join, and fills it with random instructions. Returns the block
-    /// and the cost of what it holds so far (its terminator and anything a
-    /// region appends later are counted by that region).
-    pub fn begin_block(&mut self, join: bool) -> (Block, u64) {
-        let block = self.b.create_block();
-        let mut cost = 0;
-        if join && self.src.chance(self.env.knobs.phis) {
-            let n = 1 + self.src.below(3);
-            self.joins.push((block, n));
-            cost += n as u64;
+    /// Defines every dedicated var as 0 in the entry block, right after
+    /// the pool's constants and before any region's instruction there (a
+    /// loop may set its counter in the entry block). Call it last, once no
+    /// more dedicated vars can be declared; returns the cost.
+    pub fn define_dedicated(&mut self) -> u64 {
+        let Some((entry, last_def)) = self.entry else { return 0 };
+        if self.dedicated_order.is_empty() {
+            return 0;
         }
-        self.b.switch_to_block(block);
-        (block, cost.saturating_add(self.contents()))
-    }
-}
-
-/// Builds the body of `func` (declared, empty) with exactly `budget` blocks
-/// and `pool_size` pool vars (at least seven); returns its fuel bound.
-pub(crate) fn build<S: Source + ?Sized>(
-    func: &mut Function,
-    src: &mut S,
-    env: &Env<'_>,
-    budget: usize,
-    pool_size: usize,
-) -> u64 {
-    let params: Vec<(Var, Type)> = func.params().iter().map(|&p| (p, func.var_type(p).unwrap_or(Type::I64))).collect();
-    let mut body = Body {
-        src,
-        b: FunctionBuilder::new(func),
-        env,
-        pool: Vec::new(),
-        by_type: Default::default(),
-        dedicated: [None; ROLES],
-        dedicated_order: Vec::new(),
-        convs: core::array::from_fn(|i| crate::contents::conversions_into(Type::ALL[i])),
-        early_exits: Vec::new(),
-        joins: Vec::new(),
-        unreachable: 0,
-        budget: budget.max(1),
-    };
-    // Type::ALL is ordered like ty_index; the table above relies on it.
-    debug_assert!(Type::ALL.iter().enumerate().all(|(i, &t)| ty_index(t) == i));
-    for (v, t) in params {
-        body.pool.push((v, t));
-        body.by_type[ty_index(t)].push(v);
-    }
-    let mut fresh = Vec::with_capacity(pool_size);
-    for k in 0..pool_size.max(BASE_TYPES.len()) {
-        let t = match BASE_TYPES.get(k) {
-            Some(&t) => t,
-            None => body.src.pick(&POOL_TYPES),
-        };
-        let v = body.b.var(&format!("v{k}"), t);
-        body.pool.push((v, t));
-        body.by_type[ty_index(t)].push(v);
-        fresh.push((v, t));
-    }
-
-    // The entry block: define every pool var that is not a param.
-    let entry = body.b.create_block();
-    body.b.switch_to_block(entry);
-    let mut last_def = None;
-    for &(v, t) in &fresh {
-        let value = crate::contents::imm(body.src, t);
-        last_def = Some(body.b.ins().constant(v, value));
-    }
-    let mut fuel = fresh.len() as u64;
-
-    let (ret_block, seq) = body.sequence(0, entry, budget.max(1) - 1, true);
-    fuel = fuel.saturating_add(seq);
-
-    // The last region's exit is the return block. It may have phis even if
-    // the region did not want them: early exits and unreachable blocks join
-    // there.
-    if ret_block != entry
-        && body.joins.last().is_none_or(|&(b, _)| b != ret_block)
-        && body.src.chance(body.env.knobs.phis)
-    {
-        let n = 1 + body.src.below(3);
-        body.joins.push((ret_block, n));
-        fuel = fuel.saturating_add(n as u64);
-    }
-    let returns = body.b.func().signature().returns.clone();
-    let values: Vec<Arg> = returns.iter().map(|&t| body.arg(t)).collect();
-    body.b.switch_to_block(ret_block);
-    body.b.ins().ret(&values);
-    fuel = fuel.saturating_add(1);
-    for &inst in &body.early_exits {
-        body.b.func().set_successor(inst, 0, ret_block);
-    }
-
-    body.unreachable_blocks(ret_block);
-    body.add_phis();
-
-    // Dedicated vars: defined right after the pool, before any region's
-    // instruction in the entry block (a loop may set its counter there).
-    if !body.dedicated_order.is_empty() {
-        let func = body.b.func();
+        let func = self.b.func();
         let before = match last_def {
             Some(d) => func.layout().next_inst(d),
             None => func.layout().first_inst(entry),
         };
-        if let Some(before) = before {
-            body.b.position_before(before);
-            for v in core::mem::take(&mut body.dedicated_order) {
-                let ty = body.b.func().var_type(v).unwrap_or(Type::I64);
-                body.b.ins().constant(v, Imm::int(ty, 0));
-                fuel = fuel.saturating_add(1);
-            }
+        let Some(before) = before else { return 0 };
+        self.b.position_before(before);
+        let mut cost = 0u64;
+        for v in core::mem::take(&mut self.dedicated_order) {
+            let ty = self.b.func().var_type(v).unwrap_or(Type::I64);
+            self.b.ins().constant(v, Imm::int(ty, 0));
+            cost = cost.saturating_add(1);
         }
-    }
-    fuel
-}
-
-impl<S: Source + ?Sized> Body<'_, '_, S> {
-    /// Emits the pending unreachable blocks after the return block. They
-    /// hold random instructions and jump to the return block or to each
-    /// other; nothing reachable names them.
-    fn unreachable_blocks(&mut self, ret_block: Block) {
-        let n = self.unreachable;
-        if n == 0 {
-            return;
-        }
-        let mut made = Vec::with_capacity(n);
-        for _ in 0..n {
-            made.push(self.begin_block(true).0);
-        }
-        for &u in &made {
-            let other = made[self.src.below(n)];
-            self.b.switch_to_block(u);
-            match self.src.below(3) {
-                0 => self.b.ins().jump(ret_block),
-                1 => self.b.ins().jump(other),
-                _ => {
-                    let p = self.var(Type::I1);
-                    self.b.ins().br(p, other, ret_block)
-                }
-            };
-        }
+        cost
     }
 
     /// Inserts the phis decided by [`Body::begin_block`]: one incoming value
     /// per predecessor block, computed now that every terminator exists.
-    fn add_phis(&mut self) {
+    pub fn add_phis(&mut self) {
         if self.joins.is_empty() {
             return;
         }

@@ -6,6 +6,8 @@
 //! function and one block, at least one var of every type), so no
 //! configuration can make the generator fail, loop or emit invalid IR.
 
+use crate::types::BASE_TYPES;
+
 /// What to generate. Rates are probabilities per decision; a rate of 0
 /// disables the feature and costs no input. The defaults give a small,
 /// varied module.
@@ -100,7 +102,7 @@ impl Knobs {
         let dpv = if c.defs_per_var.is_finite() { c.defs_per_var.max(0.0) } else { 0.0 };
         Knobs {
             blocks,
-            vars: c.vars.max(crate::body::BASE_TYPES.len()),
+            vars: c.vars.max(BASE_TYPES.len()),
             insts_per_block: c.vars as f64 * dpv / blocks as f64,
             predication: rate(c.predication),
             memory: rate(c.memory),

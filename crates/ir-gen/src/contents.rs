@@ -1,5 +1,5 @@
-//! Contents: the random straight-line instructions inside blocks, and the
-//! constants they use.
+//! Contents: new blocks, the random straight-line instructions that fill
+//! them, and the menu of non-trapping conversions.
 //!
 //! Invariants: every instruction emitted here is well typed and **cannot
 //! trap** whatever the values of its operands, because the menu only holds
@@ -15,12 +15,10 @@
 //! Each instruction returns its fuel cost: 1, plus the callee's bound for a
 //! call, plus the elements a tensor instruction processes.
 
-use crate::body::{Body, ty_index};
+use crate::body::Body;
 use crate::source::{Choices, Source};
-use ir_core::{Arg, Callee, FloatCC, Guard, Imm, IntCC, Opcode, Type};
-
-/// Integer types a comparison may work on (the zero answer first).
-pub(crate) const COMPARE_TYPES: [Type; 5] = [Type::I32, Type::I64, Type::I8, Type::I16, Type::I1];
+use crate::types::{COMPARE_TYPES, imm, ty_index};
+use ir_core::{Arg, Block, Callee, FloatCC, Guard, Imm, IntCC, Opcode, Type};
 
 const INT_UNARY: [Opcode; 5] = [Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
 const INT_BINARY: [Opcode; 15] = [
@@ -85,46 +83,26 @@ pub(crate) fn conversions_into(dst: Type) -> Vec<(Opcode, Type)> {
     out
 }
 
-/// A random immediate of type `t`. The zero answer is 0 (or 0.0); other
-/// answers give small values, edge values (MIN, MAX, -1, -0.0, infinities,
-/// NaN, subnormals) or arbitrary bits.
-pub(crate) fn imm<S: Source + ?Sized>(src: &mut S, t: Type) -> Imm {
-    match t {
-        Type::I1 => Imm::bool(src.below(2) == 1),
-        Type::F32 | Type::F64 => {
-            let v = match src.below(4) {
-                0 => src.below(8) as f64,
-                1 => src.pick(&[0.5, -1.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-3, 1e300, 5e-324]),
-                2 => {
-                    // Arbitrary bits, NaN payloads included.
-                    return if t == Type::F32 {
-                        Imm::from_bits(t, src.choose(1 << 32))
-                    } else {
-                        Imm::from_bits(t, src.choose(u64::MAX))
-                    };
-                }
-                _ => (src.below(64) as f64 - 32.0) / 4.0,
-            };
-            if t == Type::F32 { Imm::f32(v as f32) } else { Imm::f64(v) }
-        }
-        _ => {
-            let bits = t.bits();
-            let max = if bits == 64 { i64::MAX } else { (1i64 << (bits - 1)) - 1 };
-            let v = match src.below(4) {
-                0 => src.below(8) as i64,
-                1 => src.below(33) as i64 - 16,
-                2 => src.pick(&[-1, 1, max, -max - 1]),
-                _ => src.choose(u64::MAX) as i64,
-            };
-            Imm::int(t, v)
-        }
-    }
-}
-
 impl<S: Source + ?Sized> Body<'_, '_, S> {
+    /// Creates a block (after every block so far), decides its phis if it
+    /// is a join, and fills it with random instructions. Returns the block
+    /// and the cost of what it holds so far (its terminator and anything a
+    /// region appends later are counted by that region).
+    pub(crate) fn begin_block(&mut self, join: bool) -> (Block, u64) {
+        let block = self.b.create_block();
+        let mut cost = 0;
+        if join && self.src.chance(self.env.knobs.phis) {
+            let n = 1 + self.src.below(3);
+            self.joins.push((block, n));
+            cost += n as u64;
+        }
+        self.b.switch_to_block(block);
+        (block, cost.saturating_add(self.contents()))
+    }
+
     /// Fills the current block with random instructions: at least one, and
     /// on average the configured density. Returns their cost.
-    pub(crate) fn contents(&mut self) -> u64 {
+    fn contents(&mut self) -> u64 {
         // Mean 1 + extra, so the module gets about vars * defs_per_var.
         let extra = (self.env.knobs.insts_per_block - 1.0).clamp(0.0, 4096.0).round() as usize;
         let n = 1 + self.src.below(2 * extra + 1);

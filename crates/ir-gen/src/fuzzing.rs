@@ -6,7 +6,9 @@
 //! reference interpreter, or that computes something else after a print and
 //! re-parse.
 
-use crate::{GenConfig, Generated, SplitMix64, generate_from_bytes};
+use crate::config::GenConfig;
+use crate::program::{Generated, generate_from_bytes};
+use crate::source::SplitMix64;
 use ir_core::interp::{Config, Outcome, run};
 use ir_core::{Imm, Type, VerifyOptions, text, verify_module};
 

@@ -45,6 +45,7 @@
 mod body;
 mod config;
 mod contents;
+mod function;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod graphs;
@@ -53,48 +54,9 @@ mod program;
 mod regions;
 mod source;
 mod strategy;
+mod types;
 
 pub use config::GenConfig;
+pub use program::{Generated, generate, generate_from_bytes, generate_with};
 pub use source::{ByteSource, Source, SplitMix64};
 pub use strategy::arb_module;
-
-use ir_core::{FuncId, Module};
-
-/// A generated module.
-#[derive(Clone)]
-pub struct Generated {
-    /// The module: memory objects, then `@main`, then helpers `@f1`, ...
-    pub module: Module,
-    /// `@main`, the function to run. Its params may take any values.
-    pub main: FuncId,
-    /// An upper bound on the fuel the reference interpreter charges to run
-    /// `main` with any arguments: one per instruction executed (phis,
-    /// terminators and guarded-off instructions included) plus the elements
-    /// each tensor instruction processes, callees included. Saturates at
-    /// `u64::MAX`.
-    pub fuel: u64,
-}
-
-/// Shows the module as text (what a failing property test should print).
-impl core::fmt::Debug for Generated {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        writeln!(f, "Generated {{ main: {}, fuel: {} }}", self.main, self.fuel)?;
-        f.write_str(&ir_core::text::print_module(&self.module))
-    }
-}
-
-/// Generates a module from a seed (a [`SplitMix64`] stream).
-pub fn generate(config: &GenConfig, seed: u64) -> Generated {
-    generate_with(config, &mut SplitMix64::new(seed))
-}
-
-/// Generates a module from bytes (a [`ByteSource`]); any bytes give a valid
-/// module, and short or zero bytes give simple ones.
-pub fn generate_from_bytes(config: &GenConfig, bytes: &[u8]) -> Generated {
-    generate_with(config, &mut ByteSource::new(bytes))
-}
-
-/// Generates a module from any source of choices.
-pub fn generate_with<S: Source + ?Sized>(config: &GenConfig, source: &mut S) -> Generated {
-    program::generate(config, source)
-}

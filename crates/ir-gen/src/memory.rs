@@ -21,8 +21,8 @@
 //! the largest value its size operand can take (`m * k * n` for `matmul`).
 
 use crate::body::{Body, MemInfo, Role};
-use crate::contents::imm;
 use crate::source::{Choices, Source};
+use crate::types::imm;
 use ir_core::{Arg, Desc, Guard, Imm, MemSpace, Module, Opcode, SlotRule, TensorArg, Type};
 
 /// The memory objects of a module with memory instructions: name, element

@@ -1,5 +1,7 @@
 //! A module: memory objects, function signatures, and the functions built
-//! callee first so that every caller knows its callees' fuel bounds.
+//! callee first so that every caller knows its callees' fuel bounds; and
+//! the public entry points ([`generate`] and its variants) with what they
+//! return ([`Generated`]).
 //!
 //! Invariants:
 //! - Function 0 is `@main`; the others are `@f1`, `@f2`, ... Function `i`
@@ -12,11 +14,51 @@
 //! - Return types of a signature are distinct, so call results bind to
 //!   distinct pool vars.
 
-use crate::body::{self, BASE_TYPES, CalleeInfo, Env, POOL_TYPES};
+use crate::body::{CalleeInfo, Env};
 use crate::config::{GenConfig, HELPER_VARS, Knobs};
-use crate::source::{Choices, Source};
-use crate::{Generated, memory};
-use ir_core::{Module, Signature};
+use crate::source::{ByteSource, Choices, Source, SplitMix64};
+use crate::types::{BASE_TYPES, POOL_TYPES};
+use crate::{function, memory};
+use ir_core::{FuncId, Module, Signature};
+
+/// A generated module.
+#[derive(Clone)]
+pub struct Generated {
+    /// The module: memory objects, then `@main`, then helpers `@f1`, ...
+    pub module: Module,
+    /// `@main`, the function to run. Its params may take any values.
+    pub main: FuncId,
+    /// An upper bound on the fuel the reference interpreter charges to run
+    /// `main` with any arguments: one per instruction executed (phis,
+    /// terminators and guarded-off instructions included) plus the elements
+    /// each tensor instruction processes, callees included. Saturates at
+    /// `u64::MAX`.
+    pub fuel: u64,
+}
+
+/// Shows the module as text (what a failing property test should print).
+impl core::fmt::Debug for Generated {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        writeln!(f, "Generated {{ main: {}, fuel: {} }}", self.main, self.fuel)?;
+        f.write_str(&ir_core::text::print_module(&self.module))
+    }
+}
+
+/// Generates a module from a seed (a [`SplitMix64`] stream).
+pub fn generate(config: &GenConfig, seed: u64) -> Generated {
+    generate_with(config, &mut SplitMix64::new(seed))
+}
+
+/// Generates a module from bytes (a [`ByteSource`]); any bytes give a valid
+/// module, and short or zero bytes give simple ones.
+pub fn generate_from_bytes(config: &GenConfig, bytes: &[u8]) -> Generated {
+    generate_with(config, &mut ByteSource::new(bytes))
+}
+
+/// Generates a module from any source of choices.
+pub fn generate_with<S: Source + ?Sized>(config: &GenConfig, source: &mut S) -> Generated {
+    module(config, source)
+}
 
 /// Callees with a larger fuel bound are not called.
 pub(crate) const CALL_FUEL_CAP: u64 = 1 << 14;
@@ -37,7 +79,7 @@ fn signature<S: Source + ?Sized>(src: &mut S, max_returns: usize) -> Signature {
 }
 
 /// Generates a module from `config`, decoding choices from `src`.
-pub(crate) fn generate<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
+fn module<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
     let knobs = Knobs::new(config);
     let mut module = Module::new();
     let mems = if knobs.memory > 0.0 { memory::declare(&mut module, src) } else { Vec::new() };
@@ -70,7 +112,7 @@ pub(crate) fn generate<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> G
             (knobs.helper_blocks(), knobs.vars.min(HELPER_VARS))
         };
         let func = module.function_mut(ids[i]).expect("declared above");
-        fuels[i] = body::build(func, src, &env, budget, pool);
+        fuels[i] = function::build(func, src, &env, budget, pool);
     }
     Generated { module, main: ids[0], fuel: fuels[0] }
 }

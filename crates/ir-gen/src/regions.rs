@@ -29,6 +29,7 @@
 
 use crate::body::{Body, Role};
 use crate::source::{Choices, Source};
+use crate::types::{COMPARE_TYPES, imm};
 use ir_core::{Block, FloatCC, Imm, IntCC, Opcode, Type, Var};
 
 /// Largest top-level region, in blocks: keeps a long function a mix of many
@@ -366,7 +367,7 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
         match self.src.below(3) {
             0 => (p, 0),
             1 => {
-                let t = self.src.pick(&crate::contents::COMPARE_TYPES);
+                let t = self.src.pick(&COMPARE_TYPES);
                 let cc = self.src.pick(IntCC::ALL);
                 let (a, b) = (self.arg(t), self.var(t));
                 self.b.ins().setp(cc, p, a, b);
@@ -391,9 +392,9 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
         if self.src.below(8) == 7 {
             return (p, 0);
         }
-        let t = self.src.pick(&crate::contents::COMPARE_TYPES[..4]);
+        let t = self.src.pick(&COMPARE_TYPES[..4]);
         let v = self.var(t);
-        let k = crate::contents::imm(self.src, t);
+        let k = imm(self.src, t);
         self.b.ins().setp(IntCC::Eq, p, v, k);
         (p, 1)
     }

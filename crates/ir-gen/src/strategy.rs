@@ -1,13 +1,14 @@
 //! The proptest strategy: random bytes decoded by the generator.
 //!
 //! Invariants: the strategy is `Vec<u8>` mapped through
-//! [`crate::generate_from_bytes`], so every value it produces, and every
+//! [`generate_from_bytes`], so every value it produces, and every
 //! value shrinking visits, is a valid module. Shrinking removes bytes and
 //! lowers them toward 0, and since 0 is the simplest answer to every
 //! choice, shrunk programs get simpler: fewer branches and guards, smaller
 //! constants, straight-line blocks.
 
-use crate::{GenConfig, Generated, generate_from_bytes};
+use crate::config::GenConfig;
+use crate::program::{Generated, generate_from_bytes};
 use proptest::prelude::*;
 
 /// Bytes the strategy draws for a configuration: enough for the generator
