@@ -1,7 +1,8 @@
 //! Printing is lossless and canonical on builder-made modules.
 //!
-//! Properties, on generated functions with every instruction format,
-//! guards, phis, switches, calls, intrinsics, scalar and tensor memory:
+//! Properties, on functions built from `ir_gen::plan` plans (every
+//! instruction format, guards and fallbacks, phis, switches, calls,
+//! intrinsics, scalar and tensor memory, arbitrary control flow):
 //! - a valid module verifies, and `parse(print(m))` equals `m` structurally
 //!   and prints to the same text;
 //! - an ill-typed ("noisy") module still round-trips exactly (literals whose
@@ -11,17 +12,17 @@
 mod common;
 
 use common::equal::module_diff;
-use common::gen_fn::{build, plan};
 use ir_core::text::{parse, print_module};
 use ir_core::{VerifyOptions, verify_module};
+use ir_gen::plan::arb_plan;
 use proptest::prelude::*;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn valid_modules_verify_and_round_trip(p in plan(12, false)) {
-        let m = build(&p);
+    fn valid_modules_verify_and_round_trip(p in arb_plan(12, false)) {
+        let m = p.build();
         if let Err(e) = verify_module(&m, &VerifyOptions::default()) {
             let text = print_module(&m);
             prop_assert!(false, "generated module does not verify:\n{e}\n{text}");
@@ -36,8 +37,8 @@ proptest! {
     }
 
     #[test]
-    fn noisy_modules_round_trip_exactly(p in plan(10, true)) {
-        let m = build(&p);
+    fn noisy_modules_round_trip_exactly(p in arb_plan(10, true)) {
+        let m = p.build();
         let _ = verify_module(&m, &VerifyOptions { ssa: true });
         let text = print_module(&m);
         let (m2, _) = parse(&text).map_err(|d| TestCaseError::fail(format!("{d:?}\n{text}")))?;

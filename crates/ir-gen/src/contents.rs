@@ -20,8 +20,10 @@ use crate::source::{Choices, Source};
 use crate::types::{COMPARE_TYPES, imm, ty_index};
 use ir_core::{Arg, Block, Callee, FloatCC, Guard, Imm, IntCC, Opcode, Type};
 
-const INT_UNARY: [Opcode; 5] = [Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
-const INT_BINARY: [Opcode; 15] = [
+/// Integer unary operations (total on every value).
+pub(crate) const INT_UNARY: [Opcode; 5] = [Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
+/// Integer binary operations that are total (divisions are apart).
+pub(crate) const INT_BINARY: [Opcode; 15] = [
     Opcode::Add,
     Opcode::Sub,
     Opcode::Mul,
@@ -38,10 +40,13 @@ const INT_BINARY: [Opcode; 15] = [
     Opcode::Umin,
     Opcode::Umax,
 ];
-const DIVISIONS: [Opcode; 4] = [Opcode::Sdiv, Opcode::Udiv, Opcode::Srem, Opcode::Urem];
-const FLOAT_UNARY: [Opcode; 7] =
+/// Integer divisions and remainders: total only by a divisor other than 0 and -1.
+pub(crate) const DIVISIONS: [Opcode; 4] = [Opcode::Sdiv, Opcode::Udiv, Opcode::Srem, Opcode::Urem];
+/// Float unary operations (IEEE, total).
+pub(crate) const FLOAT_UNARY: [Opcode; 7] =
     [Opcode::Fneg, Opcode::Fabs, Opcode::Fsqrt, Opcode::Fceil, Opcode::Ffloor, Opcode::Ftrunc, Opcode::Fnearest];
-const FLOAT_BINARY: [Opcode; 7] =
+/// Float binary operations (IEEE, total).
+pub(crate) const FLOAT_BINARY: [Opcode; 7] =
     [Opcode::Fadd, Opcode::Fsub, Opcode::Fmul, Opcode::Fdiv, Opcode::Fmin, Opcode::Fmax, Opcode::Fcopysign];
 /// Small divisors; any value but 0 and -1 would do.
 const DIVISORS: [i64; 10] = [1, 2, 3, 5, 7, 8, 16, -2, -3, -7];

@@ -22,6 +22,12 @@
 //! return block, then unreachable blocks. `docs/design/ir-gen.md` explains
 //! the shapes, the termination argument and the fuel bound.
 //!
+//! Behind the non-default `fuzzing` feature, the `fuzzing` module holds the
+//! contract as a check for fuzz targets and smoke tests, and `plan` a
+//! second generator, of builder-made modules without that contract (any
+//! instruction format, arbitrary control flow, ill-typed on request), for
+//! the text format's and the verifier's property tests.
+//!
 //! # Example
 //!
 //! ```
@@ -50,6 +56,8 @@ mod function;
 pub mod fuzzing;
 pub mod graphs;
 mod memory;
+#[cfg(feature = "fuzzing")]
+pub mod plan;
 mod program;
 mod regions;
 mod source;

@@ -43,9 +43,12 @@ const MAX_INIT: usize = 8;
 const MATMUL: [u64; 3] = [2, 4, 3];
 
 const INT_MAPS: [Opcode; 5] = [Opcode::Tadd, Opcode::Tsub, Opcode::Tmul, Opcode::Tmin, Opcode::Tmax];
-const FLOAT_MAPS: [Opcode; 6] = [Opcode::Tadd, Opcode::Tsub, Opcode::Tmul, Opcode::Tmin, Opcode::Tmax, Opcode::Tdiv];
+/// Element-wise binary maps on float objects (every binary map).
+pub(crate) const FLOAT_MAPS: [Opcode; 6] =
+    [Opcode::Tadd, Opcode::Tsub, Opcode::Tmul, Opcode::Tmin, Opcode::Tmax, Opcode::Tdiv];
 const INT_UNARY_MAPS: [Opcode; 3] = [Opcode::Tneg, Opcode::Tabs, Opcode::Trelu];
-const FLOAT_UNARY_MAPS: [Opcode; 8] = [
+/// Element-wise unary maps on float objects (every unary map).
+pub(crate) const FLOAT_UNARY_MAPS: [Opcode; 8] = [
     Opcode::Tneg,
     Opcode::Tabs,
     Opcode::Trelu,

@@ -1,10 +1,10 @@
-//! Shared test helpers: structural comparison of modules, a generator of
-//! builder-made functions, and reading a rendered diagnostic's location.
+//! Shared test helpers: structural comparison of modules, the example
+//! loader, and reading a rendered diagnostic's location. (Builder-made
+//! modules come from `ir_gen::plan`.)
 
 #![allow(dead_code)]
 
 pub mod equal;
-pub mod gen_fn;
 
 use std::path::PathBuf;
 

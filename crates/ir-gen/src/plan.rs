@@ -1,49 +1,91 @@
-//! A byte-driven generator of builder-made modules, for property tests of
-//! the printer, parser and verifier.
+//! Plans: builder-made modules with no guarantee beyond the builder's, for
+//! property tests of the printer, parser and verifier (feature `fuzzing`).
 //!
-//! A [`Plan`] is plain data (so proptest shrinks it); [`build`] interprets it
-//! through `FunctionBuilder`. With `noisy == false` every module it builds is
-//! valid (the verifier must accept it); with `noisy == true` immediates get
-//! random types and operands random vars, so modules are often ill-typed, to
-//! check that printing stays lossless anyway.
+//! [`generate`](crate::generate) makes modules that verify, terminate and
+//! never trap; a [`Plan`] makes what that contract rules out, so that the
+//! text format and the verifier see it too: every instruction format
+//! (`undef`, trapping conversions and divisions, intrinsics with names that
+//! need quoting, calls to an extern, `trap`, fallbacks on guarded
+//! definitions, reductions of a var size), arbitrary control flow (jumps
+//! and branches to any non-entry block, switches with negative and
+//! duplicate case values, phis on any block with predecessors), and memory
+//! objects with and without initial values.
+//!
+//! A plan is plain data drawn by [`arb_plan`], so proptest shrinks it;
+//! [`Plan::build`] interprets it through `FunctionBuilder`.
+//!
+//! Invariants:
+//! - every var is defined in the entry block before anything else, and the
+//!   entry block has no predecessors (no terminator targets it);
+//! - with `noisy == false` every built module is **valid**: the verifier
+//!   accepts it at the base level;
+//! - with `noisy == true` immediates may get random types and operands vars
+//!   of random types, so modules are often ill-typed; they still print and
+//!   parse back to the same module;
+//! - building is a pure function of the plan.
 
+use crate::contents::{DIVISIONS, FLOAT_BINARY, FLOAT_UNARY, INT_BINARY, INT_UNARY, conversions_into};
+use crate::memory::{FLOAT_MAPS, FLOAT_UNARY_MAPS};
 use ir_core::{
     Arg, Block, Callee, Desc, FloatCC, FuncId, FunctionBuilder, Guard, Imm, IntCC, Mem, MemSpace, Module, Opcode,
     Signature, TensorArg, Type, Var,
 };
 use proptest::prelude::*;
 
-/// One non-terminator instruction.
+/// One non-terminator instruction: a kind, a type, and raw picks that
+/// select opcodes, vars and immediates.
 #[derive(Clone, Debug)]
 pub struct InstPlan {
+    /// The instruction kind, modulo 17: `const`, `copy`, unary, binary,
+    /// `select`, `setp`, `fsetp`, conversion, call, intrinsic, `load`,
+    /// `store`, two kinds of tensor map, reduction, `matmul`, `undef`.
     pub kind: u8,
+    /// The type, an index into `Type::ALL` modulo 7.
     pub ty: u8,
+    /// Picks of opcodes, vars, operands and variants.
     pub picks: [u8; 6],
+    /// Bits of immediates, offsets and sizes.
     pub bits: [u64; 3],
+    /// A guard: the pick of an `i1` var, and whether it is negated.
     pub guard: Option<(u8, bool)>,
 }
 
 /// One terminator.
 #[derive(Clone, Debug)]
 pub struct TermPlan {
+    /// The terminator kind, modulo 5: `jump`, `br`, `switch`, `ret`,
+    /// `trap` (only `ret` or `trap` in a one-block function).
     pub kind: u8,
+    /// Picks of targets, the condition or switch value, and the returned
+    /// value.
     pub picks: [u8; 4],
+    /// Switch cases: a value and the pick of its target. A value's first
+    /// occurrence wins.
     pub cases: Vec<(i8, u8)>,
 }
 
 /// One block.
 #[derive(Clone, Debug)]
 pub struct BlockPlan {
+    /// Phis (ignored in the entry block): type pick, destination pick, and
+    /// a seed for the incoming values, one per predecessor block.
     pub phis: Vec<(u8, u8, u32)>,
+    /// The instructions after the phis.
     pub insts: Vec<InstPlan>,
+    /// The terminator.
     pub term: TermPlan,
 }
 
-/// A module with one generated function (plus a callee and an extern).
+/// A module with one planned function `@gen`, plus a callee `@callee`, an
+/// extern `@ext` and three memory objects.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The blocks of `@gen`, the entry block first.
     pub blocks: Vec<BlockPlan>,
+    /// Whether immediates and vars may be of the wrong type (see the
+    /// module invariants).
     pub noisy: bool,
+    /// Whether two memory objects get initial values.
     pub init: bool,
 }
 
@@ -72,92 +114,50 @@ fn block_plan() -> impl Strategy<Value = BlockPlan> {
         .prop_map(|(phis, insts, term)| BlockPlan { phis, insts, term })
 }
 
-/// Plans of 1..`max_blocks` blocks.
-pub fn plan(max_blocks: usize, noisy: bool) -> impl Strategy<Value = Plan> {
-    (proptest::collection::vec(block_plan(), 1..max_blocks), any::<bool>()).prop_map(move |(blocks, init)| Plan {
-        blocks,
-        noisy,
-        init,
-    })
+/// Plans of `1..max_blocks` blocks (at least one), each with up to three
+/// phis and seven instructions, valid or `noisy`:
+///
+/// ```
+/// use ir_gen::plan::arb_plan;
+/// use proptest::prelude::*;
+///
+/// proptest!(ProptestConfig::with_cases(8), |(p in arb_plan(6, false))| {
+///     let m = p.build();
+///     prop_assert!(ir_core::verify_module(&m, &ir_core::VerifyOptions::default()).is_ok());
+/// });
+/// ```
+pub fn arb_plan(max_blocks: usize, noisy: bool) -> impl Strategy<Value = Plan> {
+    (proptest::collection::vec(block_plan(), 1..max_blocks.max(2)), any::<bool>())
+        .prop_map(move |(blocks, init)| Plan { blocks, noisy, init })
 }
 
+/// Vars of each type in `@gen`.
 const VARS_PER_TYPE: usize = 3;
-const INT_UNARY: [Opcode; 5] = [Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
-const FLOAT_UNARY: [Opcode; 7] =
-    [Opcode::Fneg, Opcode::Fabs, Opcode::Fsqrt, Opcode::Fceil, Opcode::Ffloor, Opcode::Ftrunc, Opcode::Fnearest];
-const INT_BINARY: [Opcode; 19] = [
-    Opcode::Add,
-    Opcode::Sub,
-    Opcode::Mul,
-    Opcode::Sdiv,
-    Opcode::Udiv,
-    Opcode::Srem,
-    Opcode::Urem,
-    Opcode::And,
-    Opcode::Or,
-    Opcode::Xor,
-    Opcode::Shl,
-    Opcode::Lshr,
-    Opcode::Ashr,
-    Opcode::Rotl,
-    Opcode::Rotr,
-    Opcode::Smin,
-    Opcode::Smax,
-    Opcode::Umin,
-    Opcode::Umax,
-];
-const FLOAT_BINARY: [Opcode; 7] =
-    [Opcode::Fadd, Opcode::Fsub, Opcode::Fmul, Opcode::Fdiv, Opcode::Fmin, Opcode::Fmax, Opcode::Fcopysign];
-const TENSOR_BINARY: [Opcode; 6] = [Opcode::Tadd, Opcode::Tsub, Opcode::Tmul, Opcode::Tdiv, Opcode::Tmin, Opcode::Tmax];
-const TENSOR_UNARY: [Opcode; 8] = [
-    Opcode::Tneg,
-    Opcode::Tabs,
-    Opcode::Trelu,
-    Opcode::Texp,
-    Opcode::Tlog,
-    Opcode::Tsqrt,
-    Opcode::Ttanh,
-    Opcode::Tsigmoid,
-];
 
-/// Every legal `(conversion, source, destination)`.
+/// Every legal `(conversion, source, destination)`: the non-trapping ones
+/// the generator uses, and `fptosi`/`fptoui`, which trap on NaN and
+/// out-of-range values.
 fn conversions() -> Vec<(Opcode, Type, Type)> {
     let mut out = Vec::new();
-    for &s in &Type::ALL {
-        for &d in &Type::ALL {
-            let (sb, db) = (s.bits(), d.bits());
-            if s.is_int() && d.is_int() && db > sb {
-                out.push((Opcode::Sext, s, d));
-                out.push((Opcode::Zext, s, d));
-            }
-            if s.is_int() && d.is_int() && db < sb {
-                out.push((Opcode::Trunc, s, d));
-            }
-            if s.is_float() && d.is_int() && d != Type::I1 {
-                for op in [Opcode::Fptosi, Opcode::Fptoui, Opcode::FptosiSat, Opcode::FptouiSat] {
-                    out.push((op, s, d));
-                }
-            }
-            if s.is_int() && d.is_float() {
-                out.push((Opcode::Sitofp, s, d));
-                out.push((Opcode::Uitofp, s, d));
-            }
-            if sb == db {
-                out.push((Opcode::Bitcast, s, d));
+    for d in Type::ALL {
+        out.extend(conversions_into(d).into_iter().map(|(op, s)| (op, s, d)));
+        if d.is_int() && d != Type::I1 {
+            for s in [Type::F32, Type::F64] {
+                out.extend([(Opcode::Fptosi, s, d), (Opcode::Fptoui, s, d)]);
             }
         }
     }
-    out.push((Opcode::Fpext, Type::F32, Type::F64));
-    out.push((Opcode::Fptrunc, Type::F64, Type::F32));
     out
 }
 
+/// Picks the plan's vars and operands.
 struct Ctx {
     vars: Vec<Vec<Var>>,
     noisy: bool,
 }
 
 impl Ctx {
+    /// A var of type `ty` (of a random type when noisy).
     fn var(&self, ty: Type, pick: u8) -> Var {
         let t = if self.noisy && pick.is_multiple_of(7) { Type::ALL[usize::from(pick / 7) % 7] } else { ty };
         self.vars[t as usize][usize::from(pick) % VARS_PER_TYPE]
@@ -174,38 +174,43 @@ impl Ctx {
     }
 }
 
-/// Builds the module a plan describes.
-pub fn build(plan: &Plan) -> Module {
-    let mut m = Module::new();
-    let mf = m.add_mem("mf", Type::F32, 64, MemSpace::Nram).expect("fresh");
-    let mi = m.add_mem("mi", Type::I32, 64, MemSpace::Dram).expect("fresh");
-    let mb = m.add_mem("mb", Type::I8, 16, MemSpace::Sram).expect("fresh");
-    if plan.init {
-        m.set_mem_init(mi, (0..8).map(|k| Imm::int(Type::I32, k * 7 - 20)).collect());
-        m.set_mem_init(mf, vec![Imm::f32(1.5), Imm::f32(-0.0), Imm::f32(f32::NAN), Imm::f32(1e-40)]);
+impl Plan {
+    /// Builds the module the plan describes: memory objects `@mf: f32[64]`,
+    /// `@mi: i32[64]`, `@mb: i8[16]` (the first two initialised when
+    /// `init`), the extern `@ext(i64) -> (f32, i1)`, `@callee(i32, f64) ->
+    /// i64`, and `@gen(i32, i64, i1, f32) -> i32` with the planned blocks.
+    pub fn build(&self) -> Module {
+        let mut m = Module::new();
+        let mf = m.add_mem("mf", Type::F32, 64, MemSpace::Nram).expect("fresh");
+        let mi = m.add_mem("mi", Type::I32, 64, MemSpace::Dram).expect("fresh");
+        let mb = m.add_mem("mb", Type::I8, 16, MemSpace::Sram).expect("fresh");
+        if self.init {
+            m.set_mem_init(mi, (0..8).map(|k| Imm::int(Type::I32, k * 7 - 20)).collect());
+            m.set_mem_init(mf, vec![Imm::f32(1.5), Imm::f32(-0.0), Imm::f32(f32::NAN), Imm::f32(1e-40)]);
+        }
+        let ext = m.add_extern("ext", Signature::new([Type::I64], [Type::F32, Type::I1])).expect("fresh");
+        let callee =
+            m.add_function("callee", Signature::new([Type::I32, Type::F64], [Type::I64]), &["a", "b"]).expect("fresh");
+        {
+            let func = m.function_mut(callee).expect("exists");
+            let mut b = FunctionBuilder::new(func);
+            let blk = b.create_block();
+            b.switch_to_block(blk);
+            let a = b.param(0).expect("param");
+            let r = b.var("r", Type::I64);
+            b.ins().convert(Opcode::Sext, r, a);
+            b.ins().ret(&[Arg::Var(r)]);
+        }
+        let f = m
+            .add_function(
+                "gen",
+                Signature::new([Type::I32, Type::I64, Type::I1, Type::F32], [Type::I32]),
+                &["a", "n", "c", "fx"],
+            )
+            .expect("fresh");
+        build_body(&mut m, f, self, [mf, mi, mb], (Callee::Func(callee), Callee::Ext(ext)));
+        m
     }
-    let ext = m.add_extern("ext", Signature::new([Type::I64], [Type::F32, Type::I1])).expect("fresh");
-    let callee =
-        m.add_function("callee", Signature::new([Type::I32, Type::F64], [Type::I64]), &["a", "b"]).expect("fresh");
-    {
-        let func = m.function_mut(callee).expect("exists");
-        let mut b = FunctionBuilder::new(func);
-        let blk = b.create_block();
-        b.switch_to_block(blk);
-        let a = b.param(0).expect("param");
-        let r = b.var("r", Type::I64);
-        b.ins().convert(Opcode::Sext, r, a);
-        b.ins().ret(&[Arg::Var(r)]);
-    }
-    let f = m
-        .add_function(
-            "gen",
-            Signature::new([Type::I32, Type::I64, Type::I1, Type::F32], [Type::I32]),
-            &["a", "n", "c", "fx"],
-        )
-        .expect("fresh");
-    build_body(&mut m, f, plan, [mf, mi, mb], (Callee::Func(callee), Callee::Ext(ext)));
-    m
 }
 
 fn build_body(m: &mut Module, f: FuncId, plan: &Plan, mems: [Mem; 3], callees: (Callee, Callee)) {
@@ -319,20 +324,22 @@ fn build_inst(
         0 => ins.constant(cx.var(ty, p0), Imm::from_bits(if cx.noisy && p1 % 4 == 0 { Type::I8 } else { ty }, b0)),
         1 => ins.copy(cx.var(ty, p0), cx.arg(ty, p1, b0)),
         2 => {
-            let (op, t) = if ty.is_int() {
-                (INT_UNARY[usize::from(p2) % INT_UNARY.len()], ty)
+            let op = if ty.is_int() {
+                INT_UNARY[usize::from(p2) % INT_UNARY.len()]
             } else {
-                (FLOAT_UNARY[usize::from(p2) % FLOAT_UNARY.len()], ty)
+                FLOAT_UNARY[usize::from(p2) % FLOAT_UNARY.len()]
             };
-            ins.unary(op, cx.var(t, p0), cx.arg(t, p1, b0))
+            ins.unary(op, cx.var(ty, p0), cx.arg(ty, p1, b0))
         }
         3 => {
-            let (op, t) = if ty.is_int() {
-                (INT_BINARY[usize::from(p2) % INT_BINARY.len()], ty)
+            // Integer divisions by anything, zero included: they may trap.
+            let op = if ty.is_int() {
+                let k = usize::from(p2) % (INT_BINARY.len() + DIVISIONS.len());
+                if k < INT_BINARY.len() { INT_BINARY[k] } else { DIVISIONS[k - INT_BINARY.len()] }
             } else {
-                (FLOAT_BINARY[usize::from(p2) % FLOAT_BINARY.len()], ty)
+                FLOAT_BINARY[usize::from(p2) % FLOAT_BINARY.len()]
             };
-            ins.binary(op, cx.var(t, p0), cx.arg(t, p1, b0), cx.arg(t, p3, b1))
+            ins.binary(op, cx.var(ty, p0), cx.arg(ty, p1, b0), cx.arg(ty, p3, b1))
         }
         4 => ins.select(cx.var(ty, p0), cx.arg(Type::I1, p1, b0), cx.arg(ty, p2, b1), cx.arg(ty, p3, b2)),
         5 => {
@@ -363,7 +370,7 @@ fn build_inst(
             let args: Vec<Arg> = (0..p5 % 3).map(|k| cx.arg(ty, p1.wrapping_add(k), b0 ^ u64::from(k))).collect();
             ins.intrinsic(names[usize::from(p2) % names.len()], &results, &args)
         }
-        10 | 11 => {
+        kind @ (10 | 11) => {
             // One element of one of the three objects, at an in-bounds
             // immediate index or at a var index.
             let (mem, elem, len) = [(mf, Type::F32, 64), (mi, Type::I32, 64), (mb, Type::I8, 16)][usize::from(p2) % 3];
@@ -372,7 +379,7 @@ fn build_inst(
             } else {
                 Arg::Var(cx.var(Type::I64, p1))
             };
-            if ip.kind % 16 == 10 {
+            if kind == 10 {
                 ins.load(cx.var(elem, p0), mem, index)
             } else {
                 ins.store(mem, index, cx.arg(elem, p4, b1))
@@ -387,11 +394,13 @@ fn build_inst(
             let inexact = Desc::new(mem, cx.var(Type::I64, p5), Imm::int(Type::I64, size as i64));
             match p3 % 5 {
                 0 => ins.tensor(
-                    TENSOR_BINARY[usize::from(p4) % 6],
+                    FLOAT_MAPS[usize::from(p4) % FLOAT_MAPS.len()],
                     d(b1),
                     &[d(b2).into(), TensorArg::Scalar(cx.arg(elem, p1, b2))],
                 ),
-                1 if elem.is_float() => ins.tensor(TENSOR_UNARY[usize::from(p4) % 8], d(b1), &[d(b2).into()]),
+                1 if elem.is_float() => {
+                    ins.tensor(FLOAT_UNARY_MAPS[usize::from(p4) % FLOAT_UNARY_MAPS.len()], d(b1), &[d(b2).into()])
+                }
                 1 => ins.tensor(Opcode::Trelu, d(b1), &[d(b2).into()]),
                 2 => ins.tensor(
                     Opcode::Tfma,
@@ -431,5 +440,31 @@ fn build_inst(
             .collect();
         let ops: Vec<_> = keeps.into_iter().map(|a| func.operand(a)).collect();
         func.set_fallbacks(inst, &ops);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every conversion the verifier accepts is in the menu, once.
+    #[test]
+    fn conversions_are_every_legal_one() {
+        let convs = conversions();
+        for (i, c) in convs.iter().enumerate() {
+            assert!(!convs[..i].contains(c), "{c:?} twice");
+        }
+        let floats = [Type::F32, Type::F64];
+        // int -> wider/narrower int: sext, zext / trunc; float -> int but i1:
+        // four each; int -> float: two each; equal widths: bitcast; fpext,
+        // fptrunc.
+        let ints: Vec<Type> = Type::ALL.into_iter().filter(|t| t.is_int()).collect();
+        let widen = ints.iter().flat_map(|a| ints.iter().map(move |b| (a, b))).filter(|(a, b)| a.bits() < b.bits());
+        let expected = 3 * widen.count()
+            + 4 * floats.len() * (ints.len() - 1)
+            + 2 * ints.len() * floats.len()
+            + Type::ALL.iter().flat_map(|a| Type::ALL.iter().filter(move |b| a.bits() == b.bits())).count()
+            + 2;
+        assert_eq!(convs.len(), expected);
     }
 }
