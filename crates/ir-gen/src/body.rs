@@ -26,8 +26,9 @@
 use crate::config::{Knobs, MAX_DEPTH};
 use crate::source::{Choices, Source};
 use crate::types::{BASE_TYPES, POOL_TYPES, imm, ty_index};
-use ir_core::entity::EntityRef;
-use ir_core::{Arg, Block, FuncId, Function, FunctionBuilder, Guard, Imm, Inst, InstBuilder, Mem, Opcode, Type, Var};
+use ir_core::{
+    Arg, Block, FuncId, Function, FunctionBuilder, Guard, Imm, Inst, InstBuilder, Mem, Opcode, Type, Var, node,
+};
 
 /// A memory object as the generator sees it.
 #[derive(Clone, Debug)]
@@ -271,20 +272,11 @@ impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
         if self.joins.is_empty() {
             return;
         }
-        let func = self.b.func();
-        let mut preds: Vec<Vec<Block>> = vec![Vec::new(); func.num_blocks()];
-        let blocks: Vec<Block> = func.blocks().collect();
-        for &blk in &blocks {
-            let succs: Vec<Block> = func.block_successors(blk).collect();
-            for (i, &s) in succs.iter().enumerate() {
-                // One pair per predecessor block, not per edge.
-                if !succs[..i].contains(&s) {
-                    preds[s.index()].push(blk);
-                }
-            }
-        }
+        // One incoming pair per predecessor block, not per edge: the
+        // function's own CFG (`cfg-dom`'s one CFG builder) lists each once.
+        let cfg = self.b.func().cfg();
         for (block, n) in core::mem::take(&mut self.joins) {
-            let incoming_blocks = &preds[block.index()];
+            let incoming_blocks: Vec<Block> = cfg.pred_slice(node(block)).iter().map(|&p| ir_core::block(p)).collect();
             if incoming_blocks.is_empty() {
                 continue;
             }

@@ -43,7 +43,7 @@ const UNREACHABLE_RUN: usize = 4;
 /// `n`-th may only come after `n / MAX_EARLY_EXITS` of the budget). Without
 /// a cap a 10^6-block function has thousands: the return block's fan-in
 /// makes dominator computations that walk idom chains per predecessor
-/// (ir-core's verifier uses Cooper-Harvey-Kennedy) quadratic, and almost
+/// (the textbook iterative ones, petgraph's among them) quadratic, and almost
 /// every run would leave within the first few hundred blocks. Functions
 /// under a few hundred blocks never reach the cap.
 const MAX_EARLY_EXITS: usize = 64;

@@ -21,7 +21,7 @@ pub enum Direction {
     Backward,
 }
 
-/// How the states of several neighbours combine, for [`GenKill`] problems.
+/// How the states of several neighbours combine, for [`GenKill`](crate::GenKill) problems.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Confluence {
     /// Union: an element holds if it holds along some path (liveness,
@@ -92,7 +92,7 @@ impl<T: JoinSemiLattice + Clone> JoinSemiLattice for Option<T> {
     }
 }
 
-/// A monotone dataflow analysis, solved by [`DataflowResults::compute`].
+/// A monotone dataflow analysis, solved by [`DataflowResults::compute`](crate::DataflowResults::compute).
 ///
 /// For a forward analysis, `transfer_block` maps a node's in state to its
 /// out state; for a backward one, its out state to its in state. It must be
@@ -120,7 +120,7 @@ pub trait Analysis {
     fn transfer_block(&self, node: Node, state: &mut Self::Domain);
 }
 
-/// The shape of a [`GenKill`] problem: direction, confluence and scope.
+/// The shape of a [`GenKill`](crate::GenKill) problem: direction, confluence and scope.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Flow {
     /// Which way information flows.

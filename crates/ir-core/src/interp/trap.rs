@@ -25,18 +25,18 @@ pub enum TrapKind {
     UndefinedValue,
     /// An `intrinsic`: Keel does not model it.
     Unsupported,
-    /// A call to an external function with no [`ExternHandler`], or one
+    /// A call to an external function with no [`ExternHandler`](super::ExternHandler), or one
     /// that failed.
     ExternCall,
     /// The `trap` instruction.
     Trap,
     /// Fuel ran out.
     FuelExhausted,
-    /// The IR call stack grew past [`Config::max_call_depth`].
+    /// The IR call stack grew past [`Config::max_call_depth`](super::Config::max_call_depth).
     CallDepthExceeded,
     /// Arguments that do not match the function's signature.
     BadArguments,
-    /// Memory objects too large for [`Config::max_memory_bytes`].
+    /// Memory objects too large for [`Config::max_memory_bytes`](super::Config::max_memory_bytes).
     MemoryLimit,
     /// An instruction the verifier would reject.
     Malformed,

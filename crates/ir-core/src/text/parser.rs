@@ -12,7 +12,7 @@
 
 use super::context::{Shape, literal_type};
 use super::lexer::{LexError, Lexer, Tok};
-use super::{Diagnostic, SourceMap, Span};
+use super::span::{Diagnostic, SourceMap, Span};
 use crate::builder::{Desc, FunctionBuilder, TensorArg};
 use crate::entities::{Block, FuncId, Mem, Var};
 use crate::function::Signature;

@@ -31,7 +31,7 @@
 //! [`VerifierError`]: crate::VerifierError
 //! [`line_col`]: super::line_col
 
-use super::Span;
+use super::span::{Diagnostic, Span};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
 /// The one renderer configuration: plain text, rustc's ASCII layout.
@@ -91,6 +91,15 @@ fn ceil_char_boundary(s: &str, i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+impl Diagnostic {
+    /// Renders the diagnostic against the source it came from (see
+    /// [`render_error`]): `error: message`, `--> file:line:col`, the source
+    /// line and a caret under the span.
+    pub fn render(&self, file: &str, src: &str) -> String {
+        render_error(file, src, self.span, &self.message)
+    }
 }
 
 #[cfg(test)]
