@@ -53,7 +53,7 @@ fn the_builder_records_versions_and_the_printer_writes_them() {
 
 /// The message and `line:col` of the first parse error of `src`.
 fn first_error(src: &str) -> (String, usize, usize) {
-    let d = parse(src).err().expect("a parse error");
+    let Err(d) = parse(src) else { panic!("expected a parse error") };
     let at = line_col(src, d[0].span.start);
     (d[0].message.clone(), at.line, at.col)
 }
