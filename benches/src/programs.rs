@@ -131,7 +131,7 @@ impl Profile {
     pub fn of(func: &Function) -> Profile {
         let g = func.cfg();
         let dfs = Dfs::of(&g);
-        let mut scratch = Vec::new();
+        let mut scratch = cfg_dom::InputBuffers::default();
         let sites = Sites::of(&Input::new(&g, func, &mut scratch).expect("a generated program is valid input"));
         let forest = LoopForest::of(&g);
         let n = g.num_nodes();

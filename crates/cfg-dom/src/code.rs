@@ -23,11 +23,11 @@
 //!   block; a use naming a block that is not a predecessor takes no part. A
 //!   phi is never guarded.
 //!
-//! Invariant of [`check_input`] (run by every var-level entry point before
-//! anything else; it runs [`crate::check_graph`] too): with the graph, the
-//! code is well formed — ids in range, each instruction in one block, phis
-//! first — so the analyses after it can index by id. A trait's answers must
-//! not change between calls.
+//! Invariant of an [`Input`] (what every var-level entry point builds
+//! before anything else; building it runs [`crate::check_graph`] too): with
+//! the graph, the code is well formed — ids in range, each instruction in
+//! one block, phis first — and flattened into arrays, so the analyses after
+//! it index by id and never call the trait again. The trait is walked once.
 
 use crate::graph::{Graph, GraphError, NONE, Node, check_graph_with};
 use crate::stamp::{Mismatch, Versioned, belongs};
@@ -231,67 +231,53 @@ impl From<GraphError> for InputError {
 }
 
 /// `Ok` when `g` and `code` can be analysed together: the graph keeps its
-/// contract ([`crate::check_graph`]); it has `code.num_blocks()` nodes and, when
-/// both carry one, the code's CFG stamp; every var and instruction id is in
-/// range; each instruction is in one block; phis come first in their block;
-/// only phis read at a predecessor's end. O(size of the code + graph).
-///
-/// `scratch` is reused (one entry per node, then per instruction id), so
-/// callers that check many functions allocate nothing once warm; on
-/// success it holds the block of each instruction id (`u32::MAX` for none).
-pub fn check_input(g: &impl Graph, code: &impl VarCode, scratch: &mut Vec<u32>) -> Result<(), InputError> {
-    check_graph_with(g, scratch)?;
-    let owner = scratch;
-    let n = g.num_nodes();
-    belongs("the code", n, g.stamp(), code.num_blocks(), code.cfg_stamp())?;
-    let (nv, ni) = (code.num_vars(), code.num_insts());
-    if let Some(var) = code.params().find(|&v| v as usize >= nv) {
-        return Err(InputError::VarOutOfRange { inst: None, var, num_vars: nv });
-    }
-    owner.clear();
-    owner.resize(ni, NONE);
-    for b in 0..n as Node {
-        let mut phis_done = false;
-        for inst in code.block_insts(b) {
-            let Some(slot) = owner.get_mut(inst as usize) else {
-                return Err(InputError::InstOutOfRange { block: b, inst, num_insts: ni });
-            };
-            if *slot != NONE {
-                return Err(InputError::InstListedTwice { inst, block: b });
-            }
-            *slot = b;
-            let phi = code.is_phi(inst);
-            if phi && phis_done {
-                return Err(InputError::PhiNotFirst { inst, block: b });
-            }
-            phis_done |= !phi;
-            let bad_var = |var: VarId| InputError::VarOutOfRange { inst: Some(inst), var, num_vars: nv };
-            if let Some(var) = code.defs(inst).find(|&v| v as usize >= nv) {
-                return Err(bad_var(var));
-            }
-            for u in code.uses(inst) {
-                if u.var as usize >= nv {
-                    return Err(bad_var(u.var));
-                }
-                if let Some(pred) = u.pred.filter(|&p| !phi || p as usize >= n) {
-                    return Err(InputError::BadPhiUse { inst, pred });
-                }
-            }
-        }
-    }
-    Ok(())
+/// contract ([`crate::check_graph`]); it has `code.num_blocks()` nodes and,
+/// when both carry one, the code's CFG stamp; every var and instruction id
+/// is in range; each instruction is in one block; phis come first in their
+/// block; only phis read at a predecessor's end. O(size of the code +
+/// graph). This is [`Input::new`] without keeping the input.
+pub fn check_input(g: &impl Graph, code: &impl VarCode) -> Result<(), InputError> {
+    Input::new(g, code, &mut InputBuffers::default()).map(|_| ())
 }
 
-/// A graph and the code on it, checked together by [`check_input`]: the
-/// proof the var-level analyses take, so that a pipeline of them (facts,
-/// placement, renaming, chains) checks its input once. It also knows the
-/// block of every instruction.
+/// Per-instruction flags of a flattened input.
+const PHI: u8 = 1;
+const GUARDED: u8 = 2;
+
+/// The memory of an [`Input`]: the code, checked and flattened into
+/// arrays. Keep one across functions (analysis contexts do) so that a
+/// warm input allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct InputBuffers {
+    /// The graph check's counters.
+    counts: Vec<u32>,
+    params: Vec<VarId>,
+    /// Each block's instructions: `insts[block_start[b]..block_start[b + 1]]`.
+    block_start: Vec<u32>,
+    insts: Vec<InstId>,
+    /// By instruction id: its block (`NONE` for none), its definitions and
+    /// uses as ranges of `defs` and `uses` (laid out in block order, the
+    /// order the passes read them), and its flags.
+    block_of: Vec<u32>,
+    def_range: Vec<(u32, u32)>,
+    use_range: Vec<(u32, u32)>,
+    flags: Vec<u8>,
+    defs: Vec<VarId>,
+    uses: Vec<Use>,
+}
+
+/// A graph and the code on it, checked together and flattened: the proof
+/// the var-level analyses take. Building it walks the [`VarCode`] once —
+/// checking every id (see [`check_input`]) while copying each block's
+/// instructions and each instruction's definitions, uses and flags into
+/// flat arrays — so a pipeline of analyses (facts, placement, renaming,
+/// chains) checks once and then reads arrays instead of calling the trait
+/// again.
 #[derive(Debug)]
 pub struct Input<'a, G, C> {
     graph: &'a G,
     code: &'a C,
-    /// The block of each instruction id, `u32::MAX` for none.
-    block_of: &'a [u32],
+    b: &'a InputBuffers,
 }
 
 impl<G, C> Clone for Input<'_, G, C> {
@@ -303,12 +289,83 @@ impl<G, C> Clone for Input<'_, G, C> {
 impl<G, C> Copy for Input<'_, G, C> {}
 
 impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
-    /// Checks `code` on its CFG `graph` ([`check_input`]). `scratch` holds
-    /// the block of each instruction for as long as the input lives; keep
-    /// it to reuse its memory for the next function.
-    pub fn new(graph: &'a G, code: &'a C, scratch: &'a mut Vec<u32>) -> Result<Input<'a, G, C>, InputError> {
-        check_input(graph, code, scratch)?;
-        Ok(Input { graph, code, block_of: scratch })
+    /// Checks `code` on its CFG `graph` and flattens it into `buffers`
+    /// (reused: keep them for the next function).
+    pub fn new(graph: &'a G, code: &'a C, buffers: &'a mut InputBuffers) -> Result<Input<'a, G, C>, InputError> {
+        let b = buffers;
+        check_graph_with(graph, &mut b.counts)?;
+        let n = graph.num_nodes();
+        belongs("the code", n, graph.stamp(), code.num_blocks(), code.cfg_stamp())?;
+        let (nv, ni) = (code.num_vars(), code.num_insts());
+        b.params.clear();
+        for var in code.params() {
+            if var as usize >= nv {
+                return Err(InputError::VarOutOfRange { inst: None, var, num_vars: nv });
+            }
+            b.params.push(var);
+        }
+        b.block_of.clear();
+        b.block_of.resize(ni, NONE);
+        b.def_range.clear();
+        b.def_range.resize(ni, (0, 0));
+        b.use_range.clear();
+        b.use_range.resize(ni, (0, 0));
+        b.flags.clear();
+        b.flags.resize(ni, 0);
+        b.block_start.clear();
+        b.insts.clear();
+        b.defs.clear();
+        b.uses.clear();
+        for blk in 0..n as Node {
+            b.block_start.push(b.insts.len() as u32);
+            let mut phis_done = false;
+            for inst in code.block_insts(blk) {
+                let Some(slot) = b.block_of.get_mut(inst as usize) else {
+                    return Err(InputError::InstOutOfRange { block: blk, inst, num_insts: ni });
+                };
+                if *slot != NONE {
+                    return Err(InputError::InstListedTwice { inst, block: blk });
+                }
+                *slot = blk;
+                b.insts.push(inst);
+                let phi = code.is_phi(inst);
+                if phi && phis_done {
+                    return Err(InputError::PhiNotFirst { inst, block: blk });
+                }
+                phis_done |= !phi;
+                let bad_var = |var: VarId| InputError::VarOutOfRange { inst: Some(inst), var, num_vars: nv };
+                let first_def = b.defs.len() as u32;
+                for var in code.defs(inst) {
+                    if var as usize >= nv {
+                        return Err(bad_var(var));
+                    }
+                    b.defs.push(var);
+                }
+                let first_use = b.uses.len() as u32;
+                for u in code.uses(inst) {
+                    if u.var as usize >= nv {
+                        return Err(bad_var(u.var));
+                    }
+                    if let Some(pred) = u.pred.filter(|&p| !phi || p as usize >= n) {
+                        return Err(InputError::BadPhiUse { inst, pred });
+                    }
+                    b.uses.push(u);
+                }
+                let i = inst as usize;
+                b.def_range[i] = (first_def, b.defs.len() as u32);
+                b.use_range[i] = (first_use, b.uses.len() as u32);
+                // A phi is never guarded (see the module doc).
+                b.flags[i] = if phi {
+                    PHI
+                } else if code.is_guarded(inst) {
+                    GUARDED
+                } else {
+                    0
+                };
+            }
+        }
+        b.block_start.push(b.insts.len() as u32);
+        Ok(Input { graph, code, b })
     }
 
     /// The CFG.
@@ -338,14 +395,53 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
     /// Number of instruction ids.
     #[inline]
     pub fn num_insts(&self) -> usize {
-        self.block_of.len()
+        self.b.block_of.len()
+    }
+
+    /// The params, in order.
+    #[inline]
+    pub fn params(&self) -> &'a [VarId] {
+        &self.b.params
+    }
+
+    /// The instructions of block `b`, in order (empty out of range).
+    #[inline]
+    pub fn block_insts(&self, b: Node) -> &'a [InstId] {
+        crate::csr::row(&self.b.block_start, &self.b.insts, b as usize)
     }
 
     /// The block listing `inst`; `None` for an id no block lists (or out of
     /// range).
     #[inline]
     pub fn block_of(&self, inst: InstId) -> Option<Node> {
-        self.block_of.get(inst as usize).copied().filter(|&b| b != NONE)
+        self.b.block_of.get(inst as usize).copied().filter(|&b| b != NONE)
+    }
+
+    /// The variables `inst` defines (empty for an id no block lists).
+    #[inline]
+    pub fn defs(&self, inst: InstId) -> &'a [VarId] {
+        let (s, e) = self.b.def_range.get(inst as usize).copied().unwrap_or((0, 0));
+        &self.b.defs[s as usize..e as usize]
+    }
+
+    /// The uses of `inst`, numbered as in [`VarCode::uses`] (empty for an
+    /// id no block lists).
+    #[inline]
+    pub fn uses(&self, inst: InstId) -> &'a [Use] {
+        let (s, e) = self.b.use_range.get(inst as usize).copied().unwrap_or((0, 0));
+        &self.b.uses[s as usize..e as usize]
+    }
+
+    /// True when `inst` is a phi.
+    #[inline]
+    pub fn is_phi(&self, inst: InstId) -> bool {
+        self.b.flags.get(inst as usize).is_some_and(|&f| f & PHI != 0)
+    }
+
+    /// True when `inst` is guarded (its definitions do not kill).
+    #[inline]
+    pub fn is_guarded(&self, inst: InstId) -> bool {
+        self.b.flags.get(inst as usize).is_some_and(|&f| f & GUARDED != 0)
     }
 
     /// `Ok` when an analysis covering `blocks` blocks and `vars` vars, with

@@ -100,7 +100,7 @@ mod reverse;
 mod stamp;
 mod traversal;
 
-pub use code::{Input, InputError, InstId, Use, VarCode, VarId, check_input};
+pub use code::{Input, InputBuffers, InputError, InstId, Use, VarCode, VarId, check_input};
 pub use dataflow::{
     Analysis, BitDataflow, Confluence, DataflowResults, Direction, Flow, GenKill, JoinSemiLattice, Scope,
 };

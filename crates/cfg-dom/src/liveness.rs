@@ -45,7 +45,7 @@
 //! computed result carries the code's stamp: [`Liveness::check`] fails once
 //! any instruction changed. Nothing recurses.
 
-use crate::code::{InputError, InstId, VarCode, VarId, check_input};
+use crate::code::{Input, InputBuffers, InputError, InstId, VarCode, VarId};
 use crate::dataflow::{BitDataflow, Confluence, Direction, Flow, GenKill, Scope, ones};
 use crate::graph::{Graph, Node};
 use crate::stamp::{Stale, Versioned, check};
@@ -87,10 +87,8 @@ pub struct Liveness {
     solution: BitDataflow,
     num_vars: usize,
     stamp: Option<u64>,
-    /// Scratch: the input check's, and one block's instructions (walked
-    /// backward).
-    scratch: Vec<u32>,
-    insts: Vec<InstId>,
+    /// The flattened input, kept for the next function.
+    buffers: InputBuffers,
 }
 
 impl Liveness {
@@ -121,37 +119,41 @@ impl Liveness {
     /// the backward fixpoint. On error the sets are left empty.
     pub fn compute(&mut self, g: &impl Graph, code: &impl VarCode) -> Result<(), InputError> {
         self.clear();
-        check_input(g, code, &mut self.scratch)?;
-        self.num_vars = code.num_vars();
+        let mut buffers = std::mem::take(&mut self.buffers);
+        let done = Input::new(g, code, &mut buffers).map(|input| self.compute_input(&input));
+        self.buffers = buffers;
+        done
+    }
+
+    /// [`Liveness::compute`] on an input already checked.
+    pub fn compute_input<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>) {
+        self.clear();
+        let g = input.graph();
+        self.num_vars = input.num_vars();
         self.problem.reset(FLOW, g.num_nodes(), self.num_vars);
-        let mut insts = std::mem::take(&mut self.insts);
         for b in 0..g.num_nodes() as Node {
-            insts.clear();
-            insts.extend(code.block_insts(b));
-            for &inst in insts.iter().rev() {
-                self.transfer_inst(g, code, b, inst);
+            for &inst in input.block_insts(b).iter().rev() {
+                self.transfer_inst(input, b, inst);
             }
         }
-        self.insts = insts;
         self.solution.compute(g, &self.problem);
-        self.stamp = code.code_stamp();
-        Ok(())
+        self.stamp = input.code().code_stamp();
     }
 
     /// Folds `inst` of block `b` into the block's gen and kill sets (the
     /// instructions after it already are).
-    fn transfer_inst(&mut self, g: &impl Graph, code: &impl VarCode, b: Node, inst: InstId) {
-        if !code.is_guarded(inst) {
-            for r in code.defs(inst) {
+    fn transfer_inst<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>, b: Node, inst: InstId) {
+        if !input.is_guarded(inst) {
+            for &r in input.defs(inst) {
                 self.problem.remove_gen(b, r as usize);
                 self.problem.insert_kill(b, r as usize);
             }
         }
-        for u in code.uses(inst) {
+        for u in input.uses(inst) {
             match u.pred {
                 // Read at the end of `p`, if `p -> b` is an edge.
                 Some(p) => {
-                    if g.successors(p).any(|s| s == b) {
+                    if input.graph().successors(p).any(|s| s == b) {
                         self.problem.insert_join_gen(p, u.var as usize);
                     }
                 }

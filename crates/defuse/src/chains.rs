@@ -29,10 +29,7 @@ impl Chains {
         let nd = sites.num_defs();
         let (mut du_start, mut du) = (Vec::new(), Vec::new());
         // Uses in increasing order, so each DU list comes out sorted.
-        let pairs = (0..sites.num_uses() as UseId).flat_map(|u| {
-            ud[ud_start[u as usize] as usize..ud_start[u as usize + 1] as usize].iter().map(move |&d| (d, u))
-        });
-        csr::bucket_by(nd, pairs, &mut du_start, &mut du);
+        csr::bucket_by(nd, Transposed::new(&ud_start, &ud), &mut du_start, &mut du);
         Chains { sites, ud_start, ud, du_start, du, stamp }
     }
 
@@ -113,5 +110,59 @@ impl UdBuilder {
         }
         self.list.truncate(w);
         self.start.push(self.list.len() as u32);
+    }
+}
+
+/// The `(definition, use)` pairs of UD lists in CSR form, in use order,
+/// walked from both ends (what the stable bucket needs) by position in the
+/// flat list, with the use found by moving along the offsets: O(1)
+/// amortised per pair, no closure per use.
+#[derive(Clone, Debug)]
+struct Transposed<'a> {
+    start: &'a [u32],
+    list: &'a [DefId],
+    /// Next position from the front, and the use it belongs to.
+    front: usize,
+    front_use: usize,
+    /// One past the next position from the back, and the use of the
+    /// position before it.
+    back: usize,
+    back_use: usize,
+}
+
+impl<'a> Transposed<'a> {
+    fn new(start: &'a [u32], list: &'a [DefId]) -> Transposed<'a> {
+        Transposed { start, list, front: 0, front_use: 0, back: list.len(), back_use: start.len().saturating_sub(2) }
+    }
+}
+
+impl Iterator for Transposed<'_> {
+    type Item = (DefId, UseId);
+
+    #[inline]
+    fn next(&mut self) -> Option<(DefId, UseId)> {
+        if self.front >= self.back {
+            return None;
+        }
+        while self.start[self.front_use + 1] as usize <= self.front {
+            self.front_use += 1;
+        }
+        let pair = (self.list[self.front], self.front_use as UseId);
+        self.front += 1;
+        Some(pair)
+    }
+}
+
+impl DoubleEndedIterator for Transposed<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<(DefId, UseId)> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.back -= 1;
+        while self.start[self.back_use] as usize > self.back {
+            self.back_use -= 1;
+        }
+        Some((self.list[self.back], self.back_use as UseId))
     }
 }

@@ -24,7 +24,8 @@
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites, UseId};
 use cfg_dom::{
-    BitDataflow, Confluence, CsrGraph, Dfs, Direction, Flow, GenKill, Graph, Input, InputError, Node, VarCode, csr,
+    BitDataflow, Confluence, CsrGraph, Dfs, Direction, Flow, GenKill, Graph, Input, InputBuffers, InputError, Node,
+    VarCode, csr,
 };
 use ir_core::Function;
 use std::time::{Duration, Instant};
@@ -82,7 +83,7 @@ pub fn iterative_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Cha
 #[derive(Clone, Debug, Default)]
 pub struct Iterative {
     graph: CsrGraph,
-    scratch: Vec<u32>,
+    input: InputBuffers,
     core: Core,
 }
 
@@ -115,7 +116,7 @@ impl Iterative {
     /// Empties every buffer, keeping its capacity.
     pub fn clear(&mut self) {
         self.graph.clear();
-        self.scratch.clear();
+        self.input = InputBuffers::default();
         let c = &mut self.core;
         c.dfs.clear();
         c.problem.clear();
@@ -138,7 +139,7 @@ impl Iterative {
 
     /// [`Iterative::compute`], with the time of each phase.
     pub fn compute_timed<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
-        self.core.run(graph, code, &mut self.scratch, Instant::now())
+        self.core.run(graph, code, &mut self.input, Instant::now())
     }
 
     /// Chains of a Keel function (its CFG built in this context's buffers).
@@ -151,7 +152,7 @@ impl Iterative {
     pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
         let start = Instant::now();
         func.compute_cfg(&mut self.graph);
-        self.core.run(&self.graph, func, &mut self.scratch, start)
+        self.core.run(&self.graph, func, &mut self.input, start)
     }
 }
 
@@ -160,11 +161,11 @@ impl Core {
         &mut self,
         graph: &G,
         code: &C,
-        scratch: &mut Vec<u32>,
+        buffers: &mut InputBuffers,
         start: Instant,
     ) -> Result<(Chains, Phases), InputError> {
         let mut phases = Phases::default();
-        let input = Input::new(graph, code, scratch)?;
+        let input = Input::new(graph, code, buffers)?;
         let Core { dfs, problem, solution, range_start, bit, def_of_bit, stamp, killed, local, touched, pool, span } =
             self;
         dfs.compute(graph);
@@ -181,7 +182,7 @@ impl Core {
             bit[d as usize] = i as u32;
         }
         problem.reset(Flow::new(Direction::Forward, Confluence::May), n, nd);
-        for i in 0..code.params().count() as u32 {
+        for i in 0..input.params().len() as u32 {
             if let Some(d) = sites.param_def(i) {
                 problem.insert_boundary(bit[d as usize] as usize);
             }
@@ -196,8 +197,8 @@ impl Core {
         }
         for bn in (0..n as Node).filter(|&b| dfs.is_reachable(b)) {
             touched.clear();
-            for inst in code.block_insts(bn) {
-                let guarded = code.is_guarded(inst);
+            for &inst in input.block_insts(bn) {
+                let guarded = input.is_guarded(inst);
                 for d in sites.defs_of_inst(inst) {
                     let v = sites.var_of_def(d) as usize;
                     if define(stamp, killed, local, v, bn, guarded, d) {
@@ -249,7 +250,7 @@ impl Core {
         stamp.iter_mut().for_each(|s| *s = u32::MAX);
         for bn in (0..n as Node).filter(|&b| dfs.is_reachable(b)) {
             let entry = solution.in_words(bn);
-            for inst in code.block_insts(bn) {
+            for &inst in input.block_insts(bn) {
                 // A use at the instruction reads what reaches the block's
                 // entry, unless a definition of its var earlier in the block
                 // killed that, plus the block's own definitions since.
@@ -266,8 +267,8 @@ impl Core {
                 // A phi's incoming values are read at the end of its
                 // predecessors (below); only a phi's uses can name a
                 // predecessor (the input is checked).
-                if code.is_phi(inst) {
-                    for (u, use_) in sites.uses_of_inst(inst).zip(code.uses(inst)) {
+                if input.is_phi(inst) {
+                    for (u, use_) in sites.uses_of_inst(inst).zip(input.uses(inst)) {
                         if use_.pred.is_none() {
                             read(u, use_.var as usize);
                         }
@@ -277,7 +278,7 @@ impl Core {
                         read(u, sites.var_of_use(u) as usize);
                     }
                 }
-                let guarded = code.is_guarded(inst);
+                let guarded = input.is_guarded(inst);
                 for d in sites.defs_of_inst(inst) {
                     define(stamp, killed, local, sites.var_of_def(d) as usize, bn, guarded, d);
                 }
@@ -285,8 +286,8 @@ impl Core {
             // Operands of input phis in successors are read at the end of b.
             let exit = solution.out_words(bn);
             for s in graph.successors(bn) {
-                for phi in code.block_insts(s).take_while(|&i| code.is_phi(i)) {
-                    for (u, use_) in sites.uses_of_inst(phi).zip(code.uses(phi)) {
+                for &phi in input.block_insts(s).iter().take_while(|&&i| input.is_phi(i)) {
+                    for (u, use_) in sites.uses_of_inst(phi).zip(input.uses(phi)) {
                         if use_.pred == Some(bn) {
                             let start = pool.len() as u32;
                             reaching(exit, use_.var as usize, pool);

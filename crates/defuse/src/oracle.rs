@@ -13,13 +13,13 @@
 
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
-use cfg_dom::{Dfs, Graph, Input, InputError, InstId, Node, VarCode, VarId};
+use cfg_dom::{Dfs, Graph, Input, InputBuffers, InputError, InstId, Node, VarCode, VarId};
 
 /// Chains of `code` on its CFG `graph` by backward search from every use;
 /// an error when the input is malformed ([`cfg_dom::check_input`]).
 pub fn oracle<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<Chains, InputError> {
-    let mut scratch = Vec::new();
-    let input = Input::new(graph, code, &mut scratch)?;
+    let mut buffers = InputBuffers::default();
+    let input = Input::new(graph, code, &mut buffers)?;
     let dfs = Dfs::of(graph);
     let sites = Sites::of(&input);
     let mut ud = UdBuilder::with_capacity(sites.num_uses());
@@ -27,7 +27,7 @@ pub fn oracle<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<Chains, Input
     let mut insts: Vec<InstId> = Vec::new();
     for u in 0..sites.num_uses() as u32 {
         let at = sites.use_at(u).expect("u is a use of these sites");
-        let use_ = code.uses(at.inst).nth(at.index as usize).expect("the sites list this use");
+        let use_ = input.uses(at.inst)[at.index as usize];
         let block_of = input.block_of(at.inst);
         if let Some(b) = block_of.filter(|&b| dfs.is_reachable(b)) {
             // Where the search starts: just before the use, or at the end of
@@ -60,20 +60,20 @@ fn search<G: Graph, C: VarCode>(
     insts: &mut Vec<InstId>,
     out: &mut Vec<DefId>,
 ) {
-    let (graph, code) = (input.graph(), input.code());
+    let graph = input.graph();
     let mut work: Vec<(Node, Option<InstId>)> = vec![(b, before)];
     while let Some((b, before)) = work.pop() {
         // The block's instructions before the start point, walked backward.
         insts.clear();
-        insts.extend(code.block_insts(b).take_while(|&i| Some(i) != before));
+        insts.extend(input.block_insts(b).iter().copied().take_while(|&i| Some(i) != before));
         let mut killed = false;
         for &i in insts.iter().rev() {
-            for (k, r) in code.defs(i).enumerate() {
+            for (k, &r) in input.defs(i).iter().enumerate() {
                 if r == var
                     && let Some(d) = sites.def_id(i, k as u32)
                 {
                     out.push(d);
-                    if !code.is_guarded(i) {
+                    if !input.is_guarded(i) {
                         killed = true;
                     }
                 }
@@ -86,7 +86,7 @@ fn search<G: Graph, C: VarCode>(
             continue;
         }
         if graph.entry() == Some(b)
-            && let Some(p) = code.params().position(|p| p == var)
+            && let Some(p) = input.params().iter().position(|&p| p == var)
         {
             out.push(sites.param_def(p as u32).expect("every param has a definition"));
         }

@@ -60,9 +60,8 @@ pub struct Sites {
 impl Sites {
     /// The sites of a checked input (instructions some block lists only).
     pub fn of<G: Graph, C: VarCode>(input: &Input<'_, G, C>) -> Sites {
-        let code = input.code();
         let mut s = Sites::default();
-        for (i, p) in code.params().enumerate() {
+        for (i, &p) in input.params().iter().enumerate() {
             s.defs.push(Def::Param(i as u32));
             s.def_var.push(p);
         }
@@ -76,11 +75,11 @@ impl Sites {
             if input.block_of(inst).is_none() {
                 continue;
             }
-            for (index, r) in code.defs(inst).enumerate() {
+            for (index, &r) in input.defs(inst).iter().enumerate() {
                 s.defs.push(Def::Result { inst, index: index as u32 });
                 s.def_var.push(r);
             }
-            for (index, u) in code.uses(inst).enumerate() {
+            for (index, u) in input.uses(inst).iter().enumerate() {
                 s.uses.push(Use { inst, index: index as u32 });
                 s.use_var.push(u.var);
             }

@@ -24,7 +24,9 @@
 
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
-use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Graph, Input, InputError, InstId, Node, VarCode, VarId, csr};
+use cfg_dom::{
+    CsrGraph, DomTree, DominanceFrontiers, Graph, Input, InputBuffers, InputError, InstId, Node, VarCode, VarId, csr,
+};
 use ir_core::Function;
 use ssa::{NO_VERSION, PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionDef};
 use std::time::{Duration, Instant};
@@ -98,7 +100,7 @@ pub fn via_ssa_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Chain
 #[derive(Clone, Debug, Default)]
 pub struct ViaSsa {
     graph: CsrGraph,
-    scratch: Vec<u32>,
+    input: InputBuffers,
     core: Core,
 }
 
@@ -122,7 +124,7 @@ impl ViaSsa {
     /// Empties every buffer, keeping its capacity.
     pub fn clear(&mut self) {
         self.graph.clear();
-        self.scratch.clear();
+        self.input = InputBuffers::default();
         let c = &mut self.core;
         c.dt.clear();
         c.df.clear();
@@ -138,7 +140,7 @@ impl ViaSsa {
 
     /// [`ViaSsa::compute`], with the time of each phase.
     pub fn compute_timed<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
-        self.core.run(graph, code, &mut self.scratch, Instant::now())
+        self.core.run(graph, code, &mut self.input, Instant::now())
     }
 
     /// Chains of a Keel function (its CFG built in this context's buffers).
@@ -151,7 +153,7 @@ impl ViaSsa {
     pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
         let start = Instant::now();
         func.compute_cfg(&mut self.graph);
-        self.core.run(&self.graph, func, &mut self.scratch, start)
+        self.core.run(&self.graph, func, &mut self.input, start)
     }
 }
 
@@ -160,11 +162,11 @@ impl Core {
         &mut self,
         graph: &G,
         code: &C,
-        scratch: &mut Vec<u32>,
+        buffers: &mut InputBuffers,
         start: Instant,
     ) -> Result<(Chains, Phases), InputError> {
         let mut phases = Phases::default();
-        let input = Input::new(graph, code, scratch)?;
+        let input = Input::new(graph, code, buffers)?;
         self.dt.compute(graph);
         phases.dominators = start.elapsed();
 

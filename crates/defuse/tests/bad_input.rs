@@ -10,7 +10,8 @@
 mod foreign_ir;
 
 use cfg_dom::{
-    DomTree, DominanceFrontiers, Graph, Input, InputError, IteratedFrontiers, Liveness, Mismatch, VarCode, check_input,
+    DomTree, DominanceFrontiers, Graph, Input, InputBuffers, InputError, IteratedFrontiers, Liveness, Mismatch,
+    VarCode, check_input,
 };
 use foreign_ir::{Stmt, Toy};
 use ir_core::{Arg, Function, FunctionBuilder, Signature, Type, Var};
@@ -75,8 +76,8 @@ impl RenameSink for Ignore {
 /// Every var-level entry point on `g` and `code`: each must return an
 /// error (and none may panic, which would fail the test by itself).
 fn all_reject(g: &impl Graph, code: &impl VarCode) -> Result<(), TestCaseError> {
-    prop_assert!(check_input(g, code, &mut Vec::new()).is_err());
-    prop_assert!(Input::new(g, code, &mut Vec::new()).is_err());
+    prop_assert!(check_input(g, code).is_err());
+    prop_assert!(Input::new(g, code, &mut InputBuffers::default()).is_err());
     prop_assert!(Liveness::of(g, code).is_err());
     prop_assert!(defuse::via_ssa(g, code).is_err());
     prop_assert!(defuse::iterative(g, code).is_err());
@@ -157,7 +158,7 @@ proptest! {
     #[test]
     fn malformed_code_is_an_error(seed in 0u64..1000, c in corruption(), k in 0usize..1000) {
         let (_, mut toy) = toy_program(seed);
-        prop_assert!(check_input(&toy, &toy, &mut Vec::new()).is_ok(), "the program is well formed before");
+        prop_assert!(check_input(&toy, &toy).is_ok(), "the program is well formed before");
         corrupt(&mut toy, c, k);
         all_reject(&toy, &toy)?;
     }
@@ -167,7 +168,7 @@ proptest! {
         let (fa, ta) = toy_program(a);
         let (fb, tb) = toy_program(b);
         prop_assume!(fa.num_blocks() != fb.num_blocks() || fa.num_vars() != fb.num_vars());
-        let (mut sa, mut sb) = (Vec::new(), Vec::new());
+        let (mut sa, mut sb) = (InputBuffers::default(), InputBuffers::default());
         let ia = Input::new(&ta, &ta, &mut sa).unwrap();
         let ib = Input::new(&tb, &tb, &mut sb).unwrap();
         let (dta, dtb) = (DomTree::of(&ta), DomTree::of(&tb));

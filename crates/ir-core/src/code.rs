@@ -16,9 +16,9 @@
 //! never guarded for the analyses (a guard on one, only in unverified IR,
 //! is a use at the phi).
 
-use crate::entities::{Block, Inst, Var};
+use crate::entities::{Block, Inst};
 use crate::function::Function;
-use crate::instructions::UseSite;
+use crate::instructions::{Extra, Operand, UseSite};
 use crate::opcode::Opcode;
 use cfg_dom::{CsrGraph, InstId, Node, Use, VarCode, VarId, Versioned};
 
@@ -108,20 +108,30 @@ impl VarCode for Function {
     }
 
     fn uses(&self, inst: InstId) -> impl Iterator<Item = Use> + '_ {
-        let inst = Inst::from_u32(inst);
-        let preds = if self.is_phi(inst) { self.phi_blocks(inst) } else { &[] };
-        Function::uses(self, inst).map(move |(site, v): (UseSite, Var)| {
-            let pred = match site {
-                UseSite::Operand(i) => preds.get(i as usize).map(|&b| node(b)),
-                _ => None,
-            };
-            Use { var: v.as_u32(), pred }
-        })
+        // One lookup of the instruction for everything: this runs for
+        // every instruction in every var-level pass.
+        let (ops, guard, keeps, preds): (&[Operand], _, &[Operand], &[Block]) = match self.inst(Inst::from_u32(inst)) {
+            Some(d) => (
+                d.args.as_slice(&self.operand_pool),
+                d.guard.expand(),
+                d.fallbacks.as_slice(&self.operand_pool),
+                match &d.extra {
+                    Extra::Phi(list) => list.as_slice(&self.block_pool),
+                    _ => &[],
+                },
+            ),
+            None => (&[], None, &[], &[]),
+        };
+        let ops = ops
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, op)| Some(Use { var: op.as_var()?.as_u32(), pred: preds.get(i).map(|&b| node(b)) }));
+        let keeps = keeps.iter().filter_map(|op| Some(Use::at(op.as_var()?.as_u32())));
+        ops.chain(guard.map(|g| Use::at(g.as_u32()))).chain(keeps)
     }
 
     fn is_guarded(&self, inst: InstId) -> bool {
-        let inst = Inst::from_u32(inst);
-        self.guard(inst).is_some() && !self.is_phi(inst)
+        self.inst(Inst::from_u32(inst)).is_some_and(|d| d.guard.is_some() && d.opcode != Opcode::Phi)
     }
 
     fn is_phi(&self, inst: InstId) -> bool {

@@ -67,17 +67,22 @@ impl Function {
     /// Every var the instruction reads, with its use site: operands, then
     /// the guard, then fallbacks.
     pub fn uses(&self, inst: Inst) -> impl Iterator<Item = (UseSite, Var)> + '_ {
-        let ops = self
-            .operands(inst)
-            .iter()
-            .enumerate()
-            .filter_map(|(i, op)| op.as_var().map(|v| (UseSite::Operand(i as u32), v)));
-        let keeps = self
-            .fallbacks(inst)
-            .iter()
-            .enumerate()
-            .filter_map(|(i, op)| op.as_var().map(|v| (UseSite::Fallback(i as u32), v)));
-        ops.chain(self.guard(inst).map(|g| (UseSite::Guard, g.var))).chain(keeps)
+        let (ops, guard, keeps) = self.use_parts(inst);
+        let ops = ops.iter().enumerate().filter_map(|(i, op)| op.as_var().map(|v| (UseSite::Operand(i as u32), v)));
+        let keeps =
+            keeps.iter().enumerate().filter_map(|(i, op)| op.as_var().map(|v| (UseSite::Fallback(i as u32), v)));
+        ops.chain(guard.map(|g| (UseSite::Guard, g))).chain(keeps)
+    }
+
+    /// The operands, guard var and fallbacks of `inst`, from one lookup.
+    #[inline]
+    pub(crate) fn use_parts(&self, inst: Inst) -> (&[Operand], Option<Var>, &[Operand]) {
+        match self.insts.get(inst) {
+            Some(d) => {
+                (d.args.as_slice(&self.operand_pool), d.guard.expand(), d.fallbacks.as_slice(&self.operand_pool))
+            }
+            None => (&[], None, &[]),
+        }
     }
 
     /// The fallbacks of a guarded instruction (parallel to its results), or

@@ -28,6 +28,14 @@
 //! instruction format, arbitrary control flow, ill-typed on request), for
 //! the text format's and the verifier's property tests.
 //!
+//! # Bad input
+//!
+//! The rule: generation never fails and never panics. Every field of a
+//! [`GenConfig`] is clamped into the range the generator supports (rates to
+//! `0..=1`, NaN to 0, at least one block and function, at least one var of
+//! every type, nesting at most 6; see `config.rs`); any bytes decode to a
+//! program. Sizes are taken as asked: a huge `blocks` is a huge module.
+//!
 //! # Example
 //!
 //! ```

@@ -1,5 +1,7 @@
 //! `keel`: the command-line front of the Keel toolkit.
 //!
+//! # Bad input
+//!
 //! Every subcommand reports problems as diagnostics (`error: message`,
 //! `--> file:line:col`, the source line and a caret) and exits 1; usage
 //! errors exit 2. Diagnostics are rendered by ir-core (`ir_core::text`'s

@@ -21,7 +21,7 @@ use crate::cleanup;
 use crate::facts::VarFacts;
 use crate::placement::{PhiPlacement, Policy};
 use crate::rename::{NO_VERSION, RenameSink, Renamer, Version, VersionDef};
-use cfg_dom::{CsrGraph, DomTree, Input, InputError, InstId, Node, VarId};
+use cfg_dom::{CsrGraph, DomTree, Input, InputBuffers, InputError, InstId, Node, VarId};
 use ir_core::entity::EntityRef;
 use ir_core::{Arg, Function, FunctionBuilder, Guard, Inst, Operand, UseSite, Var, block};
 
@@ -99,8 +99,8 @@ impl RenameSink for Recorder {
 pub fn construct(func: &mut Function, options: &Options) -> Result<Stats, InputError> {
     let graph = func.cfg();
     let (placement, rec) = {
-        let mut scratch = Vec::new();
-        let input = Input::new(&graph, &*func, &mut scratch)?;
+        let mut buffers = InputBuffers::default();
+        let input = Input::new(&graph, &*func, &mut buffers)?;
         let dt = DomTree::of(&graph);
         let facts = VarFacts::of(&input, &dt)?;
         let placement = PhiPlacement::of(&input, &dt, &facts, options.policy, None)?;

@@ -83,7 +83,7 @@ impl VarFacts {
         let pairs = &mut self.pairs;
         pairs.clear();
         if let Some(entry) = dt.root() {
-            for p in code.params() {
+            for &p in input.params() {
                 last_def[p as usize] = entry;
                 defined.insert(p as usize);
                 pairs.push((p, entry));
@@ -91,14 +91,14 @@ impl VarFacts {
         }
         // Reachable blocks in id order (the input is checked: ids in range).
         for b in (0..g.num_nodes() as Node).filter(|&b| dt.is_reachable(b)) {
-            for inst in code.block_insts(b) {
-                for u in code.uses(inst) {
+            for &inst in input.block_insts(b) {
+                for u in input.uses(inst) {
                     if u.pred.is_some() || killed[u.var as usize] != b {
                         non_local.insert(u.var as usize);
                     }
                 }
-                let guarded = code.is_guarded(inst);
-                for r in code.defs(inst) {
+                let guarded = input.is_guarded(inst);
+                for &r in input.defs(inst) {
                     let i = r as usize;
                     defined.insert(i);
                     if !guarded {

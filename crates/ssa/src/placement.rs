@@ -136,10 +136,10 @@ impl PhiPlacement {
         let n = g.num_nodes();
         belongs("the dominance frontiers", n, g.stamp(), df.num_nodes(), df.stamp())?;
         facts.check_owner(input)?;
-        let owned;
+        let mut owned = Liveness::new();
         let live = match (policy, live) {
             (Policy::Pruned, None) => {
-                owned = Liveness::of(g, input.code())?;
+                owned.compute_input(input);
                 Some(&owned)
             }
             (_, l) => l,

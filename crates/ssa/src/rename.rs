@@ -130,7 +130,7 @@ impl Renamer {
             pos += placement.phis(b).len() as u32;
         }
         self.next = pos;
-        for (i, p) in code.params().enumerate() {
+        for (i, &p) in input.params().iter().enumerate() {
             let v = self.fresh();
             sink.define(v, p, VersionDef::Param(i as u32), NO_VERSION);
             self.top[p as usize] = v;
@@ -145,7 +145,7 @@ impl Renamer {
             }
             let mark = self.log.len() as u32;
             sink.enter_block(b, true);
-            self.block(g, code, placement, b, sink);
+            self.block(input, placement, b, sink);
             self.stack.push((b, mark));
             // Children in RPO order on the stack: the last is visited first.
             for &c in dt.children(b) {
@@ -156,7 +156,7 @@ impl Renamer {
         for b in (0..n as Node).filter(|&b| !dt.is_reachable(b)) {
             let mark = self.log.len() as u32;
             sink.enter_block(b, false);
-            self.block(g, code, placement, b, sink);
+            self.block(input, placement, b, sink);
             self.restore(mark);
         }
         Ok(self.next)
@@ -188,10 +188,9 @@ impl Renamer {
 
     /// Renames one block: its inserted phis, its instructions, then the phi
     /// operands it supplies to its successors.
-    fn block(
+    fn block<G: Graph, C: VarCode>(
         &mut self,
-        g: &impl Graph,
-        code: &impl VarCode,
+        input: &Input<'_, G, C>,
         placement: &PhiPlacement,
         b: Node,
         sink: &mut impl RenameSink,
@@ -202,31 +201,31 @@ impl Renamer {
             sink.define(v, var, VersionDef::Phi { block: b }, NO_VERSION);
             self.push(var, v);
         }
-        for inst in code.block_insts(b) {
+        for &inst in input.block_insts(b) {
             // A phi's incoming values are read at the end of its
             // predecessors (below, when they are renamed); any other use
             // here, before the instruction defines.
-            for (k, u) in code.uses(inst).enumerate() {
+            for (k, u) in input.uses(inst).iter().enumerate() {
                 if u.pred.is_none() {
                     sink.use_site(inst, k as u32, u.var, self.current(u.var));
                 }
             }
-            let guarded = code.is_guarded(inst);
-            for (index, r) in code.defs(inst).enumerate() {
+            let guarded = input.is_guarded(inst);
+            for (index, &r) in input.defs(inst).iter().enumerate() {
                 let prev = if guarded { self.current(r) } else { NO_VERSION };
                 let v = self.fresh();
                 sink.define(v, r, VersionDef::Result { inst, index: index as u32, guarded }, prev);
                 self.push(r, v);
             }
         }
-        for s in g.successors(b) {
+        for s in input.graph().successors(b) {
             let sbase = self.phi_base[s as usize];
             for (k, &var) in placement.phis(s).iter().enumerate() {
                 sink.phi_operand(sbase + k as u32, b, self.current(var));
             }
             // Input phis read at the end of their predecessor.
-            for inst in code.block_insts(s).take_while(|&i| code.is_phi(i)) {
-                for (k, u) in code.uses(inst).enumerate() {
+            for &inst in input.block_insts(s).iter().take_while(|&&i| input.is_phi(i)) {
+                for (k, u) in input.uses(inst).iter().enumerate() {
                     if u.pred == Some(b) {
                         sink.use_site(inst, k as u32, u.var, self.current(u.var));
                     }

@@ -74,7 +74,7 @@ fn phi_counts_by_policy_on_the_example() {
     let m = du_example();
     let f = m.function(m.function_by_name("du_example").unwrap()).unwrap();
     let g = f.cfg();
-    let mut scratch = Vec::new();
+    let mut scratch = cfg_dom::InputBuffers::default();
     let input = Input::new(&g, f, &mut scratch).unwrap();
     let dt = DomTree::of(&g);
     let facts = VarFacts::of(&input, &dt).unwrap();
@@ -126,7 +126,7 @@ proptest! {
     fn pruned_within_semi_pruned_within_minimal(g in arb_module(analysis_config())) {
         for (_, f) in g.module.functions() {
             let cfg = f.cfg();
-            let mut scratch = Vec::new();
+            let mut scratch = cfg_dom::InputBuffers::default();
             let input = Input::new(&cfg, f, &mut scratch).unwrap();
             let dt = DomTree::of(&cfg);
             let facts = VarFacts::of(&input, &dt).unwrap();
