@@ -104,6 +104,18 @@ pub trait VarCode: Versioned {
         let _ = inst;
         false
     }
+
+    /// Appends the variables `inst` defines to `defs` and its uses to
+    /// `uses`, in order, and says whether it is guarded: all an [`Input`]
+    /// reads of an instruction. Provided: it calls [`VarCode::defs`],
+    /// [`VarCode::uses`] and [`VarCode::is_guarded`]; an IR that can answer
+    /// the three from one lookup of the instruction may override it (Keel's
+    /// does), and must answer exactly as they do.
+    fn append_inst(&self, inst: InstId, defs: &mut Vec<VarId>, uses: &mut Vec<Use>) -> bool {
+        defs.extend(self.defs(inst));
+        uses.extend(self.uses(inst));
+        self.is_guarded(inst)
+    }
 }
 
 impl<C: VarCode + ?Sized> VarCode for &C {
@@ -133,6 +145,9 @@ impl<C: VarCode + ?Sized> VarCode for &C {
     }
     fn is_phi(&self, inst: InstId) -> bool {
         (**self).is_phi(inst)
+    }
+    fn append_inst(&self, inst: InstId, defs: &mut Vec<VarId>, uses: &mut Vec<Use>) -> bool {
+        (**self).append_inst(inst, defs, uses)
     }
 }
 
@@ -255,24 +270,25 @@ pub struct InputBuffers {
     /// Each block's instructions: `insts[block_start[b]..block_start[b + 1]]`.
     block_start: Vec<u32>,
     insts: Vec<InstId>,
-    /// By instruction id: its block (`NONE` for none), its definitions and
-    /// uses as ranges of `defs` and `uses` (laid out in block order, the
-    /// order the passes read them), and its flags.
+    /// By instruction id: its block (`NONE` for none) and its flags.
     block_of: Vec<u32>,
-    def_range: Vec<(u32, u32)>,
-    use_range: Vec<(u32, u32)>,
     flags: Vec<u8>,
+    /// By instruction id, in CSR form: its definitions
+    /// `defs[def_start[i]..def_start[i + 1]]` and uses likewise (ids no
+    /// block lists have none).
+    def_start: Vec<u32>,
     defs: Vec<VarId>,
+    use_start: Vec<u32>,
     uses: Vec<Use>,
 }
 
 /// A graph and the code on it, checked together and flattened: the proof
 /// the var-level analyses take. Building it walks the [`VarCode`] once —
 /// checking every id (see [`check_input`]) while copying each block's
-/// instructions and each instruction's definitions, uses and flags into
-/// flat arrays — so a pipeline of analyses (facts, placement, renaming,
-/// chains) checks once and then reads arrays instead of calling the trait
-/// again.
+/// instructions, and each instruction's definitions, uses and flags by
+/// instruction id, into flat arrays — so a pipeline of analyses (facts,
+/// placement, renaming, chains) checks once and then reads arrays instead
+/// of calling the trait again.
 #[derive(Debug)]
 pub struct Input<'a, G, C> {
     graph: &'a G,
@@ -304,18 +320,13 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
             }
             b.params.push(var);
         }
+        // Pass 1, by block: which instructions, where, phis first.
         b.block_of.clear();
         b.block_of.resize(ni, NONE);
-        b.def_range.clear();
-        b.def_range.resize(ni, (0, 0));
-        b.use_range.clear();
-        b.use_range.resize(ni, (0, 0));
         b.flags.clear();
         b.flags.resize(ni, 0);
         b.block_start.clear();
         b.insts.clear();
-        b.defs.clear();
-        b.uses.clear();
         for blk in 0..n as Node {
             b.block_start.push(b.insts.len() as u32);
             let mut phis_done = false;
@@ -328,43 +339,51 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
                 }
                 *slot = blk;
                 b.insts.push(inst);
-                let phi = code.is_phi(inst);
-                if phi && phis_done {
-                    return Err(InputError::PhiNotFirst { inst, block: blk });
-                }
-                phis_done |= !phi;
-                let bad_var = |var: VarId| InputError::VarOutOfRange { inst: Some(inst), var, num_vars: nv };
-                let first_def = b.defs.len() as u32;
-                for var in code.defs(inst) {
-                    if var as usize >= nv {
-                        return Err(bad_var(var));
+                if code.is_phi(inst) {
+                    if phis_done {
+                        return Err(InputError::PhiNotFirst { inst, block: blk });
                     }
-                    b.defs.push(var);
-                }
-                let first_use = b.uses.len() as u32;
-                for u in code.uses(inst) {
-                    if u.var as usize >= nv {
-                        return Err(bad_var(u.var));
-                    }
-                    if let Some(pred) = u.pred.filter(|&p| !phi || p as usize >= n) {
-                        return Err(InputError::BadPhiUse { inst, pred });
-                    }
-                    b.uses.push(u);
-                }
-                let i = inst as usize;
-                b.def_range[i] = (first_def, b.defs.len() as u32);
-                b.use_range[i] = (first_use, b.uses.len() as u32);
-                // A phi is never guarded (see the module doc).
-                b.flags[i] = if phi {
-                    PHI
-                } else if code.is_guarded(inst) {
-                    GUARDED
+                    b.flags[inst as usize] = PHI;
                 } else {
-                    0
-                };
+                    phis_done = true;
+                }
             }
         }
         b.block_start.push(b.insts.len() as u32);
+        // Pass 2, by instruction id: definitions, uses, guards.
+        b.def_start.clear();
+        b.use_start.clear();
+        b.defs.clear();
+        b.uses.clear();
+        for inst in 0..ni as InstId {
+            b.def_start.push(b.defs.len() as u32);
+            b.use_start.push(b.uses.len() as u32);
+            if b.block_of[inst as usize] == NONE {
+                continue;
+            }
+            let phi = b.flags[inst as usize] == PHI;
+            let (d0, u0) = (b.defs.len(), b.uses.len());
+            let guarded = code.append_inst(inst, &mut b.defs, &mut b.uses);
+            let bad_var = |var: VarId| InputError::VarOutOfRange { inst: Some(inst), var, num_vars: nv };
+            if let Some(&var) = b.defs[d0..].iter().find(|&&v| v as usize >= nv) {
+                return Err(bad_var(var));
+            }
+            for u in &b.uses[u0..] {
+                if u.var as usize >= nv {
+                    return Err(bad_var(u.var));
+                }
+                if let Some(pred) = u.pred.filter(|&p| !phi || p as usize >= n) {
+                    return Err(InputError::BadPhiUse { inst, pred });
+                }
+            }
+            // A phi is never guarded (see the module doc); guardedness only
+            // matters to instructions that define something.
+            if !phi && b.defs.len() > d0 && guarded {
+                b.flags[inst as usize] = GUARDED;
+            }
+        }
+        b.def_start.push(b.defs.len() as u32);
+        b.use_start.push(b.uses.len() as u32);
         Ok(Input { graph, code, b })
     }
 
@@ -420,16 +439,41 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
     /// The variables `inst` defines (empty for an id no block lists).
     #[inline]
     pub fn defs(&self, inst: InstId) -> &'a [VarId] {
-        let (s, e) = self.b.def_range.get(inst as usize).copied().unwrap_or((0, 0));
-        &self.b.defs[s as usize..e as usize]
+        crate::csr::row(&self.b.def_start, &self.b.defs, inst as usize)
     }
 
     /// The uses of `inst`, numbered as in [`VarCode::uses`] (empty for an
     /// id no block lists).
     #[inline]
     pub fn uses(&self, inst: InstId) -> &'a [Use] {
-        let (s, e) = self.b.use_range.get(inst as usize).copied().unwrap_or((0, 0));
-        &self.b.uses[s as usize..e as usize]
+        crate::csr::row(&self.b.use_start, &self.b.uses, inst as usize)
+    }
+
+    /// Every definition, by instruction id then result order (the rows of
+    /// [`Input::defs`] end to end), and where each instruction's start:
+    /// `all_defs()[def_starts()[i]..def_starts()[i + 1]]`.
+    #[inline]
+    pub fn all_defs(&self) -> &'a [VarId] {
+        &self.b.defs
+    }
+
+    /// The offsets of [`Input::all_defs`] by instruction id, plus the end.
+    #[inline]
+    pub fn def_starts(&self) -> &'a [u32] {
+        &self.b.def_start
+    }
+
+    /// Every use, by instruction id then use number (the rows of
+    /// [`Input::uses`] end to end).
+    #[inline]
+    pub fn all_uses(&self) -> &'a [Use] {
+        &self.b.uses
+    }
+
+    /// The offsets of [`Input::all_uses`] by instruction id, plus the end.
+    #[inline]
+    pub fn use_starts(&self) -> &'a [u32] {
+        &self.b.use_start
     }
 
     /// True when `inst` is a phi.
@@ -438,7 +482,9 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
         self.b.flags.get(inst as usize).is_some_and(|&f| f & PHI != 0)
     }
 
-    /// True when `inst` is guarded (its definitions do not kill).
+    /// True when `inst` is guarded and defines something (its definitions
+    /// do not kill; a guard on an instruction without results changes no
+    /// var-level answer).
     #[inline]
     pub fn is_guarded(&self, inst: InstId) -> bool {
         self.b.flags.get(inst as usize).is_some_and(|&f| f & GUARDED != 0)

@@ -49,6 +49,14 @@ pub trait Graph {
     fn stamp(&self) -> Option<u64> {
         None
     }
+
+    /// True when the type guarantees the contract by construction, so the
+    /// O(nodes + edges) [`check_graph`] may be skipped. False by default;
+    /// true for [`CsrGraph`], whose builders reject out-of-range ids and
+    /// derive predecessors from the same edges as successors.
+    fn valid_by_construction(&self) -> bool {
+        false
+    }
 }
 
 /// `Ok` when `g` keeps the [`Graph`] contract: the entry and every
@@ -58,8 +66,12 @@ pub fn check_graph(g: &impl Graph) -> Result<(), GraphError> {
     check_graph_with(g, &mut Vec::new())
 }
 
-/// [`check_graph`] with a reusable counter buffer.
+/// [`check_graph`] with a reusable counter buffer, skipped for graphs that
+/// are [`Graph::valid_by_construction`].
 pub(crate) fn check_graph_with(g: &impl Graph, into: &mut Vec<u32>) -> Result<(), GraphError> {
+    if g.valid_by_construction() {
+        return Ok(());
+    }
     let n = g.num_nodes();
     if n >= NONE as usize {
         return Err(GraphError::TooManyNodes(n));
@@ -307,6 +319,10 @@ impl Graph for CsrGraph {
     fn stamp(&self) -> Option<u64> {
         self.stamp
     }
+
+    fn valid_by_construction(&self) -> bool {
+        true
+    }
 }
 
 impl<G: Graph> Graph for &G {
@@ -324,5 +340,8 @@ impl<G: Graph> Graph for &G {
     }
     fn stamp(&self) -> Option<u64> {
         (**self).stamp()
+    }
+    fn valid_by_construction(&self) -> bool {
+        (**self).valid_by_construction()
     }
 }

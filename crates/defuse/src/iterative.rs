@@ -22,7 +22,7 @@
 //! [`cfg_dom::VarCode`] and [`cfg_dom::Graph`], checked first.
 
 use crate::chains::{Chains, UdBuilder};
-use crate::sites::{DefId, Sites, UseId};
+use crate::sites::{DefId, Sites};
 use cfg_dom::{
     BitDataflow, Confluence, CsrGraph, Dfs, Direction, Flow, GenKill, Graph, Input, InputBuffers, InputError, Node,
     VarCode, csr,
@@ -251,10 +251,18 @@ impl Core {
         for bn in (0..n as Node).filter(|&b| dfs.is_reachable(b)) {
             let entry = solution.in_words(bn);
             for &inst in input.block_insts(bn) {
-                // A use at the instruction reads what reaches the block's
-                // entry, unless a definition of its var earlier in the block
-                // killed that, plus the block's own definitions since.
-                let mut read = |u: UseId, v: usize| {
+                // A phi's incoming values are read at the end of its
+                // predecessors (below); only a phi's uses can name a
+                // predecessor (the input is checked). Any other use reads
+                // what reaches the block's entry, unless a definition of its
+                // var earlier in the block killed that, plus the block's own
+                // definitions since.
+                let phi_uses = if input.is_phi(inst) { input.uses(inst) } else { &[] };
+                for (k, u) in sites.uses_of_inst(inst).enumerate() {
+                    if phi_uses.get(k).is_some_and(|x| x.pred.is_some()) {
+                        continue;
+                    }
+                    let v = sites.var_of_use(u) as usize;
                     let start = pool.len() as u32;
                     if stamp[v] != bn || !killed[v] {
                         reaching(entry, v, pool);
@@ -263,20 +271,6 @@ impl Core {
                         pool.extend_from_slice(&local[v]);
                     }
                     span[u as usize] = (start, pool.len() as u32 - start);
-                };
-                // A phi's incoming values are read at the end of its
-                // predecessors (below); only a phi's uses can name a
-                // predecessor (the input is checked).
-                if input.is_phi(inst) {
-                    for (u, use_) in sites.uses_of_inst(inst).zip(input.uses(inst)) {
-                        if use_.pred.is_none() {
-                            read(u, use_.var as usize);
-                        }
-                    }
-                } else {
-                    for u in sites.uses_of_inst(inst) {
-                        read(u, sites.var_of_use(u) as usize);
-                    }
                 }
                 let guarded = input.is_guarded(inst);
                 for d in sites.defs_of_inst(inst) {

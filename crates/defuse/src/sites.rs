@@ -58,34 +58,28 @@ pub struct Sites {
 }
 
 impl Sites {
-    /// The sites of a checked input (instructions some block lists only).
+    /// The sites of a checked input (instructions some block lists only),
+    /// copied from its flat arrays (which are already by instruction id).
     pub fn of<G: Graph, C: VarCode>(input: &Input<'_, G, C>) -> Sites {
-        let mut s = Sites::default();
-        for (i, &p) in input.params().iter().enumerate() {
-            s.defs.push(Def::Param(i as u32));
-            s.def_var.push(p);
+        let params = input.params();
+        let np = params.len() as u32;
+        let (def_starts, use_starts) = (input.def_starts(), input.use_starts());
+        let mut s = Sites { num_params: np, ..Sites::default() };
+        s.def_var.reserve(params.len() + input.all_defs().len());
+        s.def_var.extend_from_slice(params);
+        s.def_var.extend_from_slice(input.all_defs());
+        s.use_var.extend(input.all_uses().iter().map(|u| u.var));
+        s.def_start.extend(def_starts.iter().map(|&d| d + np));
+        s.use_start.extend_from_slice(use_starts);
+        s.defs.reserve(s.def_var.len());
+        s.defs.extend((0..np).map(Def::Param));
+        s.uses.reserve(s.use_var.len());
+        for inst in 0..input.num_insts() as InstId {
+            let (d0, d1) = (def_starts[inst as usize], def_starts[inst as usize + 1]);
+            s.defs.extend((0..d1 - d0).map(|index| Def::Result { inst, index }));
+            let (u0, u1) = (use_starts[inst as usize], use_starts[inst as usize + 1]);
+            s.uses.extend((0..u1 - u0).map(|index| Use { inst, index }));
         }
-        s.num_params = s.defs.len() as u32;
-        let n = input.num_insts();
-        s.def_start.reserve(n + 1);
-        s.use_start.reserve(n + 1);
-        for inst in 0..n as InstId {
-            s.def_start.push(s.defs.len() as u32);
-            s.use_start.push(s.uses.len() as u32);
-            if input.block_of(inst).is_none() {
-                continue;
-            }
-            for (index, &r) in input.defs(inst).iter().enumerate() {
-                s.defs.push(Def::Result { inst, index: index as u32 });
-                s.def_var.push(r);
-            }
-            for (index, u) in input.uses(inst).iter().enumerate() {
-                s.uses.push(Use { inst, index: index as u32 });
-                s.use_var.push(u.var);
-            }
-        }
-        s.def_start.push(s.defs.len() as u32);
-        s.use_start.push(s.uses.len() as u32);
         s
     }
 

@@ -137,6 +137,29 @@ impl VarCode for Function {
     fn is_phi(&self, inst: InstId) -> bool {
         Function::is_phi(self, Inst::from_u32(inst))
     }
+
+    fn append_inst(&self, inst: InstId, defs: &mut Vec<VarId>, uses: &mut Vec<Use>) -> bool {
+        // One lookup for results, operands, guard, fallbacks and phi blocks.
+        let Some(d) = self.inst(Inst::from_u32(inst)) else { return false };
+        defs.extend(d.results.as_slice(&self.var_pool).iter().map(|v| v.as_u32()));
+        let preds = match &d.extra {
+            Extra::Phi(list) => list.as_slice(&self.block_pool),
+            _ => &[],
+        };
+        for (i, op) in d.args.as_slice(&self.operand_pool).iter().enumerate() {
+            if let Some(v) = op.as_var() {
+                uses.push(Use { var: v.as_u32(), pred: preds.get(i).map(|&b| node(b)) });
+            }
+        }
+        let guard = d.guard.expand();
+        if let Some(g) = guard {
+            uses.push(Use::at(g.as_u32()));
+        }
+        uses.extend(
+            d.fallbacks.as_slice(&self.operand_pool).iter().filter_map(|op| Some(Use::at(op.as_var()?.as_u32()))),
+        );
+        guard.is_some() && d.opcode != Opcode::Phi
+    }
 }
 
 impl Function {
