@@ -1,11 +1,14 @@
 //! `regalloc-pebble`: register allocation by red-blue pebbling.
-//!
-//! **Status: not yet implemented.** This crate exposes no API yet. It will
-//! allocate registers on each block's dependence DAG with the red-blue
-//! pebble heuristic of the digest's §004 document, then hand the remaining
-//! registers to variables globally by loop-weighted spill cost, with a
-//! checker that verifies every allocation.
-//!
-//! Depends on: `ir-core`, `cfg-dom`.
 
 #![deny(missing_docs)]
+
+mod class;
+mod dag;
+pub mod game;
+mod pebble;
+mod select;
+
+pub use class::{Loc, PReg, RegClass, Regs};
+pub use dag::{Dag, DagBuilder, DagError, OpId, OpKind, Output, ValueId};
+pub use game::{GameError, Move, Schedule, Setup, SinkNeed, Start, replay};
+pub use pebble::{PebbleError, Pebbler, pebble};
