@@ -258,6 +258,11 @@ impl DagBuilder {
         csr::row(&self.out_start, &self.outs, op as usize)
     }
 
+    /// The distinct inputs of `op` (empty for an unknown id).
+    pub fn inputs(&self, op: OpId) -> &[ValueId] {
+        csr::row(&self.in_start, &self.ins, op as usize)
+    }
+
     /// `op` runs only after `before` (both must exist, `before` first).
     pub fn order(&mut self, op: OpId, before: OpId) {
         if before >= op || op as usize >= self.op_kind.len() {

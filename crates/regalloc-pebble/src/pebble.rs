@@ -34,8 +34,8 @@
 //!   load that will be;
 //! - "a free register" includes one whose value costs nothing to evict (in
 //!   memory and read by nothing more);
-//! - operations with no input and nothing to wait for (constants) run
-//!   lazily, just before their first reader, into a register (no load);
+//! - operations with no input and no order edge (constants) run lazily,
+//!   just before their first reader, into a register (no load);
 //! - effects keep their order (order edges); the terminator runs last,
 //!   after every sink that must be in memory has been stored.
 //!
@@ -172,7 +172,12 @@ impl Pebbler {
         self.lazy.clear();
         self.lazy.extend(
             (0..no as OpId)
-                .map(|o| dag.kind(o) == OpKind::Pure && dag.inputs(o).is_empty() && dag.waits_for(o).is_empty()),
+                .map(|o| {
+                    dag.kind(o) == OpKind::Pure
+                        && dag.inputs(o).is_empty()
+                        && dag.waits_for(o).is_empty()
+                        && dag.waiters(o).is_empty()
+                }),
         );
         self.missing.clear();
         for o in 0..no as OpId {
@@ -194,6 +199,7 @@ impl Pebbler {
         self.in_s.clear();
         self.in_s.resize(nv, false);
         self.sel.reset(dag);
+        self.sel.chosen.clear();
         self.moves.clear();
         self.out_reg.clear();
         self.out_reg.resize(nv, None);
@@ -399,7 +405,8 @@ impl Pebbler {
     fn execute(&mut self, dag: &Dag, u: OpId) -> Result<(), PebbleError> {
         // Inputs: constants first materialised, others loaded, in rank
         // order, each into a register made free for it.
-        let mut ins: Vec<ValueId> = dag.inputs(u).iter().copied().filter(|&v| !self.b.is_red(v)).collect();
+        let mut ins: Vec<ValueId> =
+            dag.inputs(u).iter().copied().filter(|&v| self.is_const(dag, v) || !self.b.is_red(v)).collect();
         ins.sort_unstable_by_key(|&v| dag.value_rank(v));
         for v in ins {
             if self.is_const(dag, v) {
@@ -429,7 +436,9 @@ impl Pebbler {
         }
         let outs = dag.outputs(op);
         let ties: Vec<Option<ValueId>> = dag.tied(op).collect();
-        let mut slid: Vec<ValueId> = Vec::new();
+        // Tied inputs belong to their outputs: no other output takes them.
+        let mut slid: Vec<ValueId> = ties.iter().flatten().copied().collect();
+        let reserved: Vec<u32> = slid.iter().map(|&t| self.b.red[t as usize]).collect();
         let mut placed: Vec<(ValueId, u32)> = Vec::with_capacity(outs.len());
         for (k, &o) in outs.iter().enumerate() {
             let c = dag.class(o);
@@ -444,13 +453,12 @@ impl Pebbler {
                 if !self.b.can_drop(dag, t) {
                     self.store(t);
                 }
-                slid.push(t);
                 self.b.red[t as usize]
             } else if let Some(i) = ins.iter().copied().filter(|&i| self.slidable_free(dag, i, c, &slid)).min_by_key(|&i| dag.value_rank(i)) {
                 // c2 = 1: an input nothing else needs.
                 slid.push(i);
                 self.b.red[i as usize]
-            } else if let Some(r) = self.free_output_reg(dag, c, guard, &placed) {
+            } else if let Some(r) = self.free_output_reg(dag, c, guard, &placed, &reserved) {
                 r
             } else if let Some(i) = ins
                 .iter()
@@ -542,9 +550,9 @@ impl Pebbler {
 
     /// A free register for an output (not one already given to another
     /// output of the same operation).
-    fn free_output_reg(&mut self, dag: &Dag, c: RegClass, u: OpId, placed: &[(ValueId, u32)]) -> Option<u32> {
+    fn free_output_reg(&mut self, dag: &Dag, c: RegClass, u: OpId, placed: &[(ValueId, u32)], reserved: &[u32]) -> Option<u32> {
         let ci = c.index();
-        let taken = |r: u32| placed.iter().any(|&(o, pr)| pr == r && dag.class(o) == c);
+        let taken = |r: u32| placed.iter().any(|&(o, pr)| pr == r && dag.class(o) == c) || reserved.contains(&r);
         if let Some(&r) = self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE && !taken(r)) {
             return Some(r);
         }
