@@ -15,7 +15,8 @@
 //!
 //! Transfer: an instruction writes each definition's register with its new
 //! value (a guarded one keeps it only if the register already held the
-//! var's previous value, since a failed guard leaves it); an edit copies
+//! var's previous value, since a failed guard leaves it; a copy's register
+//! holds the source's value as well); an edit copies
 //! its source's set to its destination; edges apply their edits; a block's
 //! entry is the intersection over its reachable predecessors (and, for the
 //! entry block, the function's start: params where `entry_locs` puts them,
@@ -378,6 +379,7 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             }
             let defs = input.defs(i);
             let guarded = input.is_guarded(i);
+            let copy = !guarded && defs.len() == 1 && uses.len() == 1 && input.code().is_copy(i);
             let mut writes: Vec<(usize, Vec<Sym>)> = Vec::with_capacity(defs.len());
             for (k, &d) in defs.iter().enumerate() {
                 let li = self.loc_index(Loc::Reg(regs[uses.len() + k]));
@@ -387,6 +389,13 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
                 let new = sym(d, i + 1);
                 let set = if !last {
                     Vec::new()
+                } else if copy {
+                    // A copy's destination holds the source's value too
+                    // (an allocator may give both one register).
+                    let mut v = vec![new, want[0]];
+                    v.sort_unstable();
+                    v.dedup();
+                    v
                 } else if guarded {
                     let prev = want[uses.len() + k];
                     if st[li].binary_search(&prev).is_ok() { vec![new] } else { Vec::new() }

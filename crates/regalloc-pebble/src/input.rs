@@ -55,6 +55,13 @@ pub trait RegCode: VarCode {
         let _ = inst;
         InstKind::Effect
     }
+
+    /// True when `inst` only copies its one use into its one definition
+    /// (the Chaitin-Briggs baseline lets source and copy share a register).
+    fn is_copy(&self, inst: InstId) -> bool {
+        let _ = inst;
+        false
+    }
 }
 
 impl<C: RegCode + ?Sized> RegCode for &C {
@@ -63,6 +70,9 @@ impl<C: RegCode + ?Sized> RegCode for &C {
     }
     fn inst_kind(&self, inst: InstId) -> InstKind {
         (**self).inst_kind(inst)
+    }
+    fn is_copy(&self, inst: InstId) -> bool {
+        (**self).is_copy(inst)
     }
 }
 
@@ -97,6 +107,12 @@ impl RegCode for Function {
             }
             _ => InstKind::Effect,
         }
+    }
+
+    fn is_copy(&self, inst: InstId) -> bool {
+        let i = Inst::from_u32(inst);
+        self.inst(i).is_some_and(|d| d.opcode() == Opcode::Copy && d.guard().is_none())
+            && self.operands(i).first().is_some_and(|o| o.as_var().is_some())
     }
 }
 

@@ -173,7 +173,7 @@ pub fn allocate_in_module(module: &mut Module, f: FuncId, method: Method, option
     let cfg = func.cfg();
     let allocation = match method {
         Method::Pebble => ctx.compute(&cfg, func, options),
-        Method::Briggs => ctx.compute(&cfg, func, options), // TEMP until briggs lands
+        Method::Briggs => crate::briggs::allocate(&cfg, func, options.regs, options.loop_weight),
     }
     .map_err(KeelError::Alloc)?;
     check(&cfg, func, &allocation).map_err(KeelError::Check)?;

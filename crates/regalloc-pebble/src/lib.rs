@@ -26,3 +26,4 @@ pub use checker::{CheckError, check};
 pub mod rewrite;
 mod keel;
 pub use keel::{Allocated, KeelError, Method, allocate_in_module, allocate_module, lower_phis, needs_destruct};
+pub mod briggs;

@@ -199,6 +199,31 @@ pub fn rewrite(module: &mut Module, f: FuncId, alloc: &Allocation) -> Rewritten 
             }
         }
     }
+    // A register view read but written nowhere (a read of an undefined
+    // value in code nothing reaches) still needs a definition to verify.
+    if let Some(entry) = nf.entry_block() {
+        let mut written = std::collections::BTreeSet::new();
+        let mut read = std::collections::BTreeSet::new();
+        for b in nf.blocks() {
+            for i in nf.block_insts(b) {
+                written.extend(nf.results(i).iter().copied());
+                read.extend(nf.uses(i).map(|(_, v)| v));
+            }
+        }
+        let views_made: Vec<Var> = views.made.values().copied().collect();
+        let first = nf.layout().first_inst(entry);
+        for v in views_made {
+            if read.contains(&v) && !written.contains(&v) {
+                let t = nf.var_type(v).unwrap_or(Type::I32);
+                let mut b = FunctionBuilder::new(&mut nf);
+                match first {
+                    Some(i) => b.position_before(i),
+                    None => b.switch_to_block(entry),
+                }
+                b.ins().constant(v, ir_core::Imm::from_bits(t, 0));
+            }
+        }
+    }
     // Edges no end could hold: split.
     let mut by_edge: BTreeMap<(Node, Node), Vec<Edit>> = BTreeMap::new();
     for (p, e) in alloc.edits() {
