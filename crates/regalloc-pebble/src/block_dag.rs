@@ -18,7 +18,8 @@
 //! - the operation computing a var's sink waits for every reader of that
 //!   var's source, so the var's home slot is never needed by both at once;
 //! - a var held in a global register (pinned) is written in place, so each
-//!   definition waits for every reader of the previous value and for its
+//!   definition waits for every reader of the register's previous value
+//!   (its own var's, or another var's that shares the register) and for its
 //!   writer.
 //!
 //! Ranks come from keys that statement order does not change: a source
@@ -104,6 +105,8 @@ pub struct BlockDag {
     read_start: Vec<u32>,
     read_ops: Vec<OpId>,
     pinned_defs: Vec<(OpId, ValueId)>,
+    /// The value last put in each pinned register in this block.
+    reg_now: Vec<((RegClass, u32), ValueId)>,
     keys_v: Vec<u64>,
     keys_o: Vec<u64>,
 }
@@ -154,6 +157,7 @@ impl BlockDag {
         self.sources.clear();
         self.reads.clear();
         self.pinned_defs.clear();
+        self.reg_now.clear();
         if self.cur.len() < nvars {
             self.cur.resize(nvars, NONE);
             self.cur_stamp.resize(nvars, 0);
@@ -186,7 +190,7 @@ impl BlockDag {
             };
             ins.clear();
             for u in input.uses(i) {
-                ins.push(self.value_of(u.var, code.class(u.var)));
+                ins.push(self.value_of(u.var, code.class(u.var), pinned[u.var as usize]));
             }
             let nuses = ins.len();
             let guarded = input.is_guarded(i);
@@ -197,7 +201,7 @@ impl BlockDag {
                     if defs[..k].contains(&d) {
                         return Err(CodeError::BadTie { inst: i });
                     }
-                    let old = self.value_of(d, class);
+                    let old = self.value_of(d, class, pinned[d as usize]);
                     ins.push(old);
                     outs.push(Output::tied(class, old));
                 } else {
@@ -223,10 +227,14 @@ impl BlockDag {
                 self.value_var.push(d);
                 self.value_op.push(op);
                 if pinned[d as usize] != NONE {
-                    let prev = self.now(d);
-                    if prev != NONE {
+                    // Written in place: after the readers of what the
+                    // register held (this var's previous value, or another
+                    // var's sharing the register).
+                    let key = (code.class(d), pinned[d as usize]);
+                    if let Some(&(_, prev)) = self.reg_now.iter().find(|&&(k, _)| k == key) {
                         self.pinned_defs.push((op, prev));
                     }
+                    self.put_reg(key, v);
                 }
                 self.set_now(d, v);
                 self.def_vals.push(v);
@@ -258,7 +266,7 @@ impl BlockDag {
                 if !starts_red(x) {
                     continue;
                 }
-                v = self.value_of(x, code.class(x));
+                v = self.value_of(x, code.class(x), pinned[x as usize]);
             }
             exits.push((x, v));
         }
@@ -335,7 +343,7 @@ impl BlockDag {
 
     /// The value var `x` has now, making a source when the block has not
     /// seen it yet.
-    fn value_of(&mut self, x: VarId, class: RegClass) -> ValueId {
+    fn value_of(&mut self, x: VarId, class: RegClass, pin: u32) -> ValueId {
         let v = self.now(x);
         if v != NONE {
             return v;
@@ -345,7 +353,17 @@ impl BlockDag {
         self.value_op.push(NONE);
         self.sources.push((x, v));
         self.set_now(x, v);
+        if pin != NONE {
+            self.put_reg((class, pin), v);
+        }
         v
+    }
+
+    fn put_reg(&mut self, key: (RegClass, u32), v: ValueId) {
+        match self.reg_now.iter_mut().find(|(k, _)| *k == key) {
+            Some(e) => e.1 = v,
+            None => self.reg_now.push((key, v)),
+        }
     }
 
     /// Ranks from statement-order-independent keys (module doc).

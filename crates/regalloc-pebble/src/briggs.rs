@@ -35,94 +35,8 @@ use crate::class::{Loc, PReg, RegClass, Regs};
 use crate::dag::NONE;
 use crate::input::RegCode;
 use crate::output::{Allocation, Costs, Edit, ProgPoint, SlotInfo};
-use cfg_dom::{Graph, Input, InputBuffers, InstId, Liveness, LoopForest, Node, Use, VarCode, VarId, Versioned};
-
-/// The code seen with every var live into the entry as a param, so the
-/// chains give those reads an entry definition.
-struct EntryDefs<'c, C> {
-    code: &'c C,
-    params: Vec<VarId>,
-}
-
-impl<C: VarCode> Versioned for EntryDefs<'_, C> {}
-
-impl<C: VarCode> VarCode for EntryDefs<'_, C> {
-    fn num_blocks(&self) -> usize {
-        self.code.num_blocks()
-    }
-    fn num_vars(&self) -> usize {
-        self.code.num_vars()
-    }
-    fn num_insts(&self) -> usize {
-        self.code.num_insts()
-    }
-    fn params(&self) -> impl Iterator<Item = VarId> + '_ {
-        self.params.iter().copied()
-    }
-    fn block_insts(&self, b: Node) -> impl Iterator<Item = InstId> + '_ {
-        self.code.block_insts(b)
-    }
-    fn defs(&self, inst: InstId) -> impl Iterator<Item = VarId> + '_ {
-        self.code.defs(inst)
-    }
-    fn uses(&self, inst: InstId) -> impl Iterator<Item = Use> + '_ {
-        self.code.uses(inst)
-    }
-    fn is_guarded(&self, inst: InstId) -> bool {
-        self.code.is_guarded(inst)
-    }
-    fn is_phi(&self, inst: InstId) -> bool {
-        self.code.is_phi(inst)
-    }
-}
-
-/// The code renamed to webs: var ids become web ids.
-struct WebCode<'a> {
-    nwebs: usize,
-    blocks: &'a [Vec<InstId>],
-    def_web: &'a [Vec<u32>],
-    use_web: &'a [Vec<u32>],
-    guarded: &'a [bool],
-    entry: &'a [u32],
-}
-
-impl Versioned for WebCode<'_> {}
-
-impl VarCode for WebCode<'_> {
-    fn num_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-    fn num_vars(&self) -> usize {
-        self.nwebs
-    }
-    fn num_insts(&self) -> usize {
-        self.def_web.len()
-    }
-    fn params(&self) -> impl Iterator<Item = VarId> + '_ {
-        self.entry.iter().copied()
-    }
-    fn block_insts(&self, b: Node) -> impl Iterator<Item = InstId> + '_ {
-        self.blocks[b as usize].iter().copied()
-    }
-    fn defs(&self, inst: InstId) -> impl Iterator<Item = VarId> + '_ {
-        self.def_web[inst as usize].iter().copied()
-    }
-    fn uses(&self, inst: InstId) -> impl Iterator<Item = Use> + '_ {
-        self.use_web[inst as usize].iter().map(|&w| Use::at(w))
-    }
-    fn is_guarded(&self, inst: InstId) -> bool {
-        self.guarded[inst as usize]
-    }
-}
-
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let p = parent[x as usize];
-        parent[x as usize] = parent[p as usize];
-        x = p;
-    }
-    x
-}
+use crate::webs::{WebView, Webs};
+use cfg_dom::{Graph, Input, InputBuffers, InstId, Liveness, LoopForest, Node, VarId};
 
 /// Allocates `code` on `graph` with `regs` registers per class by
 /// Chaitin-Briggs (module doc).
@@ -136,67 +50,28 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, regs: Regs, loop_weig
             }
         }
     }
-    let liveness = Liveness::of(graph, code)?;
     let loops = LoopForest::of(graph);
     let n = input.num_blocks();
     let ni = input.num_insts();
-    let entry_live: Vec<VarId> = graph.entry().map(|e| liveness.live_in(e).collect()).unwrap_or_default();
-    let wrapped = EntryDefs { code, params: entry_live.clone() };
-    let chains = defuse::via_ssa(graph, &wrapped)?;
-    let sites = chains.sites();
-    // Webs: union of the definitions each use reaches.
-    let ndefs = sites.num_defs();
-    let mut parent: Vec<u32> = (0..ndefs as u32).collect();
-    for u in 0..sites.num_uses() as u32 {
-        let ds = chains.defs_of(u);
-        if let Some((&first, rest)) = ds.split_first() {
-            for &d in rest {
-                let (a, b) = (find(&mut parent, first), find(&mut parent, d));
-                if a != b {
-                    parent[a.max(b) as usize] = a.min(b);
-                }
-            }
-        }
-    }
-    // Web ids: one per union-find root, then one per use nothing reaches.
-    let mut web_of_root: Vec<u32> = vec![NONE; ndefs];
-    let mut web_var: Vec<VarId> = Vec::new();
-    let mut def_web_id: Vec<u32> = vec![0; ndefs];
-    for d in 0..ndefs as u32 {
-        let r = find(&mut parent, d);
-        if web_of_root[r as usize] == NONE {
-            web_of_root[r as usize] = web_var.len() as u32;
-            web_var.push(sites.def_var(r).expect("a definition"));
-        }
-        def_web_id[d as usize] = web_of_root[r as usize];
-    }
+    let webs = Webs::compute(graph, code)?;
+    let nwebs = webs.len();
+    let web_var: Vec<VarId> = (0..nwebs as u32).map(|w| webs.var_of(w)).collect();
+    let (entry_live, entry_webs): (Vec<VarId>, Vec<u32>) = webs.entry().unzip();
+    let mut blocks: Vec<Vec<InstId>> = vec![Vec::new(); n];
     let mut def_web: Vec<Vec<u32>> = vec![Vec::new(); ni];
     let mut use_web: Vec<Vec<u32>> = vec![Vec::new(); ni];
     let mut guarded = vec![false; ni];
-    let mut blocks: Vec<Vec<InstId>> = vec![Vec::new(); n];
     for b in 0..n as Node {
         blocks[b as usize] = input.block_insts(b).to_vec();
         for &i in input.block_insts(b) {
             guarded[i as usize] = input.is_guarded(i);
-            for d in sites.defs_of_inst(i) {
-                def_web[i as usize].push(def_web_id[d as usize]);
-            }
-            for (k, u) in sites.uses_of_inst(i).enumerate() {
-                let w = match chains.defs_of(u).first() {
-                    Some(&d) => def_web_id[d as usize],
-                    None => {
-                        web_var.push(input.uses(i)[k].var);
-                        web_var.len() as u32 - 1
-                    }
-                };
-                use_web[i as usize].push(w);
-            }
+            def_web[i as usize] = webs.defs(i).to_vec();
+            use_web[i as usize] = webs.uses(i).to_vec();
         }
     }
-    let nwebs = web_var.len();
-    let entry_webs: Vec<u32> = (0..entry_live.len() as u32).map(|k| def_web_id[sites.param_def(k).expect("an entry def") as usize]).collect();
-    let wc = WebCode { nwebs, blocks: &blocks, def_web: &def_web, use_web: &use_web, guarded: &guarded, entry: &entry_webs };
+    let wc = WebView::new(code, &webs);
     let web_live = Liveness::of(graph, &wc)?;
+    let wc = WebCode { nwebs, blocks: &blocks, def_web: &def_web, use_web: &use_web, guarded: &guarded };
     let weight: Vec<u64> = (0..n as Node).map(|b| loop_weight.max(1).saturating_pow(loops.loop_depth(b).min(18))).collect();
     let class: Vec<RegClass> = web_var.iter().map(|&x| code.class(x)).collect();
     let mut cost: Vec<u64> = vec![0; nwebs];
@@ -271,7 +146,7 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, regs: Regs, loop_weig
                     // A guarded definition nothing reads keeps no old
                     // value and saves nothing (its register may hold
                     // garbage when the guard fails).
-                    let dead = guarded[i as usize] && chains.uses_of(sites.defs_of_inst(i).start + k as u32).is_empty();
+                    let dead = guarded[i as usize] && webs.is_unread(dw);
                     if !dead {
                         let s = slot(dw, &mut slots);
                         if guarded[i as usize] {
@@ -338,6 +213,15 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, regs: Regs, loop_weig
         globals: Vec::new(),
         local_regs: None,
     })
+}
+
+/// The renamed code as flat tables, for the interference walk.
+struct WebCode<'a> {
+    nwebs: usize,
+    blocks: &'a [Vec<InstId>],
+    def_web: &'a [Vec<u32>],
+    use_web: &'a [Vec<u32>],
+    guarded: &'a [bool],
 }
 
 /// Why colouring failed.

@@ -73,6 +73,9 @@ pub struct Setup {
     pub pinned: Vec<Option<u32>>,
     /// The register indices the game may use, per class (sorted).
     pub available: [Vec<u32>; 2],
+    /// Per value: a register it would best be in (where a successor block
+    /// expects its var), taken when free. Missing entries mean none.
+    pub hint: Vec<Option<u32>>,
 }
 
 impl Setup {
@@ -101,6 +104,12 @@ impl Setup {
     #[inline]
     pub fn pin_of(&self, v: ValueId) -> Option<u32> {
         self.pinned.get(v as usize).copied().flatten()
+    }
+
+    /// The register `v` would best be in.
+    #[inline]
+    pub fn hint_of(&self, v: ValueId) -> Option<u32> {
+        self.hint.get(v as usize).copied().flatten()
     }
 
     /// Registers of `class` the game may use.
@@ -253,6 +262,8 @@ pub(crate) struct Board {
     /// Per value: its pinned register or `NONE`.
     pub pin: Vec<u32>,
     pub sink_anywhere: Vec<bool>,
+    /// Per value: its preferred register or `NONE`.
+    pub hint: Vec<u32>,
 }
 
 impl Board {
@@ -273,6 +284,8 @@ impl Board {
         self.pin.extend((0..nv as ValueId).map(|v| setup.pin_of(v).unwrap_or(NONE)));
         self.sink_anywhere.clear();
         self.sink_anywhere.extend((0..nv as ValueId).map(|v| setup.need_of(v) == SinkNeed::Anywhere));
+        self.hint.clear();
+        self.hint.extend((0..nv as ValueId).map(|v| setup.hint_of(v).unwrap_or(NONE)));
         for c in RegClass::ALL {
             let regs = &mut self.regs[c.index()];
             regs.clear();

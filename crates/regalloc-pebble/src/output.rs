@@ -228,6 +228,32 @@ impl Allocation {
         self.regs_used
     }
 
+    /// Maps an allocation computed on `webs`' renamed code back to the
+    /// code's vars (`params`: the code's params, in order).
+    pub(crate) fn unweb(mut self, webs: &crate::webs::Webs, params: &[VarId]) -> Allocation {
+        for (_, e) in &mut self.edits {
+            e.var = webs.var_of(e.var);
+        }
+        for s in &mut self.slots {
+            s.home_of = s.home_of.map(|w| webs.var_of(w));
+            for x in &mut s.vars {
+                *x = webs.var_of(*x);
+            }
+            s.vars.sort_unstable();
+            s.vars.dedup();
+        }
+        for (x, _) in &mut self.entry_locs {
+            *x = webs.var_of(*x);
+        }
+        self.entry_locs.sort_unstable();
+        self.param_locs = params.iter().map(|&p| self.entry_locs.iter().find(|&&(x, _)| x == p).map(|&(_, l)| l)).collect();
+        for (x, _) in &mut self.globals {
+            *x = webs.var_of(*x);
+        }
+        self.globals.sort_unstable();
+        self
+    }
+
     /// The edges that must be split, in order.
     pub fn split_edges(&self) -> impl Iterator<Item = (Node, Node)> + '_ {
         let mut last = None;

@@ -98,6 +98,8 @@ pub struct Pebbler {
     fpos: Vec<u32>,
     ready_ops: Vec<OpId>,
     in_s: Vec<bool>,
+    /// Per class, per register: values not yet in a register that prefer it.
+    hinted: [Vec<u32>; 2],
     sel: Selector,
     cands: Vec<OpId>,
     moves: Vec<Move>,
@@ -198,6 +200,19 @@ impl Pebbler {
         }
         self.in_s.clear();
         self.in_s.resize(nv, false);
+        for c in RegClass::ALL {
+            let h = &mut self.hinted[c.index()];
+            h.clear();
+            h.resize(self.b.holder[c.index()].len(), 0);
+        }
+        for v in 0..nv as ValueId {
+            let r = self.b.hint[v as usize];
+            if r != NONE && self.b.red[v as usize] == NONE && self.b.pin[v as usize] == NONE {
+                if let Some(n) = self.hinted[dag.class(v).index()].get_mut(r as usize) {
+                    *n += 1;
+                }
+            }
+        }
         self.sel.reset(dag);
         self.sel.chosen.clear();
         self.moves.clear();
@@ -364,8 +379,14 @@ impl Pebbler {
 
     /// An empty register of class `c`, else one whose value costs nothing
     /// to evict (in memory, or dead and not a sink), not read by `u`.
-    fn free_reg(&mut self, dag: &Dag, c: RegClass, u: OpId) -> Option<u32> {
+    fn free_reg(&mut self, dag: &Dag, c: RegClass, u: OpId, hint: u32) -> Option<u32> {
         let ci = c.index();
+        if hint != NONE && self.b.regs[ci].contains(&hint) && self.b.holder[ci][hint as usize] == NONE {
+            return Some(hint);
+        }
+        if let Some(&r) = self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE && !self.hinted(c, r)) {
+            return Some(r);
+        }
         if let Some(&r) = self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE) {
             return Some(r);
         }
@@ -389,8 +410,8 @@ impl Pebbler {
     }
 
     /// A register of class `c` for `u`'s use: free, else evict.
-    fn room(&mut self, dag: &Dag, c: RegClass, u: OpId) -> Result<u32, PebbleError> {
-        if let Some(r) = self.free_reg(dag, c, u) {
+    fn room(&mut self, dag: &Dag, c: RegClass, u: OpId, hint: u32) -> Result<u32, PebbleError> {
+        if let Some(r) = self.free_reg(dag, c, u, hint) {
             return Ok(r);
         }
         self.evict(dag, c, u).ok_or(PebbleError::TooFewRegisters {
@@ -415,7 +436,8 @@ impl Pebbler {
                 continue;
             }
             let c = dag.class(v);
-            let r = self.room(dag, c, u)?;
+            let r = self.room(dag, c, u, self.b.hint[v as usize])?;
+            self.unhint(dag, v);
             self.moves.push(Move::Load { value: v, reg: PReg::new(c, r) });
             self.loads += 1;
             self.b.put(dag, v, r);
@@ -458,7 +480,7 @@ impl Pebbler {
                 // c2 = 1: an input nothing else needs.
                 slid.push(i);
                 self.b.red[i as usize]
-            } else if let Some(r) = self.free_output_reg(dag, c, guard, &placed, &reserved) {
+            } else if let Some(r) = self.free_output_reg(dag, c, guard, &placed, &reserved, self.b.hint[o as usize]) {
                 r
             } else if let Some(i) = ins
                 .iter()
@@ -497,6 +519,7 @@ impl Pebbler {
             }
             self.b.put(dag, o, r);
             self.out_reg[o as usize] = Some(PReg::new(c, r));
+            self.unhint(dag, o);
         }
         self.moves.push(Move::Compute { op });
         self.b.done[op as usize] = true;
@@ -528,6 +551,23 @@ impl Pebbler {
         Ok(())
     }
 
+    /// `v` is placed: its preference no longer reserves anything.
+    fn unhint(&mut self, dag: &Dag, v: ValueId) {
+        let r = std::mem::replace(&mut self.b.hint[v as usize], NONE);
+        if r != NONE
+            && let Some(n) = self.hinted[dag.class(v).index()].get_mut(r as usize)
+        {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// True when a value still to be placed prefers register `r` of class
+    /// `c` (so others leave it free when they can).
+    #[inline]
+    fn hinted(&self, c: RegClass, r: u32) -> bool {
+        self.hinted[c.index()].get(r as usize).is_some_and(|&n| n > 0)
+    }
+
     /// One requirement of `o` met; it may become ready.
     fn unblock(&mut self, dag: &Dag, o: OpId) {
         let m = &mut self.missing[o as usize];
@@ -550,9 +590,25 @@ impl Pebbler {
 
     /// A free register for an output (not one already given to another
     /// output of the same operation).
-    fn free_output_reg(&mut self, dag: &Dag, c: RegClass, u: OpId, placed: &[(ValueId, u32)], reserved: &[u32]) -> Option<u32> {
+    fn free_output_reg(
+        &mut self,
+        dag: &Dag,
+        c: RegClass,
+        u: OpId,
+        placed: &[(ValueId, u32)],
+        reserved: &[u32],
+        hint: u32,
+    ) -> Option<u32> {
         let ci = c.index();
         let taken = |r: u32| placed.iter().any(|&(o, pr)| pr == r && dag.class(o) == c) || reserved.contains(&r);
+        if hint != NONE && self.b.regs[ci].contains(&hint) && self.b.holder[ci][hint as usize] == NONE && !taken(hint) {
+            return Some(hint);
+        }
+        if let Some(&r) =
+            self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE && !taken(r) && !self.hinted(c, r))
+        {
+            return Some(r);
+        }
         if let Some(&r) = self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE && !taken(r)) {
             return Some(r);
         }
