@@ -175,6 +175,7 @@ pub struct Allocator {
     loops: LoopForest,
     bd: BlockDag,
     pebbler: Pebbler,
+    scratch: crate::pass::Scratch,
 }
 
 impl Allocator {
@@ -214,58 +215,54 @@ impl Allocator {
         if options.global != GlobalStep::Off {
             fx.interference = crate::global::interference(&input, &self.liveness, &fx.class);
         }
-        let mut work = Work { bd: &mut self.bd, pebbler: &mut self.pebbler };
+        let mut work = Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch };
         let p = options.regs;
+        let full = [p.get(RegClass::Scalar), p.get(RegClass::Vector)];
         let none = GlobalAssign::none(fx.nvars);
-        let base = work.pass(&fx, &input, &self.liveness, [p.get(RegClass::Scalar), p.get(RegClass::Vector)], &none)?;
         if options.global == GlobalStep::Off {
-            return Ok(base.into_allocation(&fx, &input, None, &none));
+            let pass = work.pass(&fx, &input, &self.liveness, full, &none)?;
+            return Ok(pass.into_allocation(&fx, &input, None, &none));
         }
-        let demand = base.demand;
-        let mut best: (Pass, Option<u32>, GlobalAssign) = (base, None, none);
-        let pmax = p.get(RegClass::Scalar).max(p.get(RegClass::Vector));
-        let qs: Vec<u32> = match options.local_regs {
-            Some(q) => vec![q],
+        let mut demand = [0u32; 2];
+        for d in &fx.demand {
+            demand = [demand[0].max(d[0]), demand[1].max(d[1])];
+        }
+        // q: the smallest local register count every block can play with
+        // (the largest instruction demand), and one and two more — measured
+        // on generated programs, the best q is almost always among them.
+        let qs: Vec<[u32; 2]> = match options.local_regs {
+            Some(q) => vec![[q.min(full[0]), q.min(full[1])]],
             None => {
-                // g = P - q global registers: 1, 2, 4, ... up to all of them.
-                let mut gs = vec![1u32];
-                while gs.last().is_some_and(|&g| g < pmax) {
-                    let g = (gs.last().copied().unwrap_or(1) * 2).min(pmax);
-                    gs.push(g);
-                }
-                gs.into_iter().filter(|&g| g <= pmax).map(|g| pmax - g).collect()
+                let mut v: Vec<[u32; 2]> = (0..3).map(|k| [(demand[0] + k).min(full[0]), (demand[1] + k).min(full[1])]).collect();
+                v.dedup();
+                v
             }
         };
-        for q in qs {
-            let qc = [q.min(p.get(RegClass::Scalar)), q.min(p.get(RegClass::Vector))];
-            // The counts come from local allocation with q registers (the
-            // document's order); below the largest demand the local game
-            // cannot play without globals, so it counts with that many.
-            let count_q = [qc[0].max(demand[0]).min(p.get(RegClass::Scalar)), qc[1].max(demand[1]).min(p.get(RegClass::Vector))];
-            let counted = if count_q == [p.get(RegClass::Scalar), p.get(RegClass::Vector)] && best.1.is_none() {
-                None
+        let mut best: Option<(Pass, [u32; 2], GlobalAssign)> = None;
+        let mut failure: Option<AllocError> = None;
+        for qc in qs {
+            let (res, globals) = if qc == full {
+                (work.pass(&fx, &input, &self.liveness, full, &none), GlobalAssign::none(fx.nvars))
             } else {
-                Some(work.pass(&fx, &input, &self.liveness, count_q, &GlobalAssign::none(fx.nvars))?)
+                // The counts come from local allocation with q registers
+                // alone (the document's order).
+                let counted = work.pass(&fx, &input, &self.liveness, qc, &none)?;
+                let globals = GlobalAssign::choose(&fx, &counted.var_cost, qc, p, options.global);
+                (work.pass(&fx, &input, &self.liveness, qc, &globals), globals)
             };
-            let var_cost = counted.as_ref().map_or(&best.0.var_cost, |c| &c.var_cost);
-            let globals = GlobalAssign::choose(&fx, var_cost, qc, p, options.global);
-            // With fewer local registers than an instruction needs, only
-            // the globals can make the game playable: skip when they do not.
-            let res = match work.pass(&fx, &input, &self.liveness, qc, &globals) {
-                Ok(r) => r,
-                Err(e @ AllocError::TooFewRegisters { .. }) => {
-                    if options.local_regs.is_some() {
-                        return Err(e);
+            match res {
+                Ok(r) => {
+                    if best.as_ref().is_none_or(|b| r.costs.weighted() < b.0.costs.weighted()) {
+                        best = Some((r, qc, globals));
                     }
-                    continue;
                 }
-                Err(e) => return Err(e),
-            };
-            if res.costs.weighted() < best.0.costs.weighted() {
-                best = (res, Some(q), globals);
+                Err(e) => failure = Some(e),
             }
         }
-        let (pass, q, globals) = best;
+        let Some((pass, q, globals)) = best else {
+            return Err(failure.expect("some q was tried"));
+        };
+        let q = (q != full).then_some(q[0]);
         Ok(pass.into_allocation(&fx, &input, q, &globals))
     }
 }

@@ -109,6 +109,12 @@ pub struct BlockDag {
     reg_now: Vec<((RegClass, u32), ValueId)>,
     keys_v: Vec<u64>,
     keys_o: Vec<u64>,
+    ins: Vec<ValueId>,
+    outs: Vec<Output>,
+    war: Vec<(OpId, OpId)>,
+    k_of: Vec<u32>,
+    count: Vec<(VarId, u32)>,
+    order: Vec<(u64, u32)>,
 }
 
 impl BlockDag {
@@ -171,8 +177,8 @@ impl BlockDag {
         let insts = input.block_insts(b);
         self.wanted_after(input, liveness, b, insts);
         let mut last_effect: Option<OpId> = None;
-        let mut ins: Vec<ValueId> = Vec::new();
-        let mut outs: Vec<Output> = Vec::new();
+        let mut ins = std::mem::take(&mut self.ins);
+        let mut outs = std::mem::take(&mut self.outs);
         let mut def_pos = 0usize;
         for (pos, &i) in insts.iter().enumerate() {
             if input.is_phi(i) {
@@ -246,7 +252,10 @@ impl BlockDag {
         let reads = std::mem::take(&mut self.reads);
         cfg_dom::csr::bucket(nv, &reads, &mut self.read_start, &mut self.read_ops);
         self.reads = reads;
-        let mut war: Vec<(OpId, OpId)> = Vec::new();
+        self.ins = ins;
+        self.outs = outs;
+        let mut war = std::mem::take(&mut self.war);
+        war.clear();
         for &(op, prev) in &self.pinned_defs {
             war.extend(self.readers(prev).iter().filter(|&&r| r != op).map(|&r| (op, r)));
             let w = self.value_op[prev as usize];
@@ -256,7 +265,8 @@ impl BlockDag {
         }
         // Live-out vars: their last value is a sink. Pass-through vars that
         // start in a register get a source.
-        let mut exits: Vec<(VarId, ValueId)> = Vec::new();
+        let mut exits = std::mem::take(&mut self.exits);
+        exits.clear();
         for x in liveness.live_out(b) {
             if pinned[x as usize] != NONE {
                 continue;
@@ -287,11 +297,12 @@ impl BlockDag {
         }
         war.sort_unstable();
         war.dedup();
-        for (op, before) in war {
+        for &(op, before) in &war {
             if before < op {
                 self.builder.order(op, before);
             }
         }
+        self.war = war;
         self.exits = exits;
         self.set_ranks();
         self.builder.build_into(&mut self.dag).expect("a block DAG is well formed by construction");
@@ -372,22 +383,23 @@ impl BlockDag {
         let no = self.op_inst.len();
         // k: the index of each output among its var's definitions, in
         // statement order (which is dependence order for one var).
-        let mut k_of: Vec<u32> = vec![0; nv];
-        let mut count: Vec<(VarId, u32)> = Vec::new();
+        self.k_of.clear();
+        self.k_of.resize(nv, 0);
+        self.count.clear();
         for &v in &self.def_vals {
             let x = self.value_var[v as usize];
-            match count.binary_search_by_key(&x, |&(y, _)| y) {
+            match self.count.binary_search_by_key(&x, |&(y, _)| y) {
                 Ok(p) => {
-                    count[p].1 += 1;
-                    k_of[v as usize] = count[p].1;
+                    self.count[p].1 += 1;
+                    self.k_of[v as usize] = self.count[p].1;
                 }
-                Err(p) => count.insert(p, (x, 0)),
+                Err(p) => self.count.insert(p, (x, 0)),
             }
         }
         self.keys_v.clear();
         for v in 0..nv {
             let x = u64::from(self.value_var[v]);
-            let key = if self.value_op[v] == NONE { x << 30 } else { (1u64 << 62) | (x << 30) | u64::from(k_of[v]) };
+            let key = if self.value_op[v] == NONE { x << 30 } else { (1u64 << 62) | (x << 30) | u64::from(self.k_of[v]) };
             self.keys_v.push(key);
         }
         self.keys_o.clear();
@@ -402,18 +414,19 @@ impl BlockDag {
             };
             self.keys_o.push(key);
         }
-        let vr = ranks_of(&self.keys_v);
-        let or = ranks_of(&self.keys_o);
+        let vr = ranks_of(&self.keys_v, &mut self.order);
+        let or = ranks_of(&self.keys_o, &mut self.order);
         self.builder.set_ranks(vr, or);
     }
 }
 
 /// Ranks of `keys` (ties by index).
-fn ranks_of(keys: &[u64]) -> Vec<u32> {
-    let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
-    idx.sort_unstable_by_key(|&i| (keys[i as usize], i));
+fn ranks_of(keys: &[u64], order: &mut Vec<(u64, u32)>) -> Vec<u32> {
+    order.clear();
+    order.extend(keys.iter().enumerate().map(|(i, &k)| (k, i as u32)));
+    order.sort_unstable();
     let mut rank = vec![0u32; keys.len()];
-    for (r, &i) in idx.iter().enumerate() {
+    for (r, &(_, i)) in order.iter().enumerate() {
         rank[i as usize] = r as u32;
     }
     rank

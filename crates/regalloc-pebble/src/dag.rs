@@ -228,7 +228,7 @@ impl DagBuilder {
             }
         }
         self.in_start.push(self.ins.len() as u32);
-        let mut tied_seen: Vec<ValueId> = Vec::new();
+        let first_tie = self.tied.len();
         for out in outputs {
             let v = self.value(out.class, op);
             self.outs.push(v);
@@ -236,11 +236,10 @@ impl DagBuilder {
                 Some(t) => {
                     let ok = self.ins[first..].contains(&t)
                         && self.value_class.get(t as usize) == Some(&out.class)
-                        && !tied_seen.contains(&t);
+                        && !self.tied[first_tie..].contains(&t);
                     if !ok {
                         self.bad.get_or_insert(DagError::BadTie { op, input: t });
                     }
-                    tied_seen.push(t);
                     self.tied.push(t);
                 }
                 None => self.tied.push(NONE),
@@ -336,27 +335,36 @@ impl DagBuilder {
         dag.out_start.clone_from(&self.out_start);
         dag.outs.clone_from(&self.outs);
         dag.tied.clone_from(&self.tied);
-        // Users per value and waiters per op, in rank order of the op.
-        let mut by_rank: Vec<OpId> = (0..no as OpId).collect();
-        by_rank.sort_unstable_by_key(|&o| dag.op_rank[o as usize]);
-        let pairs = by_rank
-            .iter()
-            .flat_map(|&o| csr::row(&self.in_start, &self.ins, o as usize).iter().map(move |&v| (v, o)));
-        csr::bucket_by(nv, pairs.collect::<Vec<_>>().into_iter(), &mut dag.users_start, &mut dag.users);
-        let mut after = self.after_pairs.clone();
-        after.sort_unstable();
-        after.dedup();
-        csr::bucket_by(no, after.iter().map(|&(o, b)| (o, b)), &mut dag.before_start, &mut dag.before);
-        let mut waiters: Vec<(OpId, OpId)> = after.iter().map(|&(o, b)| (b, o)).collect();
-        waiters.sort_unstable_by_key(|&(b, o)| (b, dag.op_rank[o as usize]));
-        csr::bucket_by(no, waiters.into_iter(), &mut dag.waiter_start, &mut dag.waiters);
+        // Users per value and waiters per op, in rank order of the op (a
+        // stable bucket of the pairs listed in that order).
+        let mut scratch = std::mem::take(&mut dag.scratch);
+        scratch.clear();
+        scratch.extend((0..no as OpId).map(|o| (dag.op_rank[o as usize], o)));
+        scratch.sort_unstable();
+        let mut pairs = std::mem::take(&mut dag.pairs);
+        pairs.clear();
+        for &(_, o) in &scratch {
+            pairs.extend(csr::row(&self.in_start, &self.ins, o as usize).iter().map(|&v| (v, o)));
+        }
+        csr::bucket(nv, &pairs, &mut dag.users_start, &mut dag.users);
+        pairs.clear();
+        pairs.extend_from_slice(&self.after_pairs);
+        pairs.sort_unstable();
+        pairs.dedup();
+        csr::bucket(no, &pairs, &mut dag.before_start, &mut dag.before);
+        scratch.clear();
+        scratch.extend(pairs.iter().map(|&(o, b)| (b, o)));
+        scratch.sort_unstable_by_key(|&(b, o)| (b, dag.op_rank[o as usize]));
+        csr::bucket(no, &scratch, &mut dag.waiter_start, &mut dag.waiters);
+        dag.scratch = scratch;
+        dag.pairs = pairs;
         Ok(())
     }
 }
 
 /// A checked data-dependence DAG (see the module doc). Build one with
 /// [`DagBuilder`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Dag {
     value_class: Vec<RegClass>,
     value_op: Vec<u32>,
@@ -375,6 +383,9 @@ pub struct Dag {
     before: Vec<OpId>,
     waiter_start: Vec<u32>,
     waiters: Vec<OpId>,
+    /// Building scratch (not part of the DAG).
+    scratch: Vec<(u32, u32)>,
+    pairs: Vec<(u32, u32)>,
 }
 
 impl Dag {

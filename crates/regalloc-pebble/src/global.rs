@@ -147,15 +147,14 @@ impl GlobalAssign {
 
 
 /// The registers the local allocation may use in block `b`: `0..q` and the
-/// global registers no global holds there.
-pub(crate) fn local_regs(ga: &GlobalAssign, q: [u32; 2], b: Node) -> [Vec<u32>; 2] {
-    let mut out: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+/// global registers no global holds there; into `out`.
+pub(crate) fn local_regs_into(ga: &GlobalAssign, q: [u32; 2], b: Node, out: &mut [Vec<u32>; 2]) {
     for c in RegClass::ALL {
         let top = ga.taken[c.index()].len() as u32;
         let list = &mut out[c.index()];
+        list.clear();
         list.extend(0..q[c.index()]);
         list.extend((q[c.index()]..top).filter(|&r| !ga.is_taken(c, r, b)));
     }
-    out
 }
 

@@ -8,12 +8,13 @@ use crate::class::{Loc, PReg, RegClass};
 use crate::dag::{NONE, ValueId};
 use crate::facts::Facts;
 use crate::game::{Move, Setup, SinkNeed, Start};
-use crate::global::{GlobalAssign, local_regs};
+use crate::global::{GlobalAssign, local_regs_into};
 use crate::input::RegCode;
 use crate::output::{Allocation, Costs, Edit, ProgPoint, SlotInfo};
 use crate::parallel_move::{Want, sequence};
 use crate::pebble::{PebbleError, Pebbler};
 use cfg_dom::{Graph, Input, InstId, Liveness, Node, VarId};
+use smallvec::SmallVec;
 
 /// Where a var is at a block boundary.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -59,6 +60,20 @@ enum Fix {
 pub(crate) struct Work<'w> {
     pub(crate) bd: &'w mut BlockDag,
     pub(crate) pebbler: &'w mut Pebbler,
+    pub(crate) scratch: &'w mut Scratch,
+}
+
+/// Buffers a pass reuses from block to block.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    preds: Vec<Node>,
+    read_here: Vec<VarId>,
+    written: Vec<VarId>,
+    vars: Vec<VarId>,
+    /// (gain, var, first candidate, candidates, dirty).
+    wish: Vec<(u64, VarId, u32, u32, bool)>,
+    cands: Vec<(u64, u32)>,
+    schedule: crate::game::Schedule,
 }
 
 impl Work<'_> {
@@ -99,15 +114,20 @@ impl Work<'_> {
         let mut setup = Setup::default();
         let mut temp_pool: Vec<u32> = Vec::new();
         let mut affinity: Vec<u32> = vec![NONE; fx.nvars];
+        let mut cur: Vec<u32> = Vec::new();
+        let mut temp: Vec<u32> = Vec::new();
+        let mut is_exit: Vec<bool> = Vec::new();
+        let mut used_temps: Vec<u32> = Vec::new();
         for &b in &fx.order {
-            let avail = local_regs(ga, q, b);
+            let mut avail = std::mem::take(&mut setup.available);
+            local_regs_into(ga, q, b, &mut avail);
             pass.entry[b as usize] = self.entry_state(fx, input, liveness, &pass, &done, ga, &avail, &affinity, b);
             let entry = &pass.entry[b as usize];
             let red = |x: VarId| entry.binary_search_by_key(&x, |&(y, _)| y).is_ok();
             self.bd.build(input, liveness, b, &ga.reg, red)?;
             let bd = &*self.bd;
             let nv = bd.dag.num_values();
-            setup.available = avail.clone();
+            setup.available = avail;
             setup.start.clear();
             setup.start.resize(nv, Start::Blue);
             setup.pinned.clear();
@@ -146,8 +166,9 @@ impl Work<'_> {
             for c in RegClass::ALL {
                 pass.demand[c.index()] = pass.demand[c.index()].max(bd.dag.max_demand(c));
             }
-            let sched = match self.pebbler.run(&bd.dag, &setup) {
-                Ok(s) => s,
+            let sched = &mut self.scratch.schedule;
+            match self.pebbler.run_into(&bd.dag, &setup, sched) {
+                Ok(()) => {}
                 Err(PebbleError::TooFewRegisters { op, class, needs, have }) => {
                     return Err(AllocError::TooFewRegisters { block: b, inst: bd.op_inst[op as usize], class, needs, have });
                 }
@@ -155,9 +176,12 @@ impl Work<'_> {
             };
             // Translate the game into code and edits.
             let w = fx.weight[b as usize];
-            let mut cur: Vec<u32> = vec![NONE; nv];
-            let mut temp: Vec<u32> = vec![NONE; nv];
-            let mut is_exit = vec![false; nv];
+            cur.clear();
+            cur.resize(nv, NONE);
+            temp.clear();
+            temp.resize(nv, NONE);
+            is_exit.clear();
+            is_exit.resize(nv, false);
             for &(_, v) in &bd.exits {
                 is_exit[v as usize] = true;
             }
@@ -168,7 +192,7 @@ impl Work<'_> {
                     _ => NONE,
                 };
             }
-            let mut used_temps: Vec<u32> = Vec::new();
+            used_temps.clear();
             let items = &mut pass.items[b as usize];
             for m in &sched.moves {
                 match *m {
@@ -223,7 +247,7 @@ impl Work<'_> {
                     }
                 }
             }
-            temp_pool.extend(used_temps);
+            temp_pool.extend_from_slice(&used_temps);
             for m in &sched.moves {
                 let placed = match *m {
                     Move::Load { value, reg } => Some((value, reg.index)),
@@ -261,7 +285,7 @@ impl Work<'_> {
     /// Chooses where block `b`'s live-in vars start (module doc).
     #[allow(clippy::too_many_arguments)]
     fn entry_state<G: Graph, C: RegCode>(
-        &self,
+        &mut self,
         fx: &Facts,
         input: &Input<'_, G, C>,
         liveness: &Liveness,
@@ -292,23 +316,37 @@ impl Work<'_> {
             out.sort_unstable_by_key(|&(x, _)| x);
             return out;
         }
-        let preds: Vec<Node> = g.predecessors(b).filter(|&p| done[p as usize]).collect();
-        if preds.is_empty() {
+        let sc = &mut *self.scratch;
+        sc.preds.clear();
+        sc.preds.extend(g.predecessors(b).filter(|&p| done[p as usize]));
+        if sc.preds.is_empty() {
             return out;
         }
         let wb = fx.weight[b as usize];
         let loop_blocks = fx.loop_of_header(b);
-        let mut read_here: Vec<VarId> = fx.reads(b).to_vec();
-        let mut written_in_loop: Vec<VarId> = Vec::new();
+        sc.read_here.clear();
+        sc.read_here.extend_from_slice(fx.reads(b));
+        sc.written.clear();
         for &l in loop_blocks {
-            read_here.extend_from_slice(fx.reads(l));
-            written_in_loop.extend_from_slice(fx.writes(l));
+            sc.read_here.extend_from_slice(fx.reads(l));
+            sc.written.extend_from_slice(fx.writes(l));
         }
-        read_here.sort_unstable();
-        read_here.dedup();
-        written_in_loop.sort_unstable();
-        written_in_loop.dedup();
-        let total_pred: u64 = preds.iter().map(|&p| fx.weight[p as usize].min(wb)).sum();
+        sc.read_here.sort_unstable();
+        sc.read_here.dedup();
+        sc.written.sort_unstable();
+        sc.written.dedup();
+        let total_pred: u64 = sc.preds.iter().map(|&p| fx.weight[p as usize].min(wb)).sum();
+        // The vars worth a look: those a predecessor leaves in a register,
+        // and those the block (or its loop) reads or writes; any other var
+        // is in memory everywhere and gains nothing in a register.
+        sc.vars.clear();
+        for &p in &sc.preds {
+            sc.vars.extend(pass.exit[p as usize].iter().filter(|e| e.1 != NONE).map(|e| e.0));
+        }
+        sc.vars.extend_from_slice(&sc.read_here);
+        sc.vars.extend_from_slice(&sc.written);
+        sc.vars.sort_unstable();
+        sc.vars.dedup();
         // Per var: (gain, candidate registers with their costs, dirty). A
         // candidate is a register some predecessor leaves the var in (the
         // others then need a move or a load), or any free register (every
@@ -316,49 +354,53 @@ impl Work<'_> {
         // predecessors store) and the load the block (or its loop, per
         // iteration) saves when the var is already in a register.
         const ANY: u32 = u32::MAX;
-        let mut wish: Vec<(u64, VarId, Vec<(u64, u32)>, bool)> = Vec::new();
-        for x in liveness.live_in(b) {
-            if ga.reg[x as usize] != NONE {
+        sc.wish.clear();
+        sc.cands.clear();
+        for &x in &sc.vars {
+            if ga.reg[x as usize] != NONE || !liveness.is_live_in(b, x) {
                 continue;
             }
             let c = fx.class[x as usize].index();
             let mut mem_cost = 0u64;
-            let mut regs: Vec<(u32, u64)> = Vec::new();
             let mut any_dirty = false;
-            for &p in &preds {
+            let first = sc.cands.len();
+            for &p in &sc.preds {
                 let we = fx.weight[p as usize].min(wb);
                 let (reg, home) = exit_of(pass, p, x);
                 if !home {
                     mem_cost += we;
                     any_dirty = true;
                 }
-                if reg != NONE {
-                    match regs.iter_mut().find(|(r, _)| *r == reg) {
-                        Some(e) => e.1 += we,
-                        None => regs.push((reg, we)),
+                if reg != NONE && avail[c].contains(&reg) {
+                    match sc.cands[first..].iter_mut().find(|(_, r)| *r == reg) {
+                        Some(e) => e.0 += we,
+                        None => sc.cands.push((we, reg)),
                     }
                 }
             }
+            // (here, r) -> (cost, r): the predecessors not there pay.
+            for e in &mut sc.cands[first..] {
+                e.0 = total_pred - e.0;
+            }
+            sc.cands.push((total_pred, ANY));
+            sc.cands[first..].sort_unstable();
+            let best = sc.cands[first].0;
             // The load the block (or loop, per iteration) saves; and at a
             // loop header, the store the latch saves for a var the loop
             // writes (it stays dirty in its register instead).
-            let benefit = u64::from(read_here.binary_search(&x).is_ok()) * wb
-                + u64::from(written_in_loop.binary_search(&x).is_ok()) * wb;
-            let mut cands: Vec<(u64, u32)> =
-                regs.iter().filter(|&&(r, _)| avail[c].contains(&r)).map(|&(r, here)| (total_pred - here, r)).collect();
-            cands.push((total_pred, ANY));
-            cands.sort_unstable();
-            let best = cands[0].0;
+            let written = sc.written.binary_search(&x).is_ok();
+            let benefit = u64::from(sc.read_here.binary_search(&x).is_ok()) * wb + u64::from(written) * wb;
             let reg_cost = best as i128 - benefit as i128;
             if reg_cost < mem_cost as i128 {
                 let gain = (mem_cost as i128 - reg_cost) as u64;
                 // A var the loop writes stays dirty: the latch need not
                 // store it every iteration.
-                let dirty = any_dirty || written_in_loop.binary_search(&x).is_ok();
-                wish.push((gain, x, cands, dirty));
+                sc.wish.push((gain, x, first as u32, (sc.cands.len() - first) as u32, any_dirty || written));
+            } else {
+                sc.cands.truncate(first);
             }
         }
-        wish.sort_unstable_by_key(|w| (core::cmp::Reverse(w.0), w.1));
+        sc.wish.sort_unstable_by_key(|w| (core::cmp::Reverse(w.0), w.1));
         // Room for the block's (or loop's) own work: the widest instruction
         // must still find its registers without evicting what came in.
         let mut budget = [0usize; 2];
@@ -366,12 +408,13 @@ impl Work<'_> {
             let need = core::iter::once(b).chain(loop_blocks.iter().copied()).map(|l| fx.demand[l as usize][c.index()]).max().unwrap_or(0);
             budget[c.index()] = avail[c.index()].len().saturating_sub(need as usize);
         }
-        let mut taken: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
-        for (_, x, cands, dirty) in wish {
+        let mut taken: [SmallVec<[u32; 16]>; 2] = [SmallVec::new(), SmallVec::new()];
+        for &(_, x, first, len, dirty) in &sc.wish {
             let c = fx.class[x as usize].index();
             if taken[c].len() >= budget[c] {
                 continue;
             }
+            let cands = &sc.cands[first as usize..(first + len) as usize];
             let pick = cands.iter().find_map(|&(_, r)| {
                 if r != ANY {
                     return (!taken[c].contains(&r)).then_some(r);
@@ -404,43 +447,63 @@ impl Work<'_> {
         let g = input.graph();
         let mut wants: Vec<Want> = Vec::new();
         let mut edits: Vec<Edit> = Vec::new();
+        let mut stays: Vec<PReg> = Vec::new();
+        let mut term_reads: Vec<PReg> = Vec::new();
+        let mut scratch: Vec<PReg> = Vec::new();
+        let mut homes_current: Vec<VarId> = Vec::new();
+        let mut ap: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+        let mut as_: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         for p in 0..fx.nblocks as Node {
             let nsucc = g.successors(p).count();
+            let exit = &pass.exit[p as usize];
             for s in g.successors(p) {
                 wants.clear();
-                let mut stays: Vec<PReg> = Vec::new();
-                for x in liveness.live_in(s) {
-                    if ga.reg[x as usize] != NONE {
+                stays.clear();
+                // Only vars in a register at the predecessor's end or at the
+                // successor's start can need work: merge the two sorted
+                // lists (a var in memory at both ends needs nothing).
+                let entry = &pass.entry[s as usize];
+                let (mut i, mut j) = (0, 0);
+                while i < exit.len() || j < entry.len() {
+                    let xe = exit.get(i).map_or(VarId::MAX, |e| e.0);
+                    let xn = entry.get(j).map_or(VarId::MAX, |e| e.0);
+                    let x = xe.min(xn);
+                    let (reg, home) = if xe == x {
+                        i += 1;
+                        (exit[i - 1].1, exit[i - 1].2)
+                    } else {
+                        (NONE, true)
+                    };
+                    let want = if xn == x {
+                        j += 1;
+                        Some(entry[j - 1].1)
+                    } else {
+                        None
+                    };
+                    if ga.reg[x as usize] != NONE || !liveness.is_live_in(s, x) {
                         continue;
                     }
                     let c = fx.class[x as usize];
-                    let (reg, home) = exit_of(pass, p, x);
                     if reg != NONE {
                         stays.push(PReg::new(c, reg));
                     }
-                    let want = pass.entry[s as usize].binary_search_by_key(&x, |&(y, _)| y).ok().map(|k| pass.entry[s as usize][k].1);
                     let from_reg = (reg != NONE).then(|| Loc::Reg(PReg::new(c, reg)));
-                    match want {
-                        None => {
-                            if !home {
+                    let store = match want {
+                        None => !home,
+                        Some(h) => !h.dirty && !home,
+                    };
+                    if store {
+                        let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+                        note_var(&mut pass.slots[slot as usize], x);
+                        wants.push(Want { from: from_reg.expect("a value is somewhere"), to: Loc::Slot(slot), var: x });
+                    }
+                    if let Some(h) = want {
+                        let to = Loc::Reg(PReg::new(c, h.reg));
+                        match from_reg {
+                            Some(f) => wants.push(Want { from: f, to, var: x }),
+                            None => {
                                 let slot = home_slot(&mut pass.home, &mut pass.slots, x);
-                                note_var(&mut pass.slots[slot as usize], x);
-                                wants.push(Want { from: from_reg.expect("a value is somewhere"), to: Loc::Slot(slot), var: x });
-                            }
-                        }
-                        Some(h) => {
-                            let to = Loc::Reg(PReg::new(c, h.reg));
-                            if !h.dirty && !home {
-                                let slot = home_slot(&mut pass.home, &mut pass.slots, x);
-                                note_var(&mut pass.slots[slot as usize], x);
-                                wants.push(Want { from: from_reg.expect("a value is somewhere"), to: Loc::Slot(slot), var: x });
-                            }
-                            match from_reg {
-                                Some(f) => wants.push(Want { from: f, to, var: x }),
-                                None => {
-                                    let slot = home_slot(&mut pass.home, &mut pass.slots, x);
-                                    wants.push(Want { from: Loc::Slot(slot), to, var: x });
-                                }
+                                wants.push(Want { from: Loc::Slot(slot), to, var: x });
                             }
                         }
                     }
@@ -450,60 +513,43 @@ impl Work<'_> {
                 }
                 // Where: the predecessor's end, the successor's start, or
                 // the edge itself.
-                let term_reads: Vec<PReg> = terminator_regs(input, pass, p);
-                let writes: Vec<Loc> = wants.iter().map(|w| w.to).collect();
-                let at = if nsucc == 1 && !term_reads.iter().any(|&r| writes.contains(&Loc::Reg(r))) {
+                terminator_regs(input, pass, p, &mut term_reads);
+                let writes_reg = |r: PReg| wants.iter().any(|w| w.to == Loc::Reg(r));
+                let at = if nsucc == 1 && !term_reads.iter().any(|&r| writes_reg(r)) {
                     Fix::End(p)
                 } else if g.predecessors(s).count() == 1 {
                     Fix::Start(s)
                 } else {
                     Fix::Edge(p, s)
                 };
-                let mut scratch: Vec<PReg> = Vec::new();
-                let (ap, as_) = (local_regs(ga, q, p), local_regs(ga, q, s));
+                scratch.clear();
+                local_regs_into(ga, q, p, &mut ap);
+                local_regs_into(ga, q, s, &mut as_);
                 for c in RegClass::ALL {
                     for &r in &ap[c.index()] {
                         let pr = PReg::new(c, r);
                         if as_[c.index()].contains(&r)
                             && !stays.contains(&pr)
-                            && !writes.contains(&Loc::Reg(pr))
+                            && !writes_reg(pr)
                             && !(matches!(at, Fix::End(_)) && term_reads.contains(&pr))
                         {
                             scratch.push(pr);
                         }
                     }
                 }
-                let home = &pass.home;
-                let homes_current: Vec<VarId> = wants
-                    .iter()
-                    .filter(|w| matches!(w.from, Loc::Slot(_)) || exit_of(pass, p, w.var).1)
-                    .map(|w| w.var)
-                    .collect();
-                edits.clear();
-                // A var broken out of a cycle through memory needs a home.
-                let need_home: core::cell::RefCell<Vec<VarId>> = core::cell::RefCell::new(Vec::new());
-                sequence(
-                    &wants,
-                    |x| {
-                        let h = home[x as usize];
-                        if h == NONE {
-                            need_home.borrow_mut().push(x);
-                        }
-                        h
-                    },
-                    |x| homes_current.contains(&x),
-                    &scratch,
-                    &mut edits,
+                homes_current.clear();
+                homes_current.extend(
+                    wants.iter().filter(|w| matches!(w.from, Loc::Slot(_)) || exit_of(pass, p, w.var).1).map(|w| w.var),
                 );
-                let need_home = need_home.into_inner();
-                if !need_home.is_empty() {
-                    for &x in &need_home {
-                        home_slot(&mut pass.home, &mut pass.slots, x);
+                // A var broken out of a cycle through memory needs a home.
+                for w in &wants {
+                    if matches!((w.from, w.to), (Loc::Reg(_), Loc::Reg(_))) && pass.home[w.var as usize] == NONE && is_in_cycle(&wants, w) {
+                        home_slot(&mut pass.home, &mut pass.slots, w.var);
                     }
-                    edits.clear();
-                    let home = &pass.home;
-                    sequence(&wants, |x| home[x as usize], |x| homes_current.contains(&x), &scratch, &mut edits);
                 }
+                edits.clear();
+                let home = &pass.home;
+                sequence(&wants, |x| home[x as usize], |x| homes_current.contains(&x), &scratch, &mut edits);
                 let we = fx.weight[p as usize].min(fx.weight[s as usize]);
                 for &e in &edits {
                     if let Loc::Slot(sl) = e.to {
@@ -516,6 +562,20 @@ impl Work<'_> {
             }
         }
     }
+}
+
+/// True when register move `w` is on a cycle of `wants` (following moves
+/// from its destination leads back to its source).
+fn is_in_cycle(wants: &[Want], w: &Want) -> bool {
+    let mut at = w.to;
+    for _ in 0..wants.len() {
+        match wants.iter().find(|n| n.from == at && matches!(n.to, Loc::Reg(_))) {
+            Some(n) if n.to == w.from => return true,
+            Some(n) => at = n.to,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// Whether block `b` must leave var `x` in memory: without carrying always;
@@ -552,14 +612,15 @@ fn exit_of(pass: &Pass, p: Node, x: VarId) -> (u32, bool) {
     }
 }
 
-/// The registers block `p`'s terminator reads.
-fn terminator_regs<G: Graph, C: RegCode>(input: &Input<'_, G, C>, pass: &Pass, p: Node) -> Vec<PReg> {
-    let Some(&last) = input.block_insts(p).last() else { return Vec::new() };
+/// The registers block `p`'s terminator reads, into `out`.
+fn terminator_regs<G: Graph, C: RegCode>(input: &Input<'_, G, C>, pass: &Pass, p: Node, out: &mut Vec<PReg>) {
+    out.clear();
+    let Some(&last) = input.block_insts(p).last() else { return };
     if input.code().inst_kind(last) != crate::input::InstKind::Terminator {
-        return Vec::new();
+        return;
     }
     let at = pass.alloc_start[last as usize] as usize;
-    pass.allocs[at..at + input.uses(last).len()].to_vec()
+    out.extend_from_slice(&pass.allocs[at..at + input.uses(last).len()]);
 }
 
 /// Var `x`'s home slot, made on first use.

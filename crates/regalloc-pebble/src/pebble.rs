@@ -47,6 +47,7 @@ use crate::class::{PReg, RegClass};
 use crate::dag::{Dag, NONE, OpId, OpKind, ValueId};
 use crate::game::{Board, GameError, Move, Schedule, Setup};
 use crate::select::Selector;
+use smallvec::SmallVec;
 use core::fmt;
 
 /// Slide cost of "no input to slide from".
@@ -122,6 +123,13 @@ impl Pebbler {
 
     /// Plays `Local-Alloc` on `dag` from `setup`.
     pub fn run(&mut self, dag: &Dag, setup: &Setup) -> Result<Schedule, PebbleError> {
+        let mut out = Schedule::default();
+        self.run_into(dag, setup, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Pebbler::run`] into `out`, reusing its buffers.
+    pub fn run_into(&mut self, dag: &Dag, setup: &Setup, out: &mut Schedule) -> Result<(), PebbleError> {
         self.reset(dag, setup)?;
         let mut remaining = (0..dag.num_ops() as OpId)
             .filter(|&o| dag.kind(o) != OpKind::Terminator && !self.lazy[o as usize])
@@ -156,7 +164,8 @@ impl Pebbler {
             self.in_s.iter_mut().for_each(|x| *x = false);
             self.execute(dag, t)?;
         }
-        Ok(self.finish(dag))
+        self.finish(dag, out);
+        Ok(())
     }
 
     fn reset(&mut self, dag: &Dag, setup: &Setup) -> Result<(), PebbleError> {
@@ -426,7 +435,7 @@ impl Pebbler {
     fn execute(&mut self, dag: &Dag, u: OpId) -> Result<(), PebbleError> {
         // Inputs: constants first materialised, others loaded, in rank
         // order, each into a register made free for it.
-        let mut ins: Vec<ValueId> =
+        let mut ins: SmallVec<[ValueId; 8]> =
             dag.inputs(u).iter().copied().filter(|&v| self.is_const(dag, v) || !self.b.is_red(v)).collect();
         ins.sort_unstable_by_key(|&v| dag.value_rank(v));
         for v in ins {
@@ -457,11 +466,11 @@ impl Pebbler {
             self.b.pending[v as usize] -= 1;
         }
         let outs = dag.outputs(op);
-        let ties: Vec<Option<ValueId>> = dag.tied(op).collect();
+        let ties: SmallVec<[Option<ValueId>; 4]> = dag.tied(op).collect();
         // Tied inputs belong to their outputs: no other output takes them.
-        let mut slid: Vec<ValueId> = ties.iter().flatten().copied().collect();
-        let reserved: Vec<u32> = slid.iter().map(|&t| self.b.red[t as usize]).collect();
-        let mut placed: Vec<(ValueId, u32)> = Vec::with_capacity(outs.len());
+        let mut slid: SmallVec<[ValueId; 8]> = ties.iter().flatten().copied().collect();
+        let reserved: SmallVec<[u32; 4]> = slid.iter().map(|&t| self.b.red[t as usize]).collect();
+        let mut placed: SmallVec<[(ValueId, u32); 4]> = SmallVec::new();
         for (k, &o) in outs.iter().enumerate() {
             let c = dag.class(o);
             if self.b.pin[o as usize] != NONE {
@@ -628,20 +637,18 @@ impl Pebbler {
         best.map(|(_, r)| r)
     }
 
-    fn finish(&mut self, dag: &Dag) -> Schedule {
-        let nv = dag.num_values();
-        let mut s = Schedule {
-            moves: std::mem::take(&mut self.moves),
-            out_reg: std::mem::take(&mut self.out_reg),
-            final_red: Vec::with_capacity(nv),
-            final_blue: self.b.blue.clone(),
-            loads: self.loads,
-            stores: self.stores,
-        };
-        for v in 0..nv as ValueId {
+    fn finish(&mut self, dag: &Dag, out: &mut Schedule) {
+        std::mem::swap(&mut self.moves, &mut out.moves);
+        std::mem::swap(&mut self.out_reg, &mut out.out_reg);
+        out.final_blue.clear();
+        out.final_blue.extend_from_slice(&self.b.blue);
+        out.final_red.clear();
+        out.final_red.extend((0..dag.num_values() as ValueId).map(|v| {
             let r = self.b.red[v as usize];
-            s.final_red.push((r != NONE).then(|| PReg::new(dag.class(v), r)));
-        }
-        s
+            (r != NONE).then(|| PReg::new(dag.class(v), r))
+        }));
+        out.loads = self.loads;
+        out.stores = self.stores;
     }
+
 }
