@@ -76,6 +76,20 @@ pub struct Setup {
     /// Per value: a register it would best be in (where a successor block
     /// expects its var), taken when free. Missing entries mean none.
     pub hint: Vec<Option<u32>>,
+    /// How the heuristic decides registers.
+    pub rule: LocalRule,
+}
+
+/// How the local heuristic decides spills and registers.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum LocalRule {
+    /// `Local-Alloc` exactly as the document gives it.
+    Document,
+    /// `Local-Alloc` chooses the order; its register decisions are then
+    /// re-planned with the order known (Belady's furthest next read:
+    /// [`crate::replan`]), and the cheaper of the two games is kept.
+    #[default]
+    Refined,
 }
 
 impl Setup {

@@ -6,11 +6,12 @@ mod class;
 mod dag;
 pub mod game;
 mod pebble;
+pub mod replan;
 mod select;
 
 pub use class::{Loc, PReg, RegClass, Regs};
 pub use dag::{Dag, DagBuilder, DagError, OpId, OpKind, Output, ValueId};
-pub use game::{GameError, Move, Schedule, Setup, SinkNeed, Start, replay};
+pub use game::{GameError, LocalRule, Move, Schedule, Setup, SinkNeed, Start, replay};
 pub use pebble::{PebbleError, Pebbler, pebble};
 mod block_dag;
 mod input;
@@ -25,6 +26,9 @@ mod pass;
 mod parallel_move;
 pub use alloc::{AllocError, Allocator, GlobalStep, Options, allocate};
 mod checker;
+pub mod exact;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub use checker::{CheckError, check};
 pub mod rewrite;
 mod keel;

@@ -45,7 +45,8 @@
 
 use crate::class::{PReg, RegClass};
 use crate::dag::{Dag, NONE, OpId, OpKind, ValueId};
-use crate::game::{Board, GameError, Move, Schedule, Setup};
+use crate::game::{Board, GameError, LocalRule, Move, Schedule, Setup};
+use crate::replan::Replanner;
 use crate::select::Selector;
 use smallvec::SmallVec;
 use core::fmt;
@@ -107,6 +108,9 @@ pub struct Pebbler {
     out_reg: Vec<Option<PReg>>,
     loads: u64,
     stores: u64,
+    replanner: Replanner,
+    order: Vec<OpId>,
+    alt: Schedule,
 }
 
 /// Plays the heuristic on the plain game: sources in memory, sinks to
@@ -165,6 +169,21 @@ impl Pebbler {
             self.execute(dag, t)?;
         }
         self.finish(dag, out);
+        if setup.rule == LocalRule::Refined {
+            self.order.clear();
+            self.order.extend(out.order());
+            self.replanner.replan(dag, setup, &self.order, &mut self.alt)?;
+            if self.alt.cost() < out.cost() {
+                std::mem::swap(out, &mut self.alt);
+            }
+            for tallest in [true, false] {
+                self.replanner.depth_first_order(dag, tallest, &mut self.order);
+                self.replanner.replan(dag, setup, &self.order, &mut self.alt)?;
+                if self.alt.cost() < out.cost() {
+                    std::mem::swap(out, &mut self.alt);
+                }
+            }
+        }
         Ok(())
     }
 
