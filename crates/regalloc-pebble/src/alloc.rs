@@ -211,10 +211,7 @@ impl Allocator {
         let input = Input::new(graph, code, &mut self.input)?;
         self.liveness.compute_input(&input);
         self.loops.compute(graph);
-        let mut fx = Facts::new(&input, &self.liveness, &self.loops, options);
-        if options.global != GlobalStep::Off {
-            fx.interference = crate::global::interference(&input, &self.liveness, &fx.class);
-        }
+        let fx = Facts::new(&input, &self.liveness, &self.loops, options);
         let mut work = Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch };
         let p = options.regs;
         let full = [p.get(RegClass::Scalar), p.get(RegClass::Vector)];

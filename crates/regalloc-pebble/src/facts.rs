@@ -41,8 +41,6 @@ pub(crate) struct Facts {
     pub(crate) uses: Vec<u32>,
     /// Per block, per class: the most registers one instruction needs.
     pub(crate) demand: Vec<[u32; 2]>,
-    /// Per var: the vars it interferes with (only with the global step).
-    pub(crate) interference: Vec<Vec<VarId>>,
 }
 
 impl Facts {
@@ -147,7 +145,6 @@ impl Facts {
             span,
             uses,
             demand,
-            interference: Vec::new(),
         }
     }
 

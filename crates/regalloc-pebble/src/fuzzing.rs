@@ -171,16 +171,29 @@ pub struct ProgramCheck {
 }
 
 /// Allocates `module` (whose `main` runs on `args` within `fuel`) with
-/// every method and option at `p` registers; each allocation must pass the
-/// checker (inside `allocate_module`), verify, and interpret to the same
-/// results and memory. Panics otherwise.
+/// every method and option at `p` registers ([`option_grid`]); see
+/// [`check_program_with`].
 pub fn check_program(module: &Module, main: ir_core::FuncId, args: &[Imm], fuel: u64, p: u32) -> ProgramCheck {
+    check_program_with(module, main, args, fuel, &option_grid(p))
+}
+
+/// Allocates `module` (whose `main` runs on `args` within `fuel`) with each
+/// of `grid`; each allocation must pass the checker (inside
+/// `allocate_module`), verify, and interpret to the same results and
+/// memory; a refusal for too few registers must name an instruction that
+/// needs more than there are. Panics otherwise.
+pub fn check_program_with(module: &Module, main: ir_core::FuncId, args: &[Imm], fuel: u64, grid: &[(Method, Options)]) -> ProgramCheck {
     let config = Config { fuel, ..Config::default() };
     let want = run(module, main, args, config.clone()).expect("the original runs");
     let mut out = ProgramCheck::default();
-    for (method, options) in option_grid(p) {
-        let (m, results) = allocate_module(module, method, &options);
-        if results.iter().any(|(_, r)| matches!(r, Err(KeelError::Alloc(AllocError::TooFewRegisters { .. })))) {
+    for &(method, ref options) in grid {
+        let (m, results) = allocate_module(module, method, options);
+        let refused = results.iter().find_map(|(_, r)| match r {
+            Err(KeelError::Alloc(AllocError::TooFewRegisters { needs, have, .. })) => Some((*needs, *have)),
+            _ => None,
+        });
+        if let Some((needs, have)) = refused {
+            assert!(needs > have, "{method:?}: refused with {needs} needed and {have} there");
             out.too_few += 1;
             continue;
         }
@@ -202,4 +215,46 @@ pub fn check_program(module: &Module, main: ir_core::FuncId, args: &[Imm], fuel:
         out.ran += 1;
     }
     out
+}
+
+/// Shuffles the statements of every block of `func` by random swaps of
+/// adjacent independent instructions (no var read or written by one is
+/// written by the other, not both effects, never the terminator): another
+/// statement order of the same block DAGs. Returns the swaps made.
+pub fn shuffle_statements(func: &mut ir_core::Function, rng: &mut Rng, rounds: usize) -> usize {
+    use crate::input::{InstKind, RegCode};
+    use cfg_dom::VarCode;
+    let reads = |f: &ir_core::Function, i: ir_core::Inst| -> Vec<u32> {
+        let mut v: Vec<u32> = VarCode::uses(f, i.as_u32()).map(|u| u.var).collect();
+        if VarCode::is_guarded(f, i.as_u32()) {
+            v.extend(VarCode::defs(f, i.as_u32()));
+        }
+        v
+    };
+    let writes = |f: &ir_core::Function, i: ir_core::Inst| -> Vec<u32> { VarCode::defs(f, i.as_u32()).collect() };
+    let mut swaps = 0;
+    let blocks: Vec<ir_core::Block> = func.blocks().collect();
+    for _ in 0..rounds {
+        for &b in &blocks {
+            let insts: Vec<ir_core::Inst> = func.block_insts(b).collect();
+            if insts.len() < 2 {
+                continue;
+            }
+            let k = rng.below(insts.len() as u64 - 1) as usize;
+            let (a, c) = (insts[k], insts[k + 1]);
+            let (ka, kc) = (func.inst_kind(a.as_u32()), func.inst_kind(c.as_u32()));
+            if ka == InstKind::Terminator || kc == InstKind::Terminator || (ka == InstKind::Effect && kc == InstKind::Effect) {
+                continue;
+            }
+            let (ra, wa, rc, wc) = (reads(func, a), writes(func, a), reads(func, c), writes(func, c));
+            let clash = wa.iter().any(|x| rc.contains(x) || wc.contains(x)) || ra.iter().any(|x| wc.contains(x));
+            if clash {
+                continue;
+            }
+            let _ = func.remove_inst(c);
+            let _ = func.insert_inst_before(c, a);
+            swaps += 1;
+        }
+    }
+    swaps
 }

@@ -35,3 +35,5 @@ mod keel;
 pub use keel::{Allocated, KeelError, Method, allocate_in_module, allocate_module, lower_phis, needs_destruct};
 pub mod briggs;
 pub mod webs;
+mod vector;
+pub use vector::{RegisterCount, Trial, min_registers};

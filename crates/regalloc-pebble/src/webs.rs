@@ -145,7 +145,62 @@ impl Webs {
             }
         }
         w.start.push(w.webs.len() as u32);
+        w.canonical_numbering(code, &def_web, &sites);
         Ok(w)
+    }
+
+    /// Renumbers the webs by a key statement order does not change: the
+    /// var, then the first block defining it, then which definition of the
+    /// var it is there (definitions of one var keep their order under any
+    /// legal reordering); entry definitions first. So web ids — the names
+    /// the allocator ranks by — are the same for every statement order of
+    /// the same blocks.
+    fn canonical_numbering<C: VarCode>(&mut self, code: &C, def_web: &[u32], sites: &defuse::Sites) {
+        let n = self.web_var.len();
+        let mut key: Vec<(u32, u32, u32)> = (0..n).map(|w| (self.web_var[w], u32::MAX, u32::MAX)).collect();
+        for &w in &self.entry_webs {
+            key[w as usize] = (self.web_var[w as usize], 0, 0);
+        }
+        let mut count: Vec<(VarId, u32)> = Vec::new();
+        for b in 0..code.num_blocks() as Node {
+            count.clear();
+            for i in code.block_insts(b) {
+                for d in sites.defs_of_inst(i) {
+                    let var = sites.def_var(d).unwrap_or(0);
+                    let k = match count.iter_mut().find(|(y, _)| *y == var) {
+                        Some(e) => {
+                            e.1 += 1;
+                            e.1
+                        }
+                        None => {
+                            count.push((var, 0));
+                            0
+                        }
+                    };
+                    let web = def_web[d as usize];
+                    key[web as usize] = key[web as usize].min((var, 1 + b, k));
+                }
+                // Reads nothing reaches (in unreachable code): their own
+                // webs, keyed after every definition of the block.
+                for (k, &web) in self.uses(i).iter().enumerate() {
+                    if key[web as usize].1 == u32::MAX {
+                        let var = self.web_var[web as usize];
+                        key[web as usize] = key[web as usize].min((var, 1 + b, (1 << 31) + k as u32));
+                    }
+                }
+            }
+        }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&w| (key[w as usize], w));
+        let mut new_id = vec![0u32; n];
+        for (k, &w) in order.iter().enumerate() {
+            new_id[w as usize] = k as u32;
+        }
+        self.web_var = order.iter().map(|&w| self.web_var[w as usize]).collect();
+        self.unread = order.iter().map(|&w| self.unread[w as usize]).collect();
+        for w in self.webs.iter_mut().chain(self.entry_webs.iter_mut()) {
+            *w = new_id[*w as usize];
+        }
     }
 
     /// Number of webs.
