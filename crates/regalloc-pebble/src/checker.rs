@@ -132,6 +132,15 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             return Err(CheckError::Shape(format!("{} blocks, the code has {n}", alloc.num_blocks())));
         }
         let ni = input.num_insts();
+        // The CSR arrays themselves: offsets that never decrease and end at
+        // their list's length; edits in program-point order.
+        let csr_ok = |start: &[u32], len: usize| start.first() == Some(&0) && start.windows(2).all(|w| w[0] <= w[1]) && start.last() == Some(&(len as u32));
+        if !csr_ok(&alloc.order_start, alloc.order.len()) || !csr_ok(&alloc.alloc_start, alloc.allocs.len()) {
+            return Err(CheckError::Shape("offsets that decrease or do not end at their list's length".into()));
+        }
+        if !alloc.edits.windows(2).all(|w| w[0].0 <= w[1].0) {
+            return Err(CheckError::Shape("edits not in program-point order".into()));
+        }
         if alloc.alloc_start.len() != ni + 1 {
             return Err(CheckError::Shape(format!("operands for {} instructions, the code has {ni}", alloc.alloc_start.len().saturating_sub(1))));
         }

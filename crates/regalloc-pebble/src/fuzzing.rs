@@ -258,3 +258,66 @@ pub fn shuffle_statements(func: &mut ir_core::Function, rng: &mut Rng, rounds: u
     }
     swaps
 }
+
+/// Damages `alloc` at random (a register swapped, an edit dropped or
+/// redirected, two instructions of a block swapped, a param moved, an
+/// operand list shortened): what a buggy allocator or a corrupted file
+/// could hand the checker, which must answer with an error or `Ok`, never
+/// a panic.
+pub fn mutate(alloc: &mut crate::output::Allocation, rng: &mut Rng) {
+    use crate::class::{Loc, PReg};
+    let nregs = alloc.regs_used[0].max(1) + 1;
+    match rng.below(7) {
+        0 if !alloc.allocs.is_empty() => {
+            let k = rng.below(alloc.allocs.len() as u64) as usize;
+            alloc.allocs[k] = PReg::new(alloc.allocs[k].class, rng.below(u64::from(nregs)) as u32);
+        }
+        1 if !alloc.edits.is_empty() => {
+            let k = rng.below(alloc.edits.len() as u64) as usize;
+            alloc.edits.remove(k);
+        }
+        2 if !alloc.edits.is_empty() => {
+            let k = rng.below(alloc.edits.len() as u64) as usize;
+            alloc.edits[k].1.to = Loc::Reg(PReg::scalar(rng.below(u64::from(nregs) + 3) as u32));
+        }
+        3 if alloc.order.len() > 1 => {
+            let k = rng.below(alloc.order.len() as u64 - 1) as usize;
+            alloc.order.swap(k, k + 1);
+        }
+        4 if !alloc.entry_locs.is_empty() => {
+            let k = rng.below(alloc.entry_locs.len() as u64) as usize;
+            alloc.entry_locs[k].1 = Loc::Slot(rng.below(alloc.slots.len() as u64 + 2) as u32);
+        }
+        5 if alloc.alloc_start.len() > 2 => {
+            let k = 1 + rng.below(alloc.alloc_start.len() as u64 - 2) as usize;
+            alloc.alloc_start[k] = alloc.alloc_start[k].saturating_sub(1);
+        }
+        _ => {
+            if let Some(e) = alloc.edits.first_mut() {
+                e.1.from = Loc::Slot(u32::MAX);
+            }
+        }
+    }
+}
+
+/// The fuzz target's check: `bytes` decode (through `ir-gen`'s analysis
+/// configuration) to a module and arguments; its first byte picks the
+/// register count (2, 3, 4, 8 or 16) and an option of the grid; the module
+/// is allocated by the pebble allocator (default options and the picked
+/// one) and by the Chaitin-Briggs baseline, checked, verified and run to
+/// the original's results and memory. A random DAG seeded by the bytes is
+/// played too ([`check_dag`]). Panics on any failure.
+pub fn check(bytes: &[u8]) {
+    let (g, args) = ir_gen::fuzzing::analysis_input(bytes);
+    let first = bytes.first().copied().unwrap_or(0);
+    let p = [2u32, 3, 4, 8, 16][usize::from(first % 5)];
+    let grid = option_grid(p);
+    let picked = grid[usize::from(first / 5) % grid.len()].clone();
+    let runs = [(Method::Pebble, Options::with_regs(p)), (Method::Briggs, Options::with_regs(p)), picked];
+    check_program_with(&g.module, g.main, &args, g.fuel.saturating_add(1000), &runs);
+    let seed = ir_gen::fuzzing::seed_of(bytes);
+    let mut rng = Rng::new(seed);
+    let dag = random_dag(&mut rng, 4 + (seed % 40) as usize);
+    let demand = dag.max_demand(RegClass::Scalar);
+    check_dag(&dag, demand + (seed >> 8) as u32 % 3, &mut rng);
+}
