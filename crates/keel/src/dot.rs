@@ -19,9 +19,19 @@ pub(crate) enum What {
     Postdomtree,
     /// The CFG with loops drawn as nested clusters.
     Loops,
+    /// One block's data-dependence DAG (`--block bbN`) with the pebbling
+    /// order and where spills happen (`--regs P`).
+    Dag,
 }
 
-pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> ExitCode {
+pub(crate) fn dot(
+    file: &str,
+    func: Option<&str>,
+    what: What,
+    insts: bool,
+    block_arg: Option<&str>,
+    regs: u32,
+) -> ExitCode {
     let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
     let Some((module, _)) = input.parse() else { return ExitCode::FAILURE };
     let f = match pick(&module, func) {
@@ -32,6 +42,9 @@ pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> Ex
         }
     };
     let graph = f.cfg();
+    if what == What::Dag {
+        return dag(&module, f, &graph, block_arg, regs);
+    }
     let label = |n: u32| {
         let b = block(n);
         let mut s = format!("{b}");
@@ -48,6 +61,7 @@ pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> Ex
         What::Domtree => dot::dom_tree(&DomTree::of(&graph), label),
         What::Postdomtree => dot::post_dom_tree(&PostDomTree::of(&graph), label),
         What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label).expect("the forest of this graph"),
+        What::Dag => unreachable!("drawn above"),
     };
     print!("{text}");
     ExitCode::SUCCESS
@@ -69,4 +83,43 @@ fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, Stri
         }
     };
     module.function(id).ok_or_else(|| "no such function".into())
+}
+
+/// `--what dag`: the block's DAG and its pebble game (regalloc-pebble's
+/// picture; phis are lowered first, as the allocator does).
+fn dag(module: &Module, f: &Function, graph: &cfg_dom::CsrGraph, block_arg: Option<&str>, regs: u32) -> ExitCode {
+    // The clone has its own stamp: analyse it on its own CFG.
+    let Some(name) = block_arg else {
+        eprintln!("keel: --what dag needs --block bbN");
+        return ExitCode::from(2);
+    };
+    let Some(n) = name.strip_prefix("bb").and_then(|d| d.parse::<u32>().ok()) else {
+        eprintln!("keel: --block takes a block label such as bb0, not `{name}`");
+        return ExitCode::from(2);
+    };
+    if !f.block_exists(block(n)) || !f.layout().is_block_inserted(block(n)) {
+        eprintln!("keel: @{} has no block bb{n}", f.name());
+        return ExitCode::FAILURE;
+    }
+    let mut lowered = f.clone();
+    if regalloc_pebble::needs_destruct(&lowered) {
+        regalloc_pebble::lower_phis(&mut lowered);
+    }
+    let g = lowered.cfg();
+    let _ = graph;
+    let regs = regalloc_pebble::Regs::new(regs, regs);
+    match regalloc_pebble::block_game(&g, &lowered, n, regs, regalloc_pebble::LocalRule::Document) {
+        Ok(game) => {
+            let text = game.dot(
+                |x| format!("%{}", lowered.var_name(ir_core::Var::from_u32(x))),
+                |i| DisplayInst { module, func: &lowered, inst: ir_core::Inst::from_u32(i) }.to_string(),
+            );
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("keel: @{}: {e}", f.name());
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -15,6 +15,7 @@ mod du;
 mod generate;
 mod import;
 mod input;
+mod regalloc_cmd;
 mod run;
 mod source;
 mod ssa_cmd;
@@ -123,6 +124,41 @@ enum Command {
         /// Show each block's instructions in its node.
         #[arg(long)]
         insts: bool,
+        /// With `--what dag`: the block whose DAG to draw (`bbN`).
+        #[arg(long, value_name = "bbN")]
+        block: Option<String>,
+        /// With `--what dag`: registers for the pebble game.
+        #[arg(long, default_value_t = 3)]
+        regs: u32,
+    },
+    /// Allocate registers and print the allocated IR: registers as vars
+    /// `%r0..`, spill slots in a `@spill.NAME` memory object.
+    ///
+    /// `--method pebble` (default) plays the red-blue pebble game on each
+    /// block's DAG with the global step; `--method briggs` is the
+    /// Chaitin-Briggs baseline. Every allocation is checked symbolically
+    /// before it is printed.
+    Regalloc {
+        /// The IR file (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Scalar registers.
+        #[arg(long, default_value_t = 16)]
+        regs: u32,
+        /// Vector registers.
+        #[arg(long, default_value_t = 16)]
+        vregs: u32,
+        /// The allocator.
+        #[arg(long, value_enum, default_value_t = regalloc_cmd::MethodArg::Pebble)]
+        method: regalloc_cmd::MethodArg,
+        /// Loads, stores and moves per function, plain and loop-weighted.
+        #[arg(long)]
+        stats: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = regalloc_cmd::Format::Text)]
+        format: regalloc_cmd::Format,
     },
     /// Print a module in SSA form (all functions, or one).
     Ssa {
@@ -221,7 +257,20 @@ fn main() -> ExitCode {
         Command::Import { module, output, func, no_names, quiet } => {
             import::import(&module, output.as_deref(), func, !no_names, quiet)
         }
-        Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
+        Command::Dot { file, func, what, insts, block, regs } => {
+            dot::dot(&file, func.as_deref(), what, insts, block.as_deref(), regs)
+        }
+        Command::Regalloc { file, func, regs, vregs, method, stats, format } => {
+            let args = regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, stats, format };
+            match regalloc_cmd::regalloc(&args, &mut std::io::stdout().lock()) {
+                Ok(code) => code,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("keel: cannot write output: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Gen {
             blocks,
             vars,

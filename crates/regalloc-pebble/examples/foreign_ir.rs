@@ -40,7 +40,12 @@ pub struct Toy {
 }
 
 impl Toy {
-    pub fn new(vars: Vec<(String, RegClass)>, params: Vec<u32>, stmts: Vec<Stmt>, blocks: Vec<(Vec<u32>, Vec<u32>)>) -> Toy {
+    pub fn new(
+        vars: Vec<(String, RegClass)>,
+        params: Vec<u32>,
+        stmts: Vec<Stmt>,
+        blocks: Vec<(Vec<u32>, Vec<u32>)>,
+    ) -> Toy {
         let mut preds = vec![Vec::new(); blocks.len()];
         for (b, (_, succs)) in blocks.iter().enumerate() {
             for &s in succs {

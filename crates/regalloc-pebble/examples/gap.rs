@@ -20,7 +20,8 @@ fn main() {
     let (mut sum_h, mut sum_o) = (0u64, 0u64);
     let mut gaps: Vec<f64> = Vec::new();
     let mut unproven = 0usize;
-    let mut bands: Vec<(usize, usize, u64, u64, usize, usize)> = vec![(8, 14, 0, 0, 0, 0), (15, 22, 0, 0, 0, 0), (23, 30, 0, 0, 0, 0)];
+    let mut bands: Vec<(usize, usize, u64, u64, usize, usize)> =
+        vec![(8, 14, 0, 0, 0, 0), (15, 22, 0, 0, 0, 0), (23, 30, 0, 0, 0, 0)];
     let t0 = std::time::Instant::now();
     let mut nodes_total = 0u64;
     let mut doc_total = 0u64;
@@ -31,7 +32,12 @@ fn main() {
         let nodes = 8 + rng.below(23) as usize;
         let d = random_dag(&mut rng, nodes);
         let p = d.max_demand(RegClass::Scalar) + (k % 2) as u32;
-        let play = |rule| Pebbler::new().run(&d, &Setup { rule, ..Setup::plain(Regs::new(p, 0)) }).expect("p covers the demand").cost();
+        let play = |rule| {
+            Pebbler::new()
+                .run(&d, &Setup { rule, ..Setup::plain(Regs::new(p, 0)) })
+                .expect("p covers the demand")
+                .cost()
+        };
         let h = play(LocalRule::Refined);
         let hd = play(LocalRule::Document);
         match exhaustive_limited(&d, p, Some(20_000_000)).map(|cost| Opt { cost }) {
@@ -59,11 +65,29 @@ fn main() {
     let q = |f: f64| gaps[((gaps.len() as f64 - 1.0) * f).round() as usize];
     let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
     let optimal = gaps.iter().filter(|&&g| g == 0.0).count();
-    println!("DAGs: {} solved to optimality ({nodes_total}), {unproven} not proven within the state limit; {:.1} s", gaps.len(), t0.elapsed().as_secs_f64());
-    println!("loads+stores: refined heuristic {sum_h}, document heuristic {doc_total}, optimum {sum_o}: ratios {:.4} and {:.4}", sum_h as f64 / sum_o as f64, doc_total as f64 / sum_o as f64);
-    println!("relative gap per DAG: mean {:.2}%, median {:.2}%, p90 {:.2}%, p99 {:.2}%, max {:.2}%; optimal on {optimal} ({:.1}%)",
-        100.0 * mean, 100.0 * q(0.5), 100.0 * q(0.9), 100.0 * q(0.99), 100.0 * q(1.0), 100.0 * optimal as f64 / gaps.len() as f64);
+    println!(
+        "DAGs: {} solved to optimality ({nodes_total}), {unproven} not proven within the state limit; {:.1} s",
+        gaps.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    println!(
+        "loads+stores: refined heuristic {sum_h}, document heuristic {doc_total}, optimum {sum_o}: ratios {:.4} and {:.4}",
+        sum_h as f64 / sum_o as f64,
+        doc_total as f64 / sum_o as f64
+    );
+    println!(
+        "relative gap per DAG: mean {:.2}%, median {:.2}%, p90 {:.2}%, p99 {:.2}%, max {:.2}%; optimal on {optimal} ({:.1}%)",
+        100.0 * mean,
+        100.0 * q(0.5),
+        100.0 * q(0.9),
+        100.0 * q(0.99),
+        100.0 * q(1.0),
+        100.0 * optimal as f64 / gaps.len() as f64
+    );
     for (lo, hi, h, o, n, opt) in bands {
-        println!("  {lo:2}-{hi:2} nodes: {n:4} DAGs, heuristic/optimum {:.4}, optimal on {opt}", h as f64 / o.max(1) as f64);
+        println!(
+            "  {lo:2}-{hi:2} nodes: {n:4} DAGs, heuristic/optimum {:.4}, optimal on {opt}",
+            h as f64 / o.max(1) as f64
+        );
     }
 }

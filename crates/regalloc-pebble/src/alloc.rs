@@ -96,7 +96,14 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { regs: Regs::new(16, 16), global: GlobalStep::Weighted, local_regs: None, carry: true, loop_weight: 10, webs: true }
+        Options {
+            regs: Regs::new(16, 16),
+            global: GlobalStep::Weighted,
+            local_regs: None,
+            carry: true,
+            loop_weight: 10,
+            webs: true,
+        }
     }
 }
 
@@ -185,7 +192,12 @@ impl Allocator {
     }
 
     /// Allocates `code` on `graph` with `options`.
-    pub fn compute<G: Graph, C: RegCode>(&mut self, graph: &G, code: &C, options: &Options) -> Result<Allocation, AllocError> {
+    pub fn compute<G: Graph, C: RegCode>(
+        &mut self,
+        graph: &G,
+        code: &C,
+        options: &Options,
+    ) -> Result<Allocation, AllocError> {
         if !options.webs {
             return self.compute_names(graph, code, options);
         }
@@ -207,7 +219,12 @@ impl Allocator {
     }
 
     /// [`Allocator::compute`] with the code's own vars as the names.
-    fn compute_names<G: Graph, C: RegCode>(&mut self, graph: &G, code: &C, options: &Options) -> Result<Allocation, AllocError> {
+    fn compute_names<G: Graph, C: RegCode>(
+        &mut self,
+        graph: &G,
+        code: &C,
+        options: &Options,
+    ) -> Result<Allocation, AllocError> {
         let input = Input::new(graph, code, &mut self.input)?;
         self.liveness.compute_input(&input);
         self.loops.compute(graph);
@@ -230,7 +247,8 @@ impl Allocator {
         let qs: Vec<[u32; 2]> = match options.local_regs {
             Some(q) => vec![[q.min(full[0]), q.min(full[1])]],
             None => {
-                let mut v: Vec<[u32; 2]> = (0..3).map(|k| [(demand[0] + k).min(full[0]), (demand[1] + k).min(full[1])]).collect();
+                let mut v: Vec<[u32; 2]> =
+                    (0..3).map(|k| [(demand[0] + k).min(full[0]), (demand[1] + k).min(full[1])]).collect();
                 v.dedup();
                 v
             }
@@ -263,4 +281,3 @@ impl Allocator {
         Ok(pass.into_allocation(&fx, &input, q, &globals))
     }
 }
-

@@ -311,7 +311,13 @@ impl BlockDag {
 
     /// Per definition of the block's instructions, in order: whether its
     /// var is wanted after it (a backward walk from the live-out set).
-    fn wanted_after<G: Graph, C: RegCode>(&mut self, input: &Input<'_, G, C>, liveness: &Liveness, b: Node, insts: &[InstId]) {
+    fn wanted_after<G: Graph, C: RegCode>(
+        &mut self,
+        input: &Input<'_, G, C>,
+        liveness: &Liveness,
+        b: Node,
+        insts: &[InstId],
+    ) {
         for x in liveness.live_out(b) {
             self.live[x as usize] = true;
         }
@@ -399,7 +405,8 @@ impl BlockDag {
         self.keys_v.clear();
         for v in 0..nv {
             let x = u64::from(self.value_var[v]);
-            let key = if self.value_op[v] == NONE { x << 30 } else { (1u64 << 62) | (x << 30) | u64::from(self.k_of[v]) };
+            let key =
+                if self.value_op[v] == NONE { x << 30 } else { (1u64 << 62) | (x << 30) | u64::from(self.k_of[v]) };
             self.keys_v.push(key);
         }
         self.keys_o.clear();

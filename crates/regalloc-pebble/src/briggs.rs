@@ -40,7 +40,12 @@ use cfg_dom::{Graph, Input, InputBuffers, InstId, Liveness, LoopForest, Node, Va
 
 /// Allocates `code` on `graph` with `regs` registers per class by
 /// Chaitin-Briggs (module doc).
-pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, regs: Regs, loop_weight: u64) -> Result<Allocation, AllocError> {
+pub fn allocate<G: Graph, C: RegCode>(
+    graph: &G,
+    code: &C,
+    regs: Regs,
+    loop_weight: u64,
+) -> Result<Allocation, AllocError> {
     let mut buffers = InputBuffers::default();
     let input = Input::new(graph, code, &mut buffers)?;
     for b in 0..input.num_blocks() as Node {
@@ -72,7 +77,8 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, regs: Regs, loop_weig
     let wc = WebView::new(code, &webs);
     let web_live = Liveness::of(graph, &wc)?;
     let wc = WebCode { nwebs, blocks: &blocks, def_web: &def_web, use_web: &use_web, guarded: &guarded };
-    let weight: Vec<u64> = (0..n as Node).map(|b| loop_weight.max(1).saturating_pow(loops.loop_depth(b).min(18))).collect();
+    let weight: Vec<u64> =
+        (0..n as Node).map(|b| loop_weight.max(1).saturating_pow(loops.loop_depth(b).min(18))).collect();
     let class: Vec<RegClass> = web_var.iter().map(|&x| code.class(x)).collect();
     let mut cost: Vec<u64> = vec![0; nwebs];
     for b in 0..n as Node {
@@ -97,7 +103,13 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, regs: Regs, loop_weig
             Err(Spill::Temp(i)) => {
                 let b = input.block_of(i).unwrap_or(0);
                 let c = g.temp_class(i);
-                return Err(AllocError::TooFewRegisters { block: b, inst: i, class: c, needs: regs.get(c) + 1, have: regs.get(c) });
+                return Err(AllocError::TooFewRegisters {
+                    block: b,
+                    inst: i,
+                    class: c,
+                    needs: regs.get(c) + 1,
+                    have: regs.get(c),
+                });
             }
         }
     };
@@ -176,7 +188,11 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, regs: Regs, loop_weig
     let mut entry_locs: Vec<(VarId, Loc)> = Vec::new();
     for (k, &x) in entry_live.iter().enumerate() {
         let w = entry_webs[k];
-        let loc = if spilled[w as usize] { Loc::Slot(slot(w, &mut slots)) } else { Loc::Reg(PReg::new(class[w as usize], color[w as usize])) };
+        let loc = if spilled[w as usize] {
+            Loc::Slot(slot(w, &mut slots))
+        } else {
+            Loc::Reg(PReg::new(class[w as usize], color[w as usize]))
+        };
         entry_locs.push((x, loc));
     }
     let param_locs: Vec<Option<Loc>> =
@@ -305,7 +321,8 @@ impl Interference {
                         def_nodes.push(d);
                     }
                 }
-                let cls = |x: u32| if (x as usize) < nwebs { class[x as usize] } else { temp_class[x as usize - nwebs] };
+                let cls =
+                    |x: u32| if (x as usize) < nwebs { class[x as usize] } else { temp_class[x as usize - nwebs] };
                 let copy_src = if is_copy(i) { uses.first().copied() } else { None };
                 for &d in &def_nodes {
                     live_list.retain(|&w| live_set[w as usize]);
@@ -345,7 +362,8 @@ impl Interference {
                 if wc.guarded[i as usize] {
                     before.extend(def_nodes.iter().copied().filter(|&d| d as usize >= nwebs));
                 }
-                let cls = |x: u32| if (x as usize) < nwebs { class[x as usize] } else { temp_class[x as usize - nwebs] };
+                let cls =
+                    |x: u32| if (x as usize) < nwebs { class[x as usize] } else { temp_class[x as usize - nwebs] };
                 for (k, &t) in before.iter().enumerate() {
                     for &w in &live_list {
                         add(t, w, &cls);
@@ -390,17 +408,25 @@ impl Interference {
     }
 
     /// Briggs' simplify / select. Temporaries never spill.
-    fn color(&self, class: &[RegClass], cost: &[u64], regs: Regs, spilled: &[bool]) -> Result<(Vec<u32>, Temps), Spill> {
+    fn color(
+        &self,
+        class: &[RegClass],
+        cost: &[u64],
+        regs: Regs,
+        spilled: &[bool],
+    ) -> Result<(Vec<u32>, Temps), Spill> {
         let total = self.adj.len();
         let cls = |x: usize| if x < self.nwebs { class[x] } else { self.temps[x - self.nwebs].3 };
         let k_of = |x: usize| regs.get(cls(x)) as usize;
         let active: Vec<bool> = (0..total).map(|x| x >= self.nwebs || !spilled[x]).collect();
-        let mut degree: Vec<usize> = (0..total).map(|x| self.adj[x].iter().filter(|&&y| active[y as usize]).count()).collect();
+        let mut degree: Vec<usize> =
+            (0..total).map(|x| self.adj[x].iter().filter(|&&y| active[y as usize]).count()).collect();
         let mut removed = vec![false; total];
         let mut stack: Vec<u32> = Vec::with_capacity(total);
         let mut left: usize = active.iter().filter(|&&a| a).count();
         // Low-degree worklist.
-        let mut low: Vec<u32> = (0..total as u32).filter(|&x| active[x as usize] && degree[x as usize] < k_of(x as usize)).collect();
+        let mut low: Vec<u32> =
+            (0..total as u32).filter(|&x| active[x as usize] && degree[x as usize] < k_of(x as usize)).collect();
         while left > 0 {
             let pick = loop {
                 match low.pop() {

@@ -134,7 +134,9 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
         let ni = input.num_insts();
         // The CSR arrays themselves: offsets that never decrease and end at
         // their list's length; edits in program-point order.
-        let csr_ok = |start: &[u32], len: usize| start.first() == Some(&0) && start.windows(2).all(|w| w[0] <= w[1]) && start.last() == Some(&(len as u32));
+        let csr_ok = |start: &[u32], len: usize| {
+            start.first() == Some(&0) && start.windows(2).all(|w| w[0] <= w[1]) && start.last() == Some(&(len as u32))
+        };
         if !csr_ok(&alloc.order_start, alloc.order.len()) || !csr_ok(&alloc.alloc_start, alloc.allocs.len()) {
             return Err(CheckError::Shape("offsets that decrease or do not end at their list's length".into()));
         }
@@ -142,11 +144,22 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             return Err(CheckError::Shape("edits not in program-point order".into()));
         }
         if alloc.alloc_start.len() != ni + 1 {
-            return Err(CheckError::Shape(format!("operands for {} instructions, the code has {ni}", alloc.alloc_start.len().saturating_sub(1))));
+            return Err(CheckError::Shape(format!(
+                "operands for {} instructions, the code has {ni}",
+                alloc.alloc_start.len().saturating_sub(1)
+            )));
         }
         let nregs = alloc.regs_used();
         let nlocs = (nregs[0] + nregs[1]) as usize + alloc.slots().len();
-        let mut c = Checker { input, alloc, nregs, nlocs, want_start: Vec::new(), want: Vec::new(), finals: vec![Vec::new(); n] };
+        let mut c = Checker {
+            input,
+            alloc,
+            nregs,
+            nlocs,
+            want_start: Vec::new(),
+            want: Vec::new(),
+            finals: vec![Vec::new(); n],
+        };
         c.structure()?;
         c.expectations();
         Ok(c)
@@ -178,7 +191,11 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
                 continue;
             }
             if regs.len() != uses.len() + defs.len() {
-                return Err(CheckError::Shape(format!("instruction {i} has {} operand registers, needs {}", regs.len(), uses.len() + defs.len())));
+                return Err(CheckError::Shape(format!(
+                    "instruction {i} has {} operand registers, needs {}",
+                    regs.len(),
+                    uses.len() + defs.len()
+                )));
             }
             let vars = uses.iter().map(|u| u.var).chain(defs.iter().copied());
             for (k, (x, r)) in vars.zip(regs).enumerate() {
@@ -201,9 +218,14 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             sorted_o.sort_unstable();
             sorted_n.sort_unstable();
             if sorted_o != sorted_n {
-                return Err(CheckError::Order { block: b, what: "the new order is not a permutation of the block's instructions".into() });
+                return Err(CheckError::Order {
+                    block: b,
+                    what: "the new order is not a permutation of the block's instructions".into(),
+                });
             }
-            let eff = |list: &[InstId]| -> Vec<InstId> { list.iter().copied().filter(|&i| code.inst_kind(i) == InstKind::Effect).collect() };
+            let eff = |list: &[InstId]| -> Vec<InstId> {
+                list.iter().copied().filter(|&i| code.inst_kind(i) == InstKind::Effect).collect()
+            };
             if eff(orig) != eff(new) {
                 return Err(CheckError::Order { block: b, what: "effects are reordered".into() });
             }
@@ -252,7 +274,9 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
         let mut cur: Vec<(VarId, Sym)> = Vec::new();
         for b in 0..input.num_blocks() as Node {
             cur.clear();
-            let now = |cur: &Vec<(VarId, Sym)>, x: VarId| cur.iter().rev().find(|&&(y, _)| y == x).map_or(sym(x, 0), |&(_, s)| s);
+            let now = |cur: &Vec<(VarId, Sym)>, x: VarId| {
+                cur.iter().rev().find(|&&(y, _)| y == x).map_or(sym(x, 0), |&(_, s)| s)
+            };
             for &i in input.block_insts(b) {
                 let w = &mut want_at[i as usize];
                 for u in input.uses(i) {

@@ -97,14 +97,21 @@ pub enum DagError {
 impl fmt::Display for DagError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            DagError::UnknownInput { op, value } => write!(f, "operation {op} reads value {value}, which is not made before it"),
+            DagError::UnknownInput { op, value } => {
+                write!(f, "operation {op} reads value {value}, which is not made before it")
+            }
             DagError::UnknownOrder { op, after } => {
                 write!(f, "operation {op} waits for operation {after}, which is not made before it")
             }
             DagError::BadTie { op, input } => {
-                write!(f, "operation {op} ties an output to value {input}, which is not one of its inputs of that class (or is tied twice)")
+                write!(
+                    f,
+                    "operation {op} ties an output to value {input}, which is not one of its inputs of that class (or is tied twice)"
+                )
             }
-            DagError::BadTerminator { op } => write!(f, "operation {op} is a second terminator or a terminator with outputs"),
+            DagError::BadTerminator { op } => {
+                write!(f, "operation {op} is a second terminator or a terminator with outputs")
+            }
             DagError::UnknownSink { value } => write!(f, "sink {value} is not a value"),
             DagError::BadRanks => write!(f, "ranks are not a permutation of the ids"),
         }
@@ -246,7 +253,9 @@ impl DagBuilder {
             }
         }
         self.out_start.push(self.outs.len() as u32);
-        if kind == OpKind::Terminator && (!outputs.is_empty() || self.op_kind[..op as usize].contains(&OpKind::Terminator)) {
+        if kind == OpKind::Terminator
+            && (!outputs.is_empty() || self.op_kind[..op as usize].contains(&OpKind::Terminator))
+        {
             self.bad.get_or_insert(DagError::BadTerminator { op });
         }
         op

@@ -44,7 +44,12 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
-    pub(crate) fn new<G: Graph, C: RegCode>(input: &Input<'_, G, C>, liveness: &Liveness, loops: &LoopForest, o: &Options) -> Facts {
+    pub(crate) fn new<G: Graph, C: RegCode>(
+        input: &Input<'_, G, C>,
+        liveness: &Liveness,
+        loops: &LoopForest,
+        o: &Options,
+    ) -> Facts {
         let g = input.graph();
         let n = g.num_nodes();
         let nvars = input.num_vars();
@@ -164,4 +169,3 @@ impl Facts {
         cfg_dom::csr::row(&self.span_start, &self.span, x as usize)
     }
 }
-

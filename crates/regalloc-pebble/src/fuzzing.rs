@@ -89,7 +89,9 @@ pub fn renumbered(rng: &mut Rng, dag: &Dag) -> (Dag, Vec<ValueId>) {
     let mut order: Vec<ValueId> = Vec::with_capacity(n);
     while order.len() < n {
         let ready: Vec<ValueId> = (0..n as ValueId)
-            .filter(|&v| !placed[v as usize] && dag.def_op(v).is_none_or(|o| dag.inputs(o).iter().all(|&u| placed[u as usize])))
+            .filter(|&v| {
+                !placed[v as usize] && dag.def_op(v).is_none_or(|o| dag.inputs(o).iter().all(|&u| placed[u as usize]))
+            })
             .collect();
         let v = ready[rng.below(ready.len() as u64) as usize];
         placed[v as usize] = true;
@@ -182,7 +184,13 @@ pub fn check_program(module: &Module, main: ir_core::FuncId, args: &[Imm], fuel:
 /// `allocate_module`), verify, and interpret to the same results and
 /// memory; a refusal for too few registers must name an instruction that
 /// needs more than there are. Panics otherwise.
-pub fn check_program_with(module: &Module, main: ir_core::FuncId, args: &[Imm], fuel: u64, grid: &[(Method, Options)]) -> ProgramCheck {
+pub fn check_program_with(
+    module: &Module,
+    main: ir_core::FuncId,
+    args: &[Imm],
+    fuel: u64,
+    grid: &[(Method, Options)],
+) -> ProgramCheck {
     let config = Config { fuel, ..Config::default() };
     let want = run(module, main, args, config.clone()).expect("the original runs");
     let mut out = ProgramCheck::default();
@@ -206,11 +214,17 @@ pub fn check_program_with(module: &Module, main: ir_core::FuncId, args: &[Imm], 
             panic!("{method:?} {options:?}: the allocated module does not verify: {e:?}");
         }
         // Spill code runs too: generous fuel.
-        let got = run(&m, main, args, Config { fuel: fuel.saturating_mul(20).saturating_add(10_000), ..config.clone() })
-            .unwrap_or_else(|t| panic!("{method:?} {options:?}: the allocated module traps: {}", t.describe(&m)));
+        let got =
+            run(&m, main, args, Config { fuel: fuel.saturating_mul(20).saturating_add(10_000), ..config.clone() })
+                .unwrap_or_else(|t| panic!("{method:?} {options:?}: the allocated module traps: {}", t.describe(&m)));
         assert_eq!(got.results, want.results, "{method:?} {options:?}: results differ");
         for (mem, obj) in module.mems() {
-            assert_eq!(got.memory.elements(mem), want.memory.elements(mem), "{method:?} {options:?}: memory {} differs", obj.name);
+            assert_eq!(
+                got.memory.elements(mem),
+                want.memory.elements(mem),
+                "{method:?} {options:?}: memory {} differs",
+                obj.name
+            );
         }
         out.ran += 1;
     }
@@ -243,7 +257,10 @@ pub fn shuffle_statements(func: &mut ir_core::Function, rng: &mut Rng, rounds: u
             let k = rng.below(insts.len() as u64 - 1) as usize;
             let (a, c) = (insts[k], insts[k + 1]);
             let (ka, kc) = (func.inst_kind(a.as_u32()), func.inst_kind(c.as_u32()));
-            if ka == InstKind::Terminator || kc == InstKind::Terminator || (ka == InstKind::Effect && kc == InstKind::Effect) {
+            if ka == InstKind::Terminator
+                || kc == InstKind::Terminator
+                || (ka == InstKind::Effect && kc == InstKind::Effect)
+            {
                 continue;
             }
             let (ra, wa, rc, wc) = (reads(func, a), writes(func, a), reads(func, c), writes(func, c));

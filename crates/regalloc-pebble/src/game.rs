@@ -244,10 +244,14 @@ pub enum GameError {
 impl fmt::Display for GameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GameError::BadLoad { at } => write!(f, "move {at}: load of a value not in memory, or into a register not in play"),
+            GameError::BadLoad { at } => {
+                write!(f, "move {at}: load of a value not in memory, or into a register not in play")
+            }
             GameError::BadStore { at } => write!(f, "move {at}: store of a value not in a register"),
             GameError::BadCompute { at } => write!(f, "move {at}: an operation that cannot run now"),
-            GameError::BadOutput { at, value } => write!(f, "move {at}: output {value} goes to a register it may not use"),
+            GameError::BadOutput { at, value } => {
+                write!(f, "move {at}: output {value} goes to a register it may not use")
+            }
             GameError::Lost { at, value } => write!(f, "move {at}: value {value} is overwritten but still needed"),
             GameError::Unfinished { what } => write!(f, "the game ends unfinished: {what}"),
             GameError::BadSetup(why) => write!(f, "bad setup: {why}"),
@@ -379,7 +383,8 @@ pub fn replay(dag: &Dag, setup: &Setup, schedule: &Schedule) -> Result<(u64, u64
     let mut b = Board::default();
     b.reset(dag, setup)?;
     let (mut loads, mut stores) = (0u64, 0u64);
-    let remaining_non_term = |b: &Board| (0..dag.num_ops() as OpId).any(|o| !b.done[o as usize] && dag.kind(o) != OpKind::Terminator);
+    let remaining_non_term =
+        |b: &Board| (0..dag.num_ops() as OpId).any(|o| !b.done[o as usize] && dag.kind(o) != OpKind::Terminator);
     for (at, m) in schedule.moves.iter().enumerate() {
         match *m {
             Move::Load { value, reg } => {
@@ -470,7 +475,11 @@ pub fn replay(dag: &Dag, setup: &Setup, schedule: &Schedule) -> Result<(u64, u64
         if b.pin[v as usize] != NONE {
             continue;
         }
-        let ok = if b.sink_anywhere[v as usize] { b.blue[v as usize] || b.red[v as usize] != NONE } else { b.blue[v as usize] };
+        let ok = if b.sink_anywhere[v as usize] {
+            b.blue[v as usize] || b.red[v as usize] != NONE
+        } else {
+            b.blue[v as usize]
+        };
         if !ok {
             return Err(GameError::Unfinished { what: format!("sink {v} is not where it must be") });
         }

@@ -56,7 +56,12 @@ impl GlobalAssign {
             GlobalStep::Lifetime => {
                 let depth = |x: VarId| fx.span(x).iter().map(|&b| fx.weight[b as usize]).max().unwrap_or(0);
                 cands.sort_by_key(|&x| {
-                    (core::cmp::Reverse(fx.span(x).len()), core::cmp::Reverse(fx.uses[x as usize]), core::cmp::Reverse(depth(x)), x)
+                    (
+                        core::cmp::Reverse(fx.span(x).len()),
+                        core::cmp::Reverse(fx.uses[x as usize]),
+                        core::cmp::Reverse(depth(x)),
+                        x,
+                    )
                 });
             }
             _ => cands.sort_by_key(|&x| (core::cmp::Reverse(var_cost[x as usize]), x)),
@@ -81,7 +86,6 @@ impl GlobalAssign {
     }
 }
 
-
 /// The registers the local allocation may use in block `b`: `0..q` and the
 /// global registers no global holds there; into `out`.
 pub(crate) fn local_regs_into(ga: &GlobalAssign, q: [u32; 2], b: Node, out: &mut [Vec<u32>; 2]) {
@@ -93,4 +97,3 @@ pub(crate) fn local_regs_into(ga: &GlobalAssign, q: [u32; 2], b: Node, out: &mut
         list.extend((q[c.index()]..top).filter(|&r| !ga.is_taken(c, r, b)));
     }
 }
-

@@ -99,7 +99,8 @@ impl RegCode for Function {
                 }
             }
             Format::Binary => {
-                if matches!(op, Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem) && !safe_divisor(self, i, op) {
+                if matches!(op, Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem) && !safe_divisor(self, i, op)
+                {
                     InstKind::Effect
                 } else {
                     InstKind::Pure

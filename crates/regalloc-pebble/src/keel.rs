@@ -5,8 +5,8 @@ use crate::alloc::{AllocError, Allocator, Options};
 use crate::checker::{CheckError, check};
 use crate::output::Allocation;
 use crate::rewrite::{Rewritten, rewrite};
-use ir_core::{Arg, Block, FuncId, Function, FunctionBuilder, Inst, Module, Opcode, Operand, Var, block, node};
 use core::fmt;
+use ir_core::{Arg, Block, FuncId, Function, FunctionBuilder, Inst, Module, Opcode, Operand, Var, block, node};
 
 /// Which allocator.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -64,10 +64,8 @@ pub fn lower_phis(func: &mut Function) {
         ssa::destruct(func);
         return;
     }
-    let joins: Vec<Block> = func
-        .blocks()
-        .filter(|&b| func.layout().first_inst(b).is_some_and(|i| func.opcode(i) == Opcode::Phi))
-        .collect();
+    let joins: Vec<Block> =
+        func.blocks().filter(|&b| func.layout().first_inst(b).is_some_and(|i| func.opcode(i) == Opcode::Phi)).collect();
     let cfg = func.cfg();
     let mut temps = 0usize;
     for s in joins {
@@ -119,7 +117,9 @@ pub fn lower_phis(func: &mut Function) {
             // Sequence: a copy goes once no pending copy reads its
             // destination; a cycle is broken through a temporary.
             while !copies.is_empty() {
-                if let Some(k) = copies.iter().position(|&(d, _)| !copies.iter().any(|&(_, src)| src.as_var() == Some(d))) {
+                if let Some(k) =
+                    copies.iter().position(|&(d, _)| !copies.iter().any(|&(_, src)| src.as_var() == Some(d)))
+                {
                     let (d, src) = copies.remove(k);
                     let arg = func.arg(src).expect("an operand of this function");
                     let mut b = FunctionBuilder::new(func);
@@ -164,7 +164,13 @@ pub struct Allocated {
 /// Allocates function `f` of `module` in place: out of SSA if needed,
 /// allocate with `method`, check, rewrite (the spill object is added to
 /// the module).
-pub fn allocate_in_module(module: &mut Module, f: FuncId, method: Method, options: &Options, ctx: &mut Allocator) -> Result<Allocated, KeelError> {
+pub fn allocate_in_module(
+    module: &mut Module,
+    f: FuncId,
+    method: Method,
+    options: &Options,
+    ctx: &mut Allocator,
+) -> Result<Allocated, KeelError> {
     let func = module.function_mut(f).expect("a function of the module");
     if needs_destruct(func) {
         lower_phis(func);
@@ -183,7 +189,11 @@ pub fn allocate_in_module(module: &mut Module, f: FuncId, method: Method, option
 
 /// Allocates every function of `module`; returns the allocated module and
 /// each function's result, in function order.
-pub fn allocate_module(module: &Module, method: Method, options: &Options) -> (Module, Vec<(FuncId, Result<Allocated, KeelError>)>) {
+pub fn allocate_module(
+    module: &Module,
+    method: Method,
+    options: &Options,
+) -> (Module, Vec<(FuncId, Result<Allocated, KeelError>)>) {
     let mut out = module.clone();
     let mut ctx = Allocator::new();
     let ids: Vec<FuncId> = module.function_ids().collect();

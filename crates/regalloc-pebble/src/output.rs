@@ -246,7 +246,8 @@ impl Allocation {
             *x = webs.var_of(*x);
         }
         self.entry_locs.sort_unstable();
-        self.param_locs = params.iter().map(|&p| self.entry_locs.iter().find(|&&(x, _)| x == p).map(|&(_, l)| l)).collect();
+        self.param_locs =
+            params.iter().map(|&p| self.entry_locs.iter().find(|&&(x, _)| x == p).map(|&(_, l)| l)).collect();
         for (x, _) in &mut self.globals {
             *x = webs.var_of(*x);
         }

@@ -149,7 +149,8 @@ impl Work<'_> {
             setup.hint.clear();
             setup.hint.resize(nv, None);
             for &(x, v) in &bd.exits {
-                setup.sink_need[v as usize] = if wants_memory(fx, g, &pass, &done, b, x) { SinkNeed::Memory } else { SinkNeed::Anywhere };
+                setup.sink_need[v as usize] =
+                    if wants_memory(fx, g, &pass, &done, b, x) { SinkNeed::Memory } else { SinkNeed::Anywhere };
                 setup.hint[v as usize] = expected_reg(g, &pass, &done, b, x);
             }
             // Otherwise a value prefers the register its var had before
@@ -170,7 +171,13 @@ impl Work<'_> {
             match self.pebbler.run_into(&bd.dag, &setup, sched) {
                 Ok(()) => {}
                 Err(PebbleError::TooFewRegisters { op, class, needs, have }) => {
-                    return Err(AllocError::TooFewRegisters { block: b, inst: bd.op_inst[op as usize], class, needs, have });
+                    return Err(AllocError::TooFewRegisters {
+                        block: b,
+                        inst: bd.op_inst[op as usize],
+                        class,
+                        needs,
+                        have,
+                    });
                 }
                 Err(PebbleError::Setup(e)) => unreachable!("the driver's setups are consistent: {e}"),
             };
@@ -237,11 +244,13 @@ impl Work<'_> {
                     Move::Compute { op } => {
                         let inst = bd.op_inst[op as usize];
                         let at = pass.alloc_start[inst as usize] as usize;
-                        let uses = &bd.use_vals[bd.use_start[op as usize] as usize..bd.use_start[op as usize + 1] as usize];
+                        let uses =
+                            &bd.use_vals[bd.use_start[op as usize] as usize..bd.use_start[op as usize + 1] as usize];
                         for (k, &u) in uses.iter().enumerate() {
                             pass.allocs[at + k] = PReg::new(bd.dag.class(u), cur[u as usize]);
                         }
-                        let defs = &bd.def_vals[bd.def_start[op as usize] as usize..bd.def_start[op as usize + 1] as usize];
+                        let defs =
+                            &bd.def_vals[bd.def_start[op as usize] as usize..bd.def_start[op as usize + 1] as usize];
                         for (k, &d) in defs.iter().enumerate() {
                             let r = sched.reg_of(d).expect("every output has a register");
                             pass.allocs[at + uses.len() + k] = r;
@@ -409,7 +418,11 @@ impl Work<'_> {
         // must still find its registers without evicting what came in.
         let mut budget = [0usize; 2];
         for c in RegClass::ALL {
-            let need = core::iter::once(b).chain(loop_blocks.iter().copied()).map(|l| fx.demand[l as usize][c.index()]).max().unwrap_or(0);
+            let need = core::iter::once(b)
+                .chain(loop_blocks.iter().copied())
+                .map(|l| fx.demand[l as usize][c.index()])
+                .max()
+                .unwrap_or(0);
             budget[c.index()] = avail[c.index()].len().saturating_sub(need as usize);
         }
         let mut taken: [SmallVec<[u32; 16]>; 2] = [SmallVec::new(), SmallVec::new()];
@@ -547,7 +560,10 @@ impl Work<'_> {
                 );
                 // A var broken out of a cycle through memory needs a home.
                 for w in &wants {
-                    if matches!((w.from, w.to), (Loc::Reg(_), Loc::Reg(_))) && pass.home[w.var as usize] == NONE && is_in_cycle(&wants, w) {
+                    if matches!((w.from, w.to), (Loc::Reg(_), Loc::Reg(_)))
+                        && pass.home[w.var as usize] == NONE
+                        && is_in_cycle(&wants, w)
+                    {
                         home_slot(&mut pass.home, &mut pass.slots, w.var);
                     }
                 }
@@ -643,7 +659,13 @@ fn note_var(s: &mut SlotInfo, x: VarId) {
 }
 
 impl Pass {
-    pub(crate) fn into_allocation<G: Graph, C: RegCode>(mut self, fx: &Facts, input: &Input<'_, G, C>, q: Option<u32>, ga: &GlobalAssign) -> Allocation {
+    pub(crate) fn into_allocation<G: Graph, C: RegCode>(
+        mut self,
+        fx: &Facts,
+        input: &Input<'_, G, C>,
+        q: Option<u32>,
+        ga: &GlobalAssign,
+    ) -> Allocation {
         let n = fx.nblocks;
         let mut order_start = Vec::with_capacity(n + 1);
         let mut order = Vec::new();

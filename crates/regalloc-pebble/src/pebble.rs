@@ -48,8 +48,8 @@ use crate::dag::{Dag, NONE, OpId, OpKind, ValueId};
 use crate::game::{Board, GameError, LocalRule, Move, Schedule, Setup};
 use crate::replan::Replanner;
 use crate::select::Selector;
-use smallvec::SmallVec;
 use core::fmt;
+use smallvec::SmallVec;
 
 /// Slide cost of "no input to slide from".
 const NO_SLIDE: u32 = u32::MAX / 2;
@@ -135,9 +135,8 @@ impl Pebbler {
     /// [`Pebbler::run`] into `out`, reusing its buffers.
     pub fn run_into(&mut self, dag: &Dag, setup: &Setup, out: &mut Schedule) -> Result<(), PebbleError> {
         self.reset(dag, setup)?;
-        let mut remaining = (0..dag.num_ops() as OpId)
-            .filter(|&o| dag.kind(o) != OpKind::Terminator && !self.lazy[o as usize])
-            .count();
+        let mut remaining =
+            (0..dag.num_ops() as OpId).filter(|&o| dag.kind(o) != OpKind::Terminator && !self.lazy[o as usize]).count();
         while remaining > 0 {
             self.choose_s(dag);
             let u = self.choose_u(dag);
@@ -200,15 +199,12 @@ impl Pebbler {
         }
         let (nv, no) = (dag.num_values(), dag.num_ops());
         self.lazy.clear();
-        self.lazy.extend(
-            (0..no as OpId)
-                .map(|o| {
-                    dag.kind(o) == OpKind::Pure
-                        && dag.inputs(o).is_empty()
-                        && dag.waits_for(o).is_empty()
-                        && dag.waiters(o).is_empty()
-                }),
-        );
+        self.lazy.extend((0..no as OpId).map(|o| {
+            dag.kind(o) == OpKind::Pure
+                && dag.inputs(o).is_empty()
+                && dag.waits_for(o).is_empty()
+                && dag.waiters(o).is_empty()
+        }));
         self.missing.clear();
         for o in 0..no as OpId {
             let ins = dag.inputs(o).iter().filter(|&&v| !self.b.ready[v as usize] && !self.is_const(dag, v)).count();
@@ -412,7 +408,8 @@ impl Pebbler {
         if hint != NONE && self.b.regs[ci].contains(&hint) && self.b.holder[ci][hint as usize] == NONE {
             return Some(hint);
         }
-        if let Some(&r) = self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE && !self.hinted(c, r)) {
+        if let Some(&r) = self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE && !self.hinted(c, r))
+        {
             return Some(r);
         }
         if let Some(&r) = self.b.regs[ci].iter().find(|&&r| self.b.holder[ci][r as usize] == NONE) {
@@ -504,7 +501,9 @@ impl Pebbler {
                     self.store(t);
                 }
                 self.b.red[t as usize]
-            } else if let Some(i) = ins.iter().copied().filter(|&i| self.slidable_free(dag, i, c, &slid)).min_by_key(|&i| dag.value_rank(i)) {
+            } else if let Some(i) =
+                ins.iter().copied().filter(|&i| self.slidable_free(dag, i, c, &slid)).min_by_key(|&i| dag.value_rank(i))
+            {
                 // c2 = 1: an input nothing else needs.
                 slid.push(i);
                 self.b.red[i as usize]
@@ -669,5 +668,4 @@ impl Pebbler {
         out.loads = self.loads;
         out.stores = self.stores;
     }
-
 }

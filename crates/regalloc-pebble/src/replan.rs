@@ -91,8 +91,12 @@ impl Replanner {
             let outs = dag.outputs(op);
             let ties: SmallVec<[Option<ValueId>; 4]> = dag.tied(op).collect();
             // Tied inputs' registers belong to their outputs.
-            let mut taken: SmallVec<[(RegClass, u32); 4]> =
-                ties.iter().flatten().filter(|&&t| self.b.pin[t as usize] == NONE).map(|&t| (dag.class(t), self.b.red[t as usize])).collect();
+            let mut taken: SmallVec<[(RegClass, u32); 4]> = ties
+                .iter()
+                .flatten()
+                .filter(|&&t| self.b.pin[t as usize] == NONE)
+                .map(|&t| (dag.class(t), self.b.red[t as usize]))
+                .collect();
             let mut placed: SmallVec<[(ValueId, u32); 4]> = SmallVec::new();
             for (k, &o) in outs.iter().enumerate() {
                 let c = dag.class(o);
@@ -124,7 +128,9 @@ impl Replanner {
                         .min_by_key(|&i| dag.value_rank(i));
                     match slide {
                         Some(i) => self.b.red[i as usize],
-                        None => self.room_for_output(dag, c, op, pos, &taken, &mut stores).ok_or_else(|| self.too_few(dag, op, c))?,
+                        None => self
+                            .room_for_output(dag, c, op, pos, &taken, &mut stores)
+                            .ok_or_else(|| self.too_few(dag, op, c))?,
                     }
                 };
                 taken.push((c, r));
@@ -194,7 +200,11 @@ impl Replanner {
         self.state.clear();
         self.state.resize(no, 0);
         let mut roots: Vec<OpId> = (0..no as OpId)
-            .filter(|&o| dag.kind(o) != OpKind::Terminator && dag.outputs(o).iter().all(|&v| dag.users(v).is_empty()) && dag.waiters(o).is_empty())
+            .filter(|&o| {
+                dag.kind(o) != OpKind::Terminator
+                    && dag.outputs(o).iter().all(|&v| dag.users(v).is_empty())
+                    && dag.waiters(o).is_empty()
+            })
             .collect();
         roots.sort_unstable_by_key(|&o| dag.op_rank(o));
         let term = dag.terminator();
@@ -208,7 +218,9 @@ impl Replanner {
             while let Some(&mut (o, ref mut k)) = self.stack.last_mut() {
                 // The predecessors of o, tallest first, then by rank.
                 self.kids.clear();
-                self.kids.extend(dag.inputs(o).iter().filter_map(|&v| dag.def_op(v)).chain(dag.waits_for(o).iter().copied()));
+                self.kids.extend(
+                    dag.inputs(o).iter().filter_map(|&v| dag.def_op(v)).chain(dag.waits_for(o).iter().copied()),
+                );
                 if Some(o) == term {
                     self.kids.extend((0..no as OpId).filter(|&x| x != o));
                 }
@@ -255,7 +267,12 @@ impl Replanner {
     }
 
     fn too_few(&self, dag: &Dag, op: OpId, c: RegClass) -> PebbleError {
-        PebbleError::TooFewRegisters { op, class: c, needs: dag.demand(op, c), have: self.b.regs[c.index()].len() as u32 }
+        PebbleError::TooFewRegisters {
+            op,
+            class: c,
+            needs: dag.demand(op, c),
+            have: self.b.regs[c.index()].len() as u32,
+        }
     }
 
     /// The next read of `v` at or after the current position (`u32::MAX`:
@@ -271,7 +288,15 @@ impl Replanner {
         self.pick(dag, c, op, pos, &[], true, stores)
     }
 
-    fn room_for_output(&mut self, dag: &Dag, c: RegClass, op: OpId, pos: u32, taken: &[(RegClass, u32)], stores: &mut u64) -> Option<u32> {
+    fn room_for_output(
+        &mut self,
+        dag: &Dag,
+        c: RegClass,
+        op: OpId,
+        pos: u32,
+        taken: &[(RegClass, u32)],
+        stores: &mut u64,
+    ) -> Option<u32> {
         self.pick(dag, c, op, pos, taken, false, stores)
     }
 

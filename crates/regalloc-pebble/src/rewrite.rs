@@ -41,7 +41,9 @@
 use crate::class::{Loc, PReg};
 use crate::output::{Allocation, Edit, ProgPoint};
 use cfg_dom::Node;
-use ir_core::{Arg, Block, Callee, FuncId, Function, FunctionBuilder, Guard, Inst, MemSpace, Module, Operand, Type, Var};
+use ir_core::{
+    Arg, Block, Callee, FuncId, Function, FunctionBuilder, Guard, Inst, MemSpace, Module, Operand, Type, Var,
+};
 use ir_core::{block, node};
 use std::collections::BTreeMap;
 
@@ -355,7 +357,11 @@ impl Views {
         if let Some(&v) = self.made.get(&(r, t)) {
             return v;
         }
-        let base = if self.multi.contains(&r) { format!("{}{}.{}", r.class.prefix(), r.index, t) } else { format!("{}{}", r.class.prefix(), r.index) };
+        let base = if self.multi.contains(&r) {
+            format!("{}{}.{}", r.class.prefix(), r.index, t)
+        } else {
+            format!("{}{}", r.class.prefix(), r.index)
+        };
         let mut name = base.clone();
         let v = loop {
             match f.try_add_var(&name, t) {

@@ -124,7 +124,9 @@ impl Webs {
                 w.unread[def_web[d as usize] as usize] = false;
             }
         }
-        w.entry_webs = (0..w.entry_vars.len() as u32).map(|k| def_web[sites.param_def(k).expect("an entry def") as usize]).collect();
+        w.entry_webs = (0..w.entry_vars.len() as u32)
+            .map(|k| def_web[sites.param_def(k).expect("an entry def") as usize])
+            .collect();
         for i in 0..code.num_insts() as InstId {
             w.start.push(w.webs.len() as u32);
             for d in sites.defs_of_inst(i) {

@@ -7,7 +7,9 @@
 mod toy;
 
 use regalloc_pebble::fuzzing::{Rng, mutate};
-use regalloc_pebble::{AllocError, CodeError, Dag, DagError, InstKind, OpKind, Options, Output, RegClass, Regs, allocate, check};
+use regalloc_pebble::{
+    AllocError, CodeError, Dag, DagError, InstKind, OpKind, Options, Output, RegClass, Regs, allocate, check,
+};
 use toy::{Stmt, Toy};
 
 fn stmt(defs: &[u32], uses: &[u32], kind: InstKind) -> Stmt {
@@ -33,14 +35,16 @@ fn malformed_code_is_an_error() {
     );
     assert_eq!(allocate(&t, &t, &o), Err(AllocError::Code(CodeError::BadTerminator { inst: 0 })));
     // An instruction listed by two blocks.
-    let t = Toy::new(vars(2), vec![0], vec![stmt(&[1], &[0], InstKind::Pure)], vec![(vec![0], vec![1]), (vec![0], vec![])]);
+    let t =
+        Toy::new(vars(2), vec![0], vec![stmt(&[1], &[0], InstKind::Pure)], vec![(vec![0], vec![1]), (vec![0], vec![])]);
     assert!(matches!(allocate(&t, &t, &o), Err(AllocError::Input(_))));
     // A successor out of range.
     let mut t = Toy::new(vars(2), vec![0], vec![stmt(&[1], &[0], InstKind::Pure)], vec![(vec![0], vec![])]);
     t.blocks[0].1.push(5);
     assert!(matches!(allocate(&t, &t, &o), Err(AllocError::Input(_))));
     // An instruction reading more values than there are registers.
-    let t = Toy::new(vars(5), vec![0, 1, 2, 3], vec![stmt(&[4], &[0, 1, 2, 3], InstKind::Pure)], vec![(vec![0], vec![])]);
+    let t =
+        Toy::new(vars(5), vec![0, 1, 2, 3], vec![stmt(&[4], &[0, 1, 2, 3], InstKind::Pure)], vec![(vec![0], vec![])]);
     for p in [1, 2, 3] {
         let e = allocate(&t, &t, &Options::with_regs(p)).unwrap_err();
         assert!(matches!(e, AllocError::TooFewRegisters { inst: 0, needs: 4, .. }), "{e:?}");

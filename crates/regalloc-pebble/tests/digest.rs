@@ -4,7 +4,9 @@
 //! document's count: the spill of v; the results then go to memory, q by a
 //! final store — the sinks' stores, which the lower bound counts).
 
-use regalloc_pebble::{Dag, GlobalStep, LocalRule, Move, Options, Pebbler, RegClass, Regs, Setup, allocate, check, min_registers, replay};
+use regalloc_pebble::{
+    Dag, GlobalStep, LocalRule, Move, Options, Pebbler, RegClass, Regs, Setup, allocate, check, min_registers, replay,
+};
 
 /// The document's DAG: sources x, y, z; sinks q, v.
 fn document_dag() -> (Dag, [u32; 6]) {
@@ -31,12 +33,17 @@ fn three_registers_load_each_source_once_and_spill_nothing() {
     let (dag, [x, y, z, t1, q, v]) = document_dag();
     for rule in [LocalRule::Document, LocalRule::Refined] {
         let s = play(&dag, 3, rule);
-        let loads: Vec<u32> = s.moves.iter().filter_map(|m| if let Move::Load { value, .. } = *m { Some(value) } else { None }).collect();
+        let loads: Vec<u32> =
+            s.moves.iter().filter_map(|m| if let Move::Load { value, .. } = *m { Some(value) } else { None }).collect();
         assert_eq!(loads, vec![x, y, z]);
         // The only stores are the sinks' final ones, after every compute.
         let last_compute = s.moves.iter().rposition(|m| matches!(m, Move::Compute { .. })).unwrap();
-        let stores: Vec<(usize, u32)> =
-            s.moves.iter().enumerate().filter_map(|(k, m)| if let Move::Store { value } = *m { Some((k, value)) } else { None }).collect();
+        let stores: Vec<(usize, u32)> = s
+            .moves
+            .iter()
+            .enumerate()
+            .filter_map(|(k, m)| if let Move::Store { value } = *m { Some((k, value)) } else { None })
+            .collect();
         assert!(stores.iter().all(|&(k, _)| k > last_compute), "{rule:?}: something spilled: {:?}", s.moves);
         let mut sunk: Vec<u32> = stores.iter().map(|&(_, v)| v).collect();
         sunk.sort_unstable();
@@ -48,7 +55,14 @@ fn three_registers_load_each_source_once_and_spill_nothing() {
     let s = play(&dag, 3, LocalRule::Document);
     let order: Vec<u32> = s.order().map(|o| dag.outputs(o)[0]).collect();
     assert_eq!(order, vec![t1, v, q]);
-    assert_eq!(s.reg_of(t1), s.moves.iter().find_map(|m| if let Move::Load { value, reg } = *m { (value == x).then_some(reg) } else { None }));
+    assert_eq!(
+        s.reg_of(t1),
+        s.moves.iter().find_map(|m| if let Move::Load { value, reg } = *m {
+            (value == x).then_some(reg)
+        } else {
+            None
+        })
+    );
 }
 
 #[test]
@@ -115,7 +129,8 @@ fn every_statement_order_gets_the_same_allocation() {
     // The three orders the dependences allow.
     let orders = [[T1, Q, V], [T1, V, Q], [Q, T1, V]];
     for p in [2, 3] {
-        for opts in [Options::with_regs(p), Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(p) }] {
+        for opts in [Options::with_regs(p), Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(p) }]
+        {
             let mut seen: Option<Vec<String>> = None;
             for order in orders {
                 let m = keel_block(order);
@@ -126,7 +141,8 @@ fn every_statement_order_gets_the_same_allocation() {
                 // The allocation by instruction text: the new order with
                 // registers, and the edits.
                 let text = ir_core::text::print_module(&m);
-                let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("    %") || l.starts_with("    ret")).collect();
+                let lines: Vec<&str> =
+                    text.lines().filter(|l| l.starts_with("    %") || l.starts_with("    ret")).collect();
                 let mut view: Vec<String> = Vec::new();
                 for (k, &i) in a.order(0).iter().enumerate() {
                     for (_, e) in a.edits_at(regalloc_pebble::ProgPoint::Before { block: 0, index: k as u32 }) {

@@ -15,7 +15,9 @@ use toy::{Stmt, Toy};
 /// A Keel function as a toy function: the same vars, statements, blocks
 /// and answers.
 fn to_toy(f: &ir_core::Function) -> Toy {
-    let vars = (0..VarCode::num_vars(f) as u32).map(|x| (f.var_name(ir_core::Var::from_u32(x)).to_string(), RegClass::Scalar)).collect();
+    let vars = (0..VarCode::num_vars(f) as u32)
+        .map(|x| (f.var_name(ir_core::Var::from_u32(x)).to_string(), RegClass::Scalar))
+        .collect();
     let stmts = (0..VarCode::num_insts(f) as u32)
         .map(|i| Stmt {
             text: format!("{:?}", f.opcode(ir_core::Inst::from_u32(i))),
@@ -27,7 +29,9 @@ fn to_toy(f: &ir_core::Function) -> Toy {
         })
         .collect();
     let cfg = f.cfg();
-    let blocks = (0..VarCode::num_blocks(f) as u32).map(|b| (VarCode::block_insts(f, b).collect(), cfg.succ_slice(b).to_vec())).collect();
+    let blocks = (0..VarCode::num_blocks(f) as u32)
+        .map(|b| (VarCode::block_insts(f, b).collect(), cfg.succ_slice(b).to_vec()))
+        .collect();
     Toy::new(vars, VarCode::params(f).collect(), stmts, blocks)
 }
 
@@ -35,7 +39,15 @@ fn to_toy(f: &ir_core::Function) -> Toy {
 fn a_toy_ir_gets_keels_allocation() {
     let mut compared = 0;
     for seed in 0..150u64 {
-        let cfg = GenConfig { blocks: 16, vars: 8, predication: 0.3, memory: 0.2, phis: 0.2, functions: 2, ..GenConfig::default() };
+        let cfg = GenConfig {
+            blocks: 16,
+            vars: 8,
+            predication: 0.3,
+            memory: 0.2,
+            phis: 0.2,
+            functions: 2,
+            ..GenConfig::default()
+        };
         let g = generate(&cfg, seed);
         for (_, f) in g.module.functions() {
             let mut f = f.clone();
@@ -73,7 +85,10 @@ fn the_example_allocates_and_checks() {
     // too few, and the error names it.
     let e = allocate(&t, &t, &Options { regs: Regs::new(3, 1), ..Options::default() }).unwrap_err();
     assert!(
-        matches!(e, regalloc_pebble::AllocError::TooFewRegisters { inst: 7, class: RegClass::Vector, needs: 2, have: 1, .. }),
+        matches!(
+            e,
+            regalloc_pebble::AllocError::TooFewRegisters { inst: 7, class: RegClass::Vector, needs: 2, have: 1, .. }
+        ),
         "{e:?}"
     );
     for (s, v) in [(2, 2), (3, 2), (4, 4)] {

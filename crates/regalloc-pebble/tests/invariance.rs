@@ -15,7 +15,15 @@ fn reshuffled_blocks_get_identical_allocations() {
     let mut swapped = 0;
     let mut compared = 0;
     for seed in 0..120u64 {
-        let cfg = GenConfig { blocks: 20, vars: 10, functions: 2, predication: 0.3, memory: 0.2, phis: 0.2, ..GenConfig::default() };
+        let cfg = GenConfig {
+            blocks: 20,
+            vars: 10,
+            functions: 2,
+            predication: 0.3,
+            memory: 0.2,
+            phis: 0.2,
+            ..GenConfig::default()
+        };
         let g = generate(&cfg, seed);
         for (_, f) in g.module.functions() {
             let mut f = f.clone();
@@ -31,7 +39,9 @@ fn reshuffled_blocks_get_identical_allocations() {
                     Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(p) },
                     Options { global: GlobalStep::Lifetime, webs: false, ..Options::with_regs(p) },
                 ] {
-                    let (Ok(a1), Ok(a2)) = (allocate(&g1, &f, &opts), allocate(&g2, &shuffled, &opts)) else { continue };
+                    let (Ok(a1), Ok(a2)) = (allocate(&g1, &f, &opts), allocate(&g2, &shuffled, &opts)) else {
+                        continue;
+                    };
                     check(&g2, &shuffled, &a2).unwrap();
                     assert_eq!(a1, a2, "seed {seed}, p {p}, {opts:?}");
                     compared += 1;

@@ -18,8 +18,25 @@ const PROGRAMS: u64 = 10_000;
 
 #[test]
 fn ten_thousand_programs_at_four_register_counts() {
-    let rich = GenConfig { blocks: 10, vars: 6, functions: 2, predication: 0.25, memory: 0.15, phis: 0.2, irreducible: 0.2, ..GenConfig::default() };
-    let lean = GenConfig { blocks: 10, vars: 6, functions: 1, predication: 0.0, memory: 0.0, phis: 0.2, ..GenConfig::default() };
+    let rich = GenConfig {
+        blocks: 10,
+        vars: 6,
+        functions: 2,
+        predication: 0.25,
+        memory: 0.15,
+        phis: 0.2,
+        irreducible: 0.2,
+        ..GenConfig::default()
+    };
+    let lean = GenConfig {
+        blocks: 10,
+        vars: 6,
+        functions: 1,
+        predication: 0.0,
+        memory: 0.0,
+        phis: 0.2,
+        ..GenConfig::default()
+    };
     let mut per_p: Vec<(u32, ProgramCheck)> = [2u32, 4, 8, 16].iter().map(|&p| (p, ProgramCheck::default())).collect();
     for seed in 0..PROGRAMS {
         let cfg = if seed % 2 == 0 { &rich } else { &lean };

@@ -206,7 +206,12 @@ fn warm_start(
     let mut loaded = vec![false; nv];
     let mut stored = vec![false; nv];
     let mut holder: Vec<Option<ValueId>> = vec![None; p as usize];
-    let emit_phase_end = |t: usize, out: &mut Vec<(Variable, f64)>, blue: &[bool], loaded: &mut [bool], stored: &mut [bool], red: &[bool]| {
+    let emit_phase_end = |t: usize,
+                          out: &mut Vec<(Variable, f64)>,
+                          blue: &[bool],
+                          loaded: &mut [bool],
+                          stored: &mut [bool],
+                          red: &[bool]| {
         for v in 0..nv {
             out.push((b[v][t], f64::from(u8::from(blue[v]))));
             out.push((s[v][t], f64::from(u8::from(stored[v]))));

@@ -133,7 +133,8 @@ pub fn exhaustive_limited(dag: &Dag, p: u32, state_limit: Option<usize>) -> Resu
     let upper = crate::pebble::pebble(dag, crate::class::Regs::new(p, 0)).map(|s| s.cost()).unwrap_or(u64::MAX);
     type State = (u32, u32, u32);
     let mut dist: FxHashMap<State, u64> = FxHashMap::default();
-    let mut heap: std::collections::BinaryHeap<core::cmp::Reverse<(u64, u64, State)>> = std::collections::BinaryHeap::new();
+    let mut heap: std::collections::BinaryHeap<core::cmp::Reverse<(u64, u64, State)>> =
+        std::collections::BinaryHeap::new();
     let start: State = (sources, 0, sources);
     dist.insert(start, 0);
     heap.push(core::cmp::Reverse((lower(start.0, start.1, start.2), 0, start)));
