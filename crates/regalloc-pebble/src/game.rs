@@ -131,6 +131,29 @@ impl Setup {
     pub fn regs(&self, class: RegClass) -> &[u32] {
         &self.available[class.index()]
     }
+
+    /// The least loads + stores any game on `dag` from this setup costs:
+    /// one load per source read by an operation that starts in memory
+    /// only, one store per sink that must end in memory and does not
+    /// start there (pinned values excepted). [`Dag::lower_bound`] is this
+    /// bound for the plain game.
+    pub fn lower_bound(&self, dag: &Dag) -> u64 {
+        let mut bound = 0u64;
+        for v in 0..dag.num_values() as ValueId {
+            if self.pin_of(v).is_some() {
+                continue;
+            }
+            let start_blue = dag.is_source(v) && !matches!(self.start_of(v), Start::Red { dirty: true, .. });
+            let start_red = dag.is_source(v) && matches!(self.start_of(v), Start::Red { .. });
+            if dag.is_source(v) && !start_red && !dag.users(v).is_empty() {
+                bound += 1;
+            }
+            if dag.is_sink(v) && self.need_of(v) == SinkNeed::Memory && !start_blue {
+                bound += 1;
+            }
+        }
+        bound
+    }
 }
 
 /// One move of a game.

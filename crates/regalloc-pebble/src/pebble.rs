@@ -168,7 +168,10 @@ impl Pebbler {
             self.execute(dag, t)?;
         }
         self.finish(dag, out);
-        if setup.rule == LocalRule::Refined {
+        // A game at the lower bound cannot be improved: no replanning.
+        let bound = setup.lower_bound(dag);
+        debug_assert!(out.cost() >= bound, "a game below the lower bound");
+        if setup.rule == LocalRule::Refined && out.cost() > bound {
             self.order.clear();
             self.order.extend(out.order());
             self.replanner.replan(dag, setup, &self.order, &mut self.alt)?;
