@@ -19,6 +19,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ir_core::{FuncId, Function, Module};
 use rayon::prelude::*;
 use serde_json::{Value, json};
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -90,16 +91,16 @@ struct FuncOutcome {
     json: Option<Value>,
 }
 
-pub(crate) fn du(a: &DuArgs) -> ExitCode {
-    let Some(input) = Input::read(&a.file) else { return ExitCode::FAILURE };
-    let Some(loaded) = Loaded::load(&input) else { return ExitCode::FAILURE };
+pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
+    let Some(loaded) = Loaded::load(&input) else { return Ok(ExitCode::FAILURE) };
     let module = &loaded.module;
     let ids: Vec<FuncId> = match &a.func {
         Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
             Some(f) => vec![f],
             None => {
                 eprintln!("keel: no function @{}", name.strip_prefix('@').unwrap_or(name));
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         },
         None => module.function_ids().collect(),
@@ -109,7 +110,7 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
         Ok(pool) => pool,
         Err(e) => {
             eprintln!("keel: cannot start {jobs} worker threads: {e}");
-            return ExitCode::FAILURE;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let bar = ProgressBar::new(ids.len() as u64);
@@ -153,11 +154,11 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
         Format::Table => {
             for o in &outcomes {
                 if let Some(t) = &o.table {
-                    print!("{t}");
+                    out.write_all(t.as_bytes())?;
                 }
             }
             if a.stats {
-                print_stats(&loaded, &totals, ssa_s, it_s, speedup, wall, jobs);
+                print_stats(&loaded, &totals, ssa_s, it_s, speedup, wall, jobs, out)?;
             }
         }
         Format::Json => {
@@ -201,7 +202,7 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
             } else {
                 obj["chains"] = outcomes.iter().filter_map(|o| o.json.clone()).collect();
             }
-            println!("{obj}");
+            writeln!(out, "{obj}")?;
         }
     }
     for f in &loaded.failures {
@@ -212,9 +213,9 @@ pub(crate) fn du(a: &DuArgs) -> ExitCode {
     }
     if a.verify && totals.mismatches > 0 {
         eprintln!("keel: the methods disagree on {} use(s)", totals.mismatches);
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Chains of one function by the methods asked for, compared when both ran.
@@ -291,16 +292,28 @@ fn analyse(
     o
 }
 
-fn print_stats(loaded: &Loaded, t: &Counts, ssa_s: f64, it_s: f64, speedup: Option<f64>, wall: f64, jobs: usize) {
+#[allow(clippy::too_many_arguments)]
+fn print_stats(
+    loaded: &Loaded,
+    t: &Counts,
+    ssa_s: f64,
+    it_s: f64,
+    speedup: Option<f64>,
+    wall: f64,
+    jobs: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     if loaded.imported.is_some() || !loaded.failures.is_empty() {
-        println!("; imported {} function(s), {} failed", loaded.imported.unwrap_or(t.functions), loaded.failures.len());
+        writeln!(out, "; imported {} function(s), {} failed", loaded.imported.unwrap_or(t.functions), loaded.failures.len())?;
     }
-    println!(
+    writeln!(
+        out,
         "; {} function(s), {} instructions, {} variables, {} definitions, {} uses, {} chain edges, {} mismatches",
         t.functions, t.instructions, t.vars, t.definitions, t.uses, t.chain_edges, t.mismatches
-    );
+    )?;
     let p = &t.ssa;
-    println!(
+    writeln!(
+        out,
         "; via SSA {:.6} s: dominators {:.6}, frontiers {:.6}, placement {:.6}, renaming {:.6}, folding {:.6}",
         ssa_s,
         p.dominators.as_secs_f64(),
@@ -308,19 +321,20 @@ fn print_stats(loaded: &Loaded, t: &Counts, ssa_s: f64, it_s: f64, speedup: Opti
         p.placement.as_secs_f64(),
         p.renaming.as_secs_f64(),
         p.folding.as_secs_f64()
-    );
+    )?;
     let q = &t.iterative;
-    println!(
+    writeln!(
+        out,
         "; iterative {:.6} s: setup {:.6}, solve {:.6}, extract {:.6}",
         it_s,
         q.setup.as_secs_f64(),
         q.solve.as_secs_f64(),
         q.extract.as_secs_f64()
-    );
+    )?;
     if let Some(r) = speedup {
-        println!("; speedup (iterative / ssa): {r:.2}x");
+        writeln!(out, "; speedup (iterative / ssa): {r:.2}x")?;
     }
-    println!("; wall time {wall:.3} s on {jobs} job(s)");
+    writeln!(out, "; wall time {wall:.3} s on {jobs} job(s)")
 }
 
 /// One function's chains: each definition with its uses, by statement name.

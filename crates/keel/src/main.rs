@@ -15,6 +15,7 @@ mod du;
 mod generate;
 mod import;
 mod input;
+mod out;
 mod run;
 mod source;
 mod ssa_cmd;
@@ -208,20 +209,25 @@ fn main() -> ExitCode {
         eprintln!("keel: this is a bug in keel; please report it with the input that caused it");
     }));
     let cli = Cli::parse();
-    match cli.command {
-        Command::Check { files, ssa, quiet } => check(&files, ssa, quiet),
-        Command::Fmt { file, check } => fmt(&file, check),
+    out::finish(|out| dispatch(cli.command, out))
+}
+
+/// Runs one subcommand, its output going to `out`.
+fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    match command {
+        Command::Check { files, ssa, quiet } => check(&files, ssa, quiet, out),
+        Command::Fmt { file, check } => fmt(&file, check, out),
         Command::Ssa { file, func, placement, no_cleanup, destruct, stats } => {
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
-            ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats)
+            ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats, out)
         }
         Command::Du { file, func, method, verify, format, stats, jobs } => {
-            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs })
+            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs }, out)
         }
         Command::Import { module, output, func, no_names, quiet } => {
-            import::import(&module, output.as_deref(), func, !no_names, quiet)
+            import::import(&module, output.as_deref(), func, !no_names, quiet, out)
         }
-        Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
+        Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts, out),
         Command::Gen {
             blocks,
             vars,
@@ -249,15 +255,15 @@ fn main() -> ExitCode {
                 ..ir_gen::GenConfig::default()
             };
             let line: Vec<String> = std::env::args().skip(1).collect();
-            generate::print_generated(&config, seed, &format!("keel {}", line.join(" ")))
+            generate::print_generated(&config, seed, &format!("keel {}", line.join(" ")), out)
         }
         Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
-            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem })
+            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem }, out)
         }
     }
 }
 
-fn check(files: &[String], ssa: bool, quiet: bool) -> ExitCode {
+fn check(files: &[String], ssa: bool, quiet: bool, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let mut failed = false;
     for file in files {
         let Some(input) = Input::read(file) else {
@@ -274,13 +280,14 @@ fn check(files: &[String], ssa: bool, quiet: bool) -> ExitCode {
                     let blocks: usize = module.functions().map(|(_, f)| f.layout().num_blocks()).sum();
                     let insts: usize = module.functions().map(|(_, f)| f.count_inserted_insts()).sum();
                     let fns = module.num_functions();
-                    println!(
+                    writeln!(
+                        out,
                         "{}: ok ({fns} function{}, {blocks} block{}, {insts} instruction{})",
                         input.name,
                         plural(fns),
                         plural(blocks),
                         plural(insts)
-                    );
+                    )?;
                 }
             }
             Err(errors) => {
@@ -300,34 +307,26 @@ fn check(files: &[String], ssa: bool, quiet: bool) -> ExitCode {
             }
         }
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-fn fmt(file: &str, check_only: bool) -> ExitCode {
+fn fmt(file: &str, check_only: bool, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(file) else {
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     };
     let Some((module, _)) = input.parse() else {
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     };
     let printed = text::print_module(&module);
     if check_only {
         if printed == input.text() {
-            return ExitCode::SUCCESS;
+            return Ok(ExitCode::SUCCESS);
         }
         eprintln!("{}: not in canonical form (run `keel fmt {}`)", input.name, input.name);
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     }
-    let mut out = std::io::stdout().lock();
-    match out.write_all(printed.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`keel fmt x | head`) is not an error worth a message.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("keel: cannot write output: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    out.write_all(printed.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn plural(n: usize) -> &'static str {

@@ -4,6 +4,7 @@ use crate::input::Input;
 use ir_core::interp::{Config, Interpreter, Stats};
 use ir_core::text::DisplayInst;
 use ir_core::{FuncId, Global, Imm, Module, parse_literal};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// What `keel run` was asked to do.
@@ -20,19 +21,44 @@ pub(crate) struct RunArgs {
 /// Exit code for a trap: distinct from bad input (1) and bad usage (2).
 const TRAP: u8 = 3;
 
-pub(crate) fn run(a: &RunArgs) -> ExitCode {
-    let Some(input) = Input::read(&a.file) else { return ExitCode::FAILURE };
-    let Some((module, _)) = input.parse_verified("; not running it") else { return ExitCode::FAILURE };
-    match setup_and_run(&module, a) {
-        Ok(code) => code,
-        Err(msg) => {
+pub(crate) fn run(a: &RunArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
+    let Some((module, _)) = input.parse_verified("; not running it") else { return Ok(ExitCode::FAILURE) };
+    match setup_and_run(&module, a, out) {
+        Ok(code) => Ok(code),
+        Err(Failed::Write(e)) => Err(e),
+        Err(Failed::Input(msg)) => {
             eprintln!("keel: {msg}");
-            ExitCode::FAILURE
+            Ok(ExitCode::FAILURE)
         }
     }
 }
 
-fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
+/// Why a run stopped early: bad input (a message), or a failed write.
+enum Failed {
+    Input(String),
+    Write(std::io::Error),
+}
+
+impl From<String> for Failed {
+    fn from(msg: String) -> Failed {
+        Failed::Input(msg)
+    }
+}
+
+impl From<&str> for Failed {
+    fn from(msg: &str) -> Failed {
+        Failed::Input(msg.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failed {
+    fn from(e: std::io::Error) -> Failed {
+        Failed::Write(e)
+    }
+}
+
+fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<ExitCode, Failed> {
     let func = choose_function(module, a.func.as_deref())?;
     let f = module.function(func).ok_or("no such function")?;
     let params = &f.signature().params;
@@ -43,7 +69,8 @@ fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
             f.name(),
             params.len(),
             want.join(", ")
-        ));
+        )
+        .into());
     }
     let args: Vec<Imm> = a
         .args
@@ -61,7 +88,7 @@ fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
     let code = match &outcome {
         Ok(results) => {
             for r in results {
-                println!("{} {r}", r.ty());
+                writeln!(out, "{} {r}", r.ty())?;
             }
             ExitCode::SUCCESS
         }
@@ -73,10 +100,10 @@ fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
     for name in &a.show_mem {
         let mem = mem_by_name(module, name)?;
         let values: Vec<String> = interp.memory().elements(mem).iter().map(|v| v.to_string()).collect();
-        println!("@{name} = [{}]", values.join(", "));
+        writeln!(out, "@{name} = [{}]", values.join(", "))?;
     }
     if a.stats {
-        print_stats(module, interp.stats());
+        print_stats(module, interp.stats(), out)?;
     }
     Ok(code)
 }
@@ -127,23 +154,25 @@ fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result
     interp.memory_mut().write(mem, &values).map_err(|e| format!("{path}: {e}"))
 }
 
-fn print_stats(module: &Module, stats: &Stats) {
-    println!(
+fn print_stats(module: &Module, stats: &Stats, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
         "; executed {} instructions ({} guarded off), {} tensor elements, {} calls, fuel used {}",
         stats.executed, stats.guard_skipped, stats.elements, stats.calls, stats.fuel_used
-    );
+    )?;
     let mut by_op = stats.opcode_counts();
     by_op.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for (op, n) in by_op {
-        println!(";   {n:>12}  {op}");
+        writeln!(out, ";   {n:>12}  {op}")?;
     }
     let mut hot = stats.inst_counts();
     hot.sort_by(|a, b| b.2.cmp(&a.2).then((a.0, a.1).cmp(&(b.0, b.1))));
-    println!("; hottest instructions:");
+    writeln!(out, "; hottest instructions:")?;
     for (f, inst, n) in hot.into_iter().take(10) {
         if let Some(func) = module.function(f) {
             let block = func.layout().inst_block(inst).map_or("?".to_string(), |b| b.to_string());
-            println!(";   {n:>12}  @{} {block}: {}", func.name(), DisplayInst { module, func, inst });
+            writeln!(out, ";   {n:>12}  @{} {block}: {}", func.name(), DisplayInst { module, func, inst })?;
         }
     }
+    Ok(())
 }

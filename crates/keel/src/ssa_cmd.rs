@@ -3,6 +3,7 @@
 use crate::input::Input;
 use ir_core::text;
 use ssa::{Options, Policy};
+use std::io::Write;
 use std::process::ExitCode;
 
 pub(crate) fn ssa(
@@ -12,15 +13,16 @@ pub(crate) fn ssa(
     cleanup: bool,
     destruct: bool,
     stats: bool,
-) -> ExitCode {
-    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
-    let Some((mut module, _)) = input.parse_verified("") else { return ExitCode::FAILURE };
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
+    let Some((mut module, _)) = input.parse_verified("") else { return Ok(ExitCode::FAILURE) };
     let ids: Vec<_> = match func {
         Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
             Some(f) => vec![f],
             None => {
                 eprintln!("keel: no function @{name}");
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         },
         None => module.function_ids().collect(),
@@ -32,12 +34,12 @@ pub(crate) fn ssa(
             Ok(s) => s,
             Err(e) => {
                 eprintln!("keel: internal error: SSA construction of verified @{name} failed: {e}");
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         };
         if let Err(e) = ssa::verify(&module, f) {
             eprintln!("keel: internal error: SSA form of @{name} does not verify:\n{e}");
-            return ExitCode::FAILURE;
+            return Ok(ExitCode::FAILURE);
         }
         if stats {
             eprintln!(
@@ -60,6 +62,6 @@ pub(crate) fn ssa(
             }
         }
     }
-    print!("{}", text::print_module(&module));
-    ExitCode::SUCCESS
+    out.write_all(text::print_module(&module).as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }
