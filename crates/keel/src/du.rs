@@ -51,7 +51,41 @@ pub(crate) struct DuArgs {
     pub(crate) format: Format,
     pub(crate) stats: bool,
     pub(crate) jobs: Option<usize>,
+    /// Memory the iterative baseline's bit matrices may take at once, in
+    /// bytes (over all functions analysed at the same time).
+    pub(crate) max_memory: u64,
 }
+
+/// Bytes of baseline matrices in use at once, shared by the workers: a
+/// function whose estimate fits the budget waits until it fits beside the
+/// ones running (none waits forever: each fits alone, and every holder
+/// releases when done).
+struct Budget {
+    limit: u64,
+    used: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+impl Budget {
+    fn reserve(&self, bytes: u64) {
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used > 0 && *used + bytes > self.limit {
+            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        }
+        *used += bytes;
+    }
+
+    fn release(&self, bytes: u64) {
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        *used -= bytes;
+        self.freed.notify_all();
+    }
+}
+
+/// A context that took more than this for one function drops its buffers
+/// afterwards, so idle workers do not hold what the budget no longer
+/// counts.
+const KEEP_WARM_BYTES: u64 = 64 << 20;
 
 /// Sizes, results and phase times: of one function, or summed over many.
 #[derive(Default)]
@@ -63,6 +97,8 @@ struct Counts {
     uses: usize,
     chain_edges: usize,
     mismatches: usize,
+    /// Functions the iterative baseline skipped (over the memory budget).
+    iterative_skipped: usize,
     ssa: SsaPhases,
     iterative: IterativePhases,
 }
@@ -76,6 +112,7 @@ impl Counts {
         self.uses += o.uses;
         self.chain_edges += o.chain_edges;
         self.mismatches += o.mismatches;
+        self.iterative_skipped += o.iterative_skipped;
         self.ssa += o.ssa;
         self.iterative += o.iterative;
     }
@@ -86,6 +123,8 @@ impl Counts {
 struct FuncOutcome {
     counts: Counts,
     mismatch_lines: Vec<String>,
+    /// Why the iterative baseline did not run, when it did not.
+    skip_line: Option<String>,
     /// The table or JSON of its chains, when the output shows them.
     table: Option<String>,
     json: Option<Value>,
@@ -105,7 +144,10 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
         },
         None => module.function_ids().collect(),
     };
-    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    // More workers than functions or cores only costs threads.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = a.jobs.unwrap_or(cores).clamp(1, cores).min(ids.len().max(1));
+    let budget = Budget { limit: a.max_memory, used: std::sync::Mutex::new(0), freed: std::sync::Condvar::new() };
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
         Ok(pool) => pool,
         Err(e) => {
@@ -131,7 +173,10 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
             .map_init(
                 || (ViaSsa::new(), Iterative::new()),
                 |ctx, &f| {
-                    let o = module.function(f).map(|func| analyse(module, func, a, show_each, ctx)).unwrap_or_default();
+                    let o = module
+                        .function(f)
+                        .map(|func| analyse(module, func, a, show_each, &budget, ctx))
+                        .unwrap_or_default();
                     bar.inc(1);
                     o
                 },
@@ -149,7 +194,8 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
     let ssa_s = totals.ssa.total().as_secs_f64();
     let it_s = totals.iterative.total().as_secs_f64();
-    let speedup = if run_ssa && run_iterative && ssa_s > 0.0 { Some(it_s / ssa_s) } else { None };
+    let both_ran = run_ssa && run_iterative && totals.iterative_skipped == 0;
+    let speedup = if both_ran && ssa_s > 0.0 { Some(it_s / ssa_s) } else { None };
     match a.format {
         Format::Table => {
             for o in &outcomes {
@@ -173,6 +219,7 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
                 "uses": totals.uses,
                 "chain_edges": totals.chain_edges,
                 "mismatches": totals.mismatches,
+                "iterative_skipped": totals.iterative_skipped,
             });
             if !loaded.failures.is_empty() {
                 obj["failures"] = loaded
@@ -211,6 +258,23 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     for line in outcomes.iter().flat_map(|o| &o.mismatch_lines) {
         eprintln!("keel: mismatch: {line}");
     }
+    for line in outcomes.iter().filter_map(|o| o.skip_line.as_ref()) {
+        eprintln!("keel: {line}");
+    }
+    if totals.iterative_skipped > 0 {
+        eprintln!(
+            "keel: the iterative baseline skipped {} function(s) over --max-memory {}; raise it to run them",
+            totals.iterative_skipped,
+            crate::size::show_size(a.max_memory)
+        );
+        if a.method == Method::Iterative {
+            return Ok(ExitCode::FAILURE);
+        }
+        if a.verify {
+            eprintln!("keel: not verified: the methods were compared only where both ran");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     if a.verify && totals.mismatches > 0 {
         eprintln!("keel: the methods disagree on {} use(s)", totals.mismatches);
         return Ok(ExitCode::FAILURE);
@@ -224,15 +288,46 @@ fn analyse(
     func: &Function,
     a: &DuArgs,
     show: bool,
+    budget: &Budget,
     (via, baseline): &mut (ViaSsa, Iterative),
 ) -> FuncOutcome {
     let run_ssa = a.method != Method::Iterative || a.verify || a.stats;
-    let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
+    let mut run_iterative = a.method != Method::Ssa || a.verify || a.stats;
+    // The baseline's bit matrices are blocks x definitions: estimate them
+    // before allocating, refuse what exceeds the budget.
+    let matrix_bytes = if run_iterative { defuse::iterative_matrix_bytes(func) } else { 0 };
+    let mut skip_line = None;
+    if run_iterative && matrix_bytes > budget.limit {
+        run_iterative = false;
+        skip_line = Some(format!(
+            "@{}: iterative baseline skipped: its bit matrices need {} ({} blocks x definitions), over --max-memory {}",
+            func.name(),
+            crate::size::show_size(matrix_bytes),
+            func.layout().num_blocks(),
+            crate::size::show_size(budget.limit)
+        ));
+        if a.method == Method::Iterative {
+            let mut o = FuncOutcome::default();
+            o.counts.functions = 1;
+            o.counts.iterative_skipped = 1;
+            o.skip_line = skip_line;
+            return o;
+        }
+    }
+    let iterative = |baseline: &mut Iterative| {
+        budget.reserve(matrix_bytes);
+        let r = baseline.compute_function_timed(func);
+        budget.release(matrix_bytes);
+        if matrix_bytes > KEEP_WARM_BYTES {
+            *baseline = Iterative::new();
+        }
+        r
+    };
     // The input is verified first, so neither method should reject it; if
     // one does, the function counts as a mismatch with the reason.
     let (ssa, it) = match (
         run_ssa.then(|| via.compute_function_timed(func)).transpose(),
-        run_iterative.then(|| baseline.compute_function_timed(func)).transpose(),
+        run_iterative.then(|| iterative(baseline)).transpose(),
     ) {
         (Ok(ssa), Ok(it)) => (ssa, it),
         (Err(e), _) | (_, Err(e)) => {
@@ -250,8 +345,10 @@ fn analyse(
             vars: func.num_vars(),
             ssa: ssa.as_ref().map(|(_, p)| *p).unwrap_or_default(),
             iterative: it.as_ref().map(|(_, p)| *p).unwrap_or_default(),
+            iterative_skipped: usize::from(skip_line.is_some()),
             ..Counts::default()
         },
+        skip_line,
         ..FuncOutcome::default()
     };
     if let (Some((cs, _)), Some((ci, _))) = (&ssa, &it) {
@@ -304,7 +401,12 @@ fn print_stats(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     if loaded.imported.is_some() || !loaded.failures.is_empty() {
-        writeln!(out, "; imported {} function(s), {} failed", loaded.imported.unwrap_or(t.functions), loaded.failures.len())?;
+        writeln!(
+            out,
+            "; imported {} function(s), {} failed",
+            loaded.imported.unwrap_or(t.functions),
+            loaded.failures.len()
+        )?;
     }
     writeln!(
         out,
@@ -332,7 +434,13 @@ fn print_stats(
         q.extract.as_secs_f64()
     )?;
     if let Some(r) = speedup {
-        writeln!(out, "; speedup (iterative / ssa): {r:.2}x")?;
+        let verdict = if r >= 1.0 { "the SSA method was faster" } else { "the iterative baseline was faster" };
+        writeln!(
+            out,
+            "; speedup (iterative time / SSA time): {r:.2}x: {verdict}; above 1x the SSA method wins. The tuned \
+             baseline wins on small functions (under about 1,000 blocks), the SSA method on large ones \
+             (docs/benchmarks-defuse.md)"
+        )?;
     }
     writeln!(out, "; wall time {wall:.3} s on {jobs} job(s)")
 }

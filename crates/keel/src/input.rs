@@ -7,6 +7,19 @@ use ir_core::Module;
 use ir_core::text::{self, Diagnostic, SourceMap};
 use std::io::{Read, Write};
 
+/// How many verifier errors a run renders (`--error-limit`).
+static ERROR_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(100);
+
+/// Sets how many verifier errors are rendered per input.
+pub(crate) fn set_error_limit(n: usize) {
+    ERROR_LIMIT.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How many verifier errors are rendered per input.
+pub(crate) fn error_limit() -> usize {
+    ERROR_LIMIT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A file (or standard input) read into memory.
 pub(crate) struct Input {
     /// How diagnostics name the input.
@@ -86,19 +99,42 @@ impl Input {
         }
     }
 
-    /// [`Input::parse`], then the verifier: every verifier error is
-    /// rendered against the source, followed by `NAME: the module does not
-    /// verify` and `consequence` (e.g. `"; not running it"`).
+    /// [`Input::parse`], then the verifier: its errors are rendered
+    /// against the source ([`Input::report_verifier_errors`]), followed by
+    /// `NAME: the module does not verify` and `consequence` (e.g. `"; not
+    /// running it"`).
     pub(crate) fn parse_verified(&self, consequence: &str) -> Option<(Module, SourceMap)> {
         let (module, smap) = self.parse()?;
         if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
-            for e in &errors.0 {
-                eprint!("{}", e.render(&module, &self.name, self.text(), &smap));
-            }
+            self.report_verifier_errors(&module, &smap, &errors);
             eprintln!("{}: the module does not verify{consequence}", self.name);
             return None;
         }
         Some((module, smap))
+    }
+
+    /// Renders verifier errors in source order, at most
+    /// [`error_limit`] of them, then one line counting the rest.
+    pub(crate) fn report_verifier_errors(&self, module: &Module, smap: &SourceMap, errors: &ir_core::VerifierErrors) {
+        let mut err = std::io::stderr().lock();
+        // Report in source order; the verifier finds some classes in a later sweep.
+        let mut errs: Vec<_> = errors.0.iter().collect();
+        errs.sort_by_key(|e| {
+            let l = &e.location;
+            l.func.and_then(|f| smap.locate(f, l.inst, l.block, l.var)).map_or(0, |s| s.start)
+        });
+        let limit = error_limit();
+        for e in errs.iter().take(limit) {
+            let _ = write!(err, "{}", e.render(module, &self.name, self.text(), smap));
+        }
+        if errs.len() > limit {
+            let _ = writeln!(
+                err,
+                "{}: ... and {} more error(s) not shown (--error-limit {limit}; raise it to see them)",
+                self.name,
+                errs.len() - limit
+            );
+        }
     }
 
     fn report(&self, diags: &[Diagnostic]) {

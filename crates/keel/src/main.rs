@@ -17,6 +17,7 @@ mod import;
 mod input;
 mod out;
 mod run;
+mod size;
 mod source;
 mod ssa_cmd;
 
@@ -31,6 +32,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Most verifier errors shown per input; one line counts the rest.
+    #[arg(long, global = true, value_name = "N", default_value_t = 100)]
+    error_limit: usize,
 }
 
 #[derive(Subcommand, Debug)]
@@ -74,42 +78,15 @@ enum Command {
     },
     /// Print a generated module: valid, terminating, deterministic per seed.
     ///
-    /// A comment at the top gives the fuel bound for `@main`.
-    Gen {
-        /// Blocks in the whole module.
-        #[arg(long, default_value_t = 64)]
-        blocks: usize,
-        /// Vars of `@main` that random instructions read and write.
-        #[arg(long, default_value_t = 16)]
-        vars: usize,
-        /// Seed: the same seed and options print the same module.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Rate of guarded (predicated) instructions, 0..1.
-        #[arg(long, default_value_t = 0.1)]
-        predicated: f64,
-        /// Rate of memory instructions (scalar and tensor), 0..1.
-        #[arg(long, default_value_t = 0.1)]
-        memory: f64,
-        /// Emit irreducible regions, at RATE (0.25 if given without a value).
-        #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "0.25")]
-        irreducible: Option<f64>,
-        /// Average definitions per var.
-        #[arg(long, default_value_t = 4.0)]
-        defs_per_var: f64,
-        /// Functions in the module (`@main` calls the others acyclically).
-        #[arg(long, default_value_t = 1)]
-        functions: usize,
-        /// Maximum nesting of loops, ifs and switches (at most 6).
-        #[arg(long, default_value_t = 3)]
-        max_depth: u32,
-        /// Rate of unreachable block runs, 0..1.
-        #[arg(long, default_value_t = 0.05)]
-        unreachable: f64,
-        /// Rate of phis at join blocks, 0..1.
-        #[arg(long, default_value_t = 0.0)]
-        phis: f64,
-    },
+    /// A comment at the top gives the fuel bound for `@main` and a `keel
+    /// run` command that works on the output. Every knob is checked against
+    /// its documented range (exit 2 when out of it); generation is linear
+    /// in the module's size.
+    ///
+    /// Exit status: 0 on success, 1 when the output cannot be written, 2 on
+    /// bad usage (a knob out of range).
+    #[command(allow_negative_numbers = true)]
+    Gen(generate::GenArgs),
     /// Print a Graphviz view of a function: its CFG, dominator tree,
     /// post-dominator tree, or loops (as nested clusters).
     Dot {
@@ -169,9 +146,16 @@ enum Command {
         /// Time each phase of both methods and report the ratio.
         #[arg(long)]
         stats: bool,
-        /// Functions analysed in parallel (default: one per core).
+        /// Functions analysed in parallel (default and most: one per core,
+        /// and never more than there are functions).
         #[arg(long, short = 'j')]
         jobs: Option<usize>,
+        /// Memory the iterative baseline's bit matrices (blocks x
+        /// definitions bits, four of them) may take at once, e.g. 4G or
+        /// 512M. A function whose estimate exceeds it is skipped by that
+        /// method, with the estimate; the SSA method still runs.
+        #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = size::parse_size)]
+        max_memory: u64,
     },
     /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
     ///
@@ -209,6 +193,7 @@ fn main() -> ExitCode {
         eprintln!("keel: this is a bug in keel; please report it with the input that caused it");
     }));
     let cli = Cli::parse();
+    input::set_error_limit(cli.error_limit);
     out::finish(|out| dispatch(cli.command, out))
 }
 
@@ -221,41 +206,16 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
             ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats, out)
         }
-        Command::Du { file, func, method, verify, format, stats, jobs } => {
-            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs }, out)
+        Command::Du { file, func, method, verify, format, stats, jobs, max_memory } => {
+            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs, max_memory }, out)
         }
         Command::Import { module, output, func, no_names, quiet } => {
             import::import(&module, output.as_deref(), func, !no_names, quiet, out)
         }
         Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts, out),
-        Command::Gen {
-            blocks,
-            vars,
-            seed,
-            predicated,
-            memory,
-            irreducible,
-            defs_per_var,
-            functions,
-            max_depth,
-            unreachable,
-            phis,
-        } => {
-            let config = ir_gen::GenConfig {
-                blocks,
-                vars,
-                defs_per_var,
-                predication: predicated,
-                memory,
-                irreducible: irreducible.unwrap_or(0.0),
-                functions,
-                max_depth,
-                unreachable,
-                phis,
-                ..ir_gen::GenConfig::default()
-            };
+        Command::Gen(args) => {
             let line: Vec<String> = std::env::args().skip(1).collect();
-            generate::print_generated(&config, seed, &format!("keel {}", line.join(" ")), out)
+            generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)
         }
         Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
             run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem }, out)
@@ -292,18 +252,9 @@ fn check(files: &[String], ssa: bool, quiet: bool, out: &mut dyn Write) -> std::
             }
             Err(errors) => {
                 failed = true;
-                let mut err = std::io::stderr().lock();
-                // Report in source order; the verifier finds some classes in a later sweep.
-                let mut errs: Vec<_> = errors.0.iter().collect();
-                errs.sort_by_key(|e| {
-                    let l = &e.location;
-                    l.func.and_then(|f| smap.locate(f, l.inst, l.block, l.var)).map_or(0, |s| s.start)
-                });
-                for e in errs {
-                    let _ = write!(err, "{}", e.render(&module, &input.name, input.text(), &smap));
-                }
+                input.report_verifier_errors(&module, &smap, &errors);
                 let n = errors.0.len();
-                let _ = writeln!(err, "{}: {n} error{}", input.name, plural(n));
+                eprintln!("{}: {n} error{}", input.name, plural(n));
             }
         }
     }

@@ -65,10 +65,14 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
     if a.args.len() != params.len() {
         let want: Vec<String> = params.iter().map(|t| t.to_string()).collect();
         return Err(format!(
-            "@{} takes {} argument(s) ({}); give each with --arg",
+            "@{} takes {} argument(s) ({}), {} given; give each with --arg, e.g. `keel run {}{}{}`",
             f.name(),
             params.len(),
-            want.join(", ")
+            want.join(", "),
+            a.args.len(),
+            a.file,
+            a.func.as_ref().map_or(String::new(), |n| format!(" --func {n}")),
+            example_args(params)
         )
         .into());
     }
@@ -106,6 +110,12 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
         print_stats(module, interp.stats(), out)?;
     }
     Ok(code)
+}
+
+/// ` --arg V` for each parameter type: a zero of that type, a command
+/// line that works.
+pub(crate) fn example_args(params: &[ir_core::Type]) -> String {
+    params.iter().map(|t| if t.is_float() { " --arg 0.0" } else { " --arg 0" }).collect()
 }
 
 fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {

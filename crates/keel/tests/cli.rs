@@ -397,7 +397,9 @@ fn du_json_stats_has_the_fields_tools_read() {
     // The text form gives the same phases and the ratio.
     let o = run(keel().arg("du").arg(&p).args(["--method", "both", "--stats"]));
     let text = stdout(&o);
-    for word in ["dominators", "frontiers", "placement", "renaming", "folding", "solve", "speedup (iterative / ssa)"] {
+    for word in
+        ["dominators", "frontiers", "placement", "renaming", "folding", "solve", "speedup (iterative time / SSA time)"]
+    {
         assert!(text.contains(word), "no {word} in {text}");
     }
     // Without --stats, the chains themselves.

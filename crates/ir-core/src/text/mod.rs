@@ -24,13 +24,13 @@ mod context;
 mod lexer;
 mod parser;
 mod printer;
-mod render;
+pub(crate) mod render;
 mod span;
 
 pub use parser::{ParseLimits, parse, parse_bytes, parse_with};
 pub use printer::{DisplayInst, print_function, print_module, write_function, write_module};
 pub use render::{render_error, render_file_error};
-pub use span::{Diagnostic, FuncSpans, LineCol, SourceMap, Span, line_col};
+pub use span::{Diagnostic, FuncSpans, LineCol, LineIndex, SourceMap, Span, line_col};
 
 use core::fmt;
 

@@ -117,10 +117,16 @@ pub fn write_function(m: &Module, func: &Function, out: &mut impl Write) -> fmt:
     out.write_char(')')?;
     write_returns(out, &func.signature().returns)?;
     out.write_str(" {\n")?;
-    let params = func.params();
+    // Params are usually the first vars; the marks keep odd hand-made
+    // functions printable, in time linear in the vars.
+    let mut is_param = vec![false; func.num_vars()];
+    for &p in func.params() {
+        if let Some(m) = is_param.get_mut(p.as_u32() as usize) {
+            *m = true;
+        }
+    }
     for v in func.vars() {
-        // Params are the first vars; the check keeps odd hand-made functions printable.
-        if v.as_u32() as usize >= params.len() || !params.contains(&v) {
+        if !is_param.get(v.as_u32() as usize).copied().unwrap_or(false) {
             out.write_str("    var ")?;
             write_name(out, '%', func.var_name(v))?;
             write!(out, ": {}", func.var_type(v).unwrap_or(Type::I64))?;
