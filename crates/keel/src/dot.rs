@@ -34,7 +34,7 @@ pub(crate) fn dot(
     let f = match pick(&module, func) {
         Ok(f) => f,
         Err(msg) => {
-            eprintln!("keel: {msg}");
+            crate::out::say(msg);
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -64,14 +64,19 @@ fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, Stri
     let id = match name {
         Some(n) => {
             let n = n.strip_prefix('@').unwrap_or(n);
-            module.function_by_name(n).ok_or_else(|| format!("no function @{n}"))?
+            module.function_by_name(n).ok_or_else(|| format!("no function {}", crate::out::global(n)))?
         }
         None => {
             let ids: Vec<_> = module.function_ids().collect();
             match ids[..] {
                 [only] => only,
                 [] => return Err("the module has no functions".into()),
-                _ => module.function_by_name("main").ok_or("several functions and no @main; choose one with --func")?,
+                _ => module.function_by_name("main").ok_or_else(|| {
+                    format!(
+                        "several functions and no @main; choose one with --func ({})",
+                        crate::out::function_names(module)
+                    )
+                })?,
             }
         }
     };

@@ -138,7 +138,7 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
         Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
             Some(f) => vec![f],
             None => {
-                eprintln!("keel: no function @{}", name.strip_prefix('@').unwrap_or(name));
+                crate::out::say(format_args!("no function {}", crate::out::global(name)));
                 return Ok(ExitCode::FAILURE);
             }
         },
@@ -253,13 +253,13 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
         }
     }
     for f in &loaded.failures {
-        eprintln!("keel: function {} ({}) not imported: {}", f.index, f.name, f.reason);
+        crate::out::say(format_args!("function {} ({}) not imported: {}", f.index, f.name, f.reason));
     }
     for line in outcomes.iter().flat_map(|o| &o.mismatch_lines) {
-        eprintln!("keel: mismatch: {line}");
+        crate::out::say(format_args!("mismatch: {line}"));
     }
     for line in outcomes.iter().filter_map(|o| o.skip_line.as_ref()) {
-        eprintln!("keel: {line}");
+        crate::out::say(line);
     }
     if totals.iterative_skipped > 0 {
         eprintln!(

@@ -7,6 +7,42 @@ use ir_core::Module;
 use ir_core::text::{self, Diagnostic, SourceMap};
 use std::io::{Read, Write};
 
+/// The largest input Keel reads (IR text, a WebAssembly module, a `--mem`
+/// file): 1 GiB (docs/ir.md §2).
+pub(crate) const MAX_INPUT: u64 = 1 << 30;
+
+/// Reads all of `r`, failing with a clear error past `limit` bytes (so
+/// `/dev/zero` or an endless pipe is refused, not read until memory runs
+/// out).
+pub(crate) fn read_capped(mut r: impl Read, limit: u64) -> std::io::Result<Vec<u8>> {
+    // Grow by doubling, but never past `limit + 1` bytes of capacity: the
+    // cap bounds the memory too, not only what is kept.
+    let cap = usize::try_from(limit + 1).unwrap_or(usize::MAX);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    while buf.len() < cap {
+        let want = chunk.len().min(cap - buf.len());
+        let n = match r.read(&mut chunk[..want]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.len() + n > buf.capacity() {
+            let grow = buf.capacity().max(1 << 16).min(cap - buf.len());
+            buf.reserve_exact(grow.max(n));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    if buf.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "the input is larger than {}, the most Keel reads",
+            crate::size::show_size(limit)
+        )));
+    }
+    Ok(buf)
+}
+
 /// How many verifier errors a run renders (`--error-limit`).
 static ERROR_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(100);
 
@@ -35,13 +71,13 @@ enum Contents {
 }
 
 impl Input {
-    /// Reads `path` (`-` for stdin); prints an error and returns `None` on failure.
+    /// Reads `path` (`-` for stdin); prints an error and returns `None` on
+    /// failure, or when the input exceeds [`MAX_INPUT`] bytes.
     pub(crate) fn read(path: &str) -> Option<Input> {
         let (name, result) = if path == "-" {
-            let mut buf = Vec::new();
-            ("<stdin>".to_string(), std::io::stdin().read_to_end(&mut buf).map(|_| buf))
+            ("<stdin>".to_string(), read_capped(std::io::stdin().lock(), MAX_INPUT))
         } else {
-            (path.to_string(), std::fs::read(path))
+            (path.to_string(), std::fs::File::open(path).and_then(|f| read_capped(f, MAX_INPUT)))
         };
         match result {
             Ok(bytes) => {
@@ -71,6 +107,17 @@ impl Input {
         }
     }
 
+    /// For commands that read IR text only: `None` after a clear error when
+    /// the input is a WebAssembly module.
+    pub(crate) fn text_only(self) -> Option<Input> {
+        if self.is_wasm() {
+            let message = "this is a WebAssembly module, not IR text: `keel import FILE` prints it as IR";
+            eprint!("{}", ir_core::text::render_file_error(&self.name, message));
+            return None;
+        }
+        Some(self)
+    }
+
     /// True when the input is a WebAssembly binary (it starts with the
     /// `\0asm` magic).
     pub(crate) fn is_wasm(&self) -> bool {
@@ -85,7 +132,19 @@ impl Input {
     }
 
     /// Parses the input; prints diagnostics and returns `None` on failure.
+    /// A WebAssembly module is imported instead (a function that cannot be
+    /// imported is listed on stderr and becomes an extern), with an empty
+    /// source map.
     pub(crate) fn parse(&self) -> Option<(Module, SourceMap)> {
+        if self.is_wasm() {
+            let imported = crate::source::import_wasm(self, &wasm_import::ImportOptions::default())?;
+            for f in imported.functions.iter() {
+                if let Err(e) = &f.result {
+                    crate::out::say(format_args!("function {} ({}) not imported: {e}", f.index, f.name));
+                }
+            }
+            return Some((imported.module, SourceMap::default()));
+        }
         let parsed = match &self.contents {
             Contents::Text(t) => text::parse(t),
             Contents::Bytes(b, _) => text::parse_bytes(b),

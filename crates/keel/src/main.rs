@@ -75,6 +75,11 @@ enum Command {
         /// Print a memory object's contents after the run.
         #[arg(long = "show-mem", value_name = "NAME")]
         show_mem: Vec<String>,
+        /// Memory the interpreter may use for memory objects and the
+        /// temporaries of tensor instructions (8 bytes per element), e.g.
+        /// 1G or 512M; beyond it the run traps (exit 3).
+        #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = size::parse_size)]
+        max_memory: u64,
     },
     /// Print a generated module: valid, terminating, deterministic per seed.
     ///
@@ -177,7 +182,15 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
-    /// Print an IR file in canonical form.
+    /// Print an IR file in canonical form, keeping its comments.
+    ///
+    /// A comment on its own line stays with the item, var, block or
+    /// instruction below it; a comment after code stays at the end of that
+    /// line (from column 33).
+    ///
+    /// Exit status: 0 on success (with `--check`: the file is canonical), 1
+    /// on bad input, an unwritable output, or (with `--check`) a file not in
+    /// canonical form; 2 on bad usage.
     Fmt {
         /// File to format (`-` reads standard input).
         file: String,
@@ -217,8 +230,8 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
             let line: Vec<String> = std::env::args().skip(1).collect();
             generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)
         }
-        Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
-            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem }, out)
+        Command::Run { file, func, args, mems, fuel, stats, show_mem, max_memory } => {
+            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem, max_memory }, out)
         }
     }
 }
@@ -262,13 +275,14 @@ fn check(files: &[String], ssa: bool, quiet: bool, out: &mut dyn Write) -> std::
 }
 
 fn fmt(file: &str, check_only: bool, out: &mut dyn Write) -> std::io::Result<ExitCode> {
-    let Some(input) = Input::read(file) else {
+    let Some(input) = Input::read(file).and_then(Input::text_only) else {
         return Ok(ExitCode::FAILURE);
     };
-    let Some((module, _)) = input.parse() else {
+    let Some((module, smap)) = input.parse() else {
         return Ok(ExitCode::FAILURE);
     };
-    let printed = text::print_module(&module);
+    let comments = text::Comments::collect(input.text(), &module, &smap);
+    let printed = text::print_module_with_comments(&module, &comments);
     if check_only {
         if printed == input.text() {
             return Ok(ExitCode::SUCCESS);

@@ -38,3 +38,45 @@ pub(crate) fn write_failure(e: &std::io::Error) -> ExitCode {
     eprintln!("keel: cannot write output: {e}");
     ExitCode::FAILURE
 }
+
+/// Longest message line [`say`] prints whole.
+const MAX_MESSAGE: usize = 4000;
+
+/// Prints `keel: MESSAGE` on stderr as one line: control characters
+/// escaped (a name holding a newline or an escape sequence never reaches
+/// the terminal raw) and an overlong message cut in the middle.
+pub(crate) fn say(message: impl std::fmt::Display) {
+    let text = message.to_string();
+    let escaped: String = if text.chars().any(char::is_control) {
+        text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    } else {
+        text
+    };
+    let n = escaped.chars().count();
+    if n > MAX_MESSAGE {
+        let head: String = escaped.chars().take(MAX_MESSAGE / 2).collect();
+        let tail: String = escaped.chars().skip(n - MAX_MESSAGE / 4).collect();
+        eprintln!("keel: {head}...[{} characters cut]...{tail}", n - MAX_MESSAGE / 2 - MAX_MESSAGE / 4);
+    } else {
+        eprintln!("keel: {escaped}");
+    }
+}
+
+/// `@name` as the IR spells it (quoted when not a plain name).
+pub(crate) fn global(name: &str) -> String {
+    let mut s = String::new();
+    let _ = ir_core::text::write_global_name(&mut s, name.strip_prefix('@').unwrap_or(name));
+    s
+}
+
+/// The module's function names for a message: the first ten, then how
+/// many more.
+pub(crate) fn function_names(module: &ir_core::Module) -> String {
+    const SHOWN: usize = 10;
+    let mut names: Vec<String> = module.functions().take(SHOWN).map(|(_, f)| global(f.name())).collect();
+    let n = module.num_functions();
+    if n > SHOWN {
+        names.push(format!("and {} more", n - SHOWN));
+    }
+    names.join(", ")
+}

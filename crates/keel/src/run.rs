@@ -16,6 +16,7 @@ pub(crate) struct RunArgs {
     pub(crate) fuel: u64,
     pub(crate) stats: bool,
     pub(crate) show_mem: Vec<String>,
+    pub(crate) max_memory: u64,
 }
 
 /// Exit code for a trap: distinct from bad input (1) and bad usage (2).
@@ -28,7 +29,7 @@ pub(crate) fn run(a: &RunArgs, out: &mut dyn Write) -> std::io::Result<ExitCode>
         Ok(code) => Ok(code),
         Err(Failed::Write(e)) => Err(e),
         Err(Failed::Input(msg)) => {
-            eprintln!("keel: {msg}");
+            crate::out::say(msg);
             Ok(ExitCode::FAILURE)
         }
     }
@@ -83,8 +84,14 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
         .enumerate()
         .map(|(i, (text, &ty))| parse_literal(text, ty).map_err(|e| format!("argument {i}: {}", e.0)))
         .collect::<Result<_, _>>()?;
-    let config = Config { fuel: a.fuel, ..Config::default() };
-    let mut interp = Interpreter::new(module, config).map_err(|t| t.describe(module))?;
+    let config = Config { fuel: a.fuel, max_memory_bytes: a.max_memory, ..Config::default() };
+    let mut interp = match Interpreter::new(module, config) {
+        Ok(interp) => interp,
+        Err(trap) => {
+            crate::out::say(format_args!("trap: {}", trap.describe(module)));
+            return Ok(ExitCode::from(TRAP));
+        }
+    };
     for spec in &a.mems {
         load_mem(module, &mut interp, spec)?;
     }
@@ -97,14 +104,14 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
             ExitCode::SUCCESS
         }
         Err(trap) => {
-            eprintln!("keel: trap: {}", trap.describe(module));
+            crate::out::say(format_args!("trap: {}", trap.describe(module)));
             ExitCode::from(TRAP)
         }
     };
     for name in &a.show_mem {
         let mem = mem_by_name(module, name)?;
         let values: Vec<String> = interp.memory().elements(mem).iter().map(|v| v.to_string()).collect();
-        writeln!(out, "@{name} = [{}]", values.join(", "))?;
+        writeln!(out, "{} = [{}]", crate::out::global(name), values.join(", "))?;
     }
     if a.stats {
         print_stats(module, interp.stats(), out)?;
@@ -121,7 +128,7 @@ pub(crate) fn example_args(params: &[ir_core::Type]) -> String {
 fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
     if let Some(name) = name {
         let name = name.strip_prefix('@').unwrap_or(name);
-        return module.function_by_name(name).ok_or_else(|| format!("no function @{name}"));
+        return module.function_by_name(name).ok_or_else(|| format!("no function {}", crate::out::global(name)));
     }
     if let Some(main) = module.function_by_name("main") {
         return Ok(main);
@@ -130,10 +137,10 @@ fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String
     match ids[..] {
         [only] => Ok(only),
         [] => Err("the module has no functions".into()),
-        _ => {
-            let names: Vec<String> = module.functions().map(|(_, f)| format!("@{}", f.name())).collect();
-            Err(format!("several functions and no @main; choose one with --func ({})", names.join(", ")))
-        }
+        _ => Err(format!(
+            "several functions and no @main; choose one with --func ({})",
+            crate::out::function_names(module)
+        )),
     }
 }
 
@@ -141,7 +148,7 @@ fn mem_by_name(module: &Module, name: &str) -> Result<ir_core::Mem, String> {
     let name = name.strip_prefix('@').unwrap_or(name);
     match module.lookup(name) {
         Some(Global::Mem(m)) => Ok(m),
-        _ => Err(format!("no memory object @{name}")),
+        _ => Err(format!("no memory object {}", crate::out::global(name))),
     }
 }
 
@@ -152,11 +159,23 @@ fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result
     let (name, path) = spec.split_once('=').ok_or_else(|| format!("--mem wants NAME=FILE, not `{spec}`"))?;
     let mem = mem_by_name(module, name)?;
     let elem = module.mem(mem).map(|m| m.elem).ok_or("no such memory object")?;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let bytes = std::fs::File::open(path)
+        .and_then(|f| crate::input::read_capped(f, crate::input::MAX_INPUT))
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text ({e})"))?;
+    let len = interp.memory().len(mem);
     let mut values = Vec::new();
     for (line_no, line) in text.lines().enumerate() {
         let line = line.split(';').next().unwrap_or("");
         for word in line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
+            if values.len() == len {
+                return Err(format!(
+                    "{path}:{}: more values than the {len} elements of {}",
+                    line_no + 1,
+                    crate::out::global(name)
+                )
+                .into());
+            }
             let v = parse_literal(word, elem).map_err(|e| format!("{path}:{}: {}", line_no + 1, e.0))?;
             values.push(v);
         }

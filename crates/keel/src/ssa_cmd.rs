@@ -21,7 +21,7 @@ pub(crate) fn ssa(
         Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
             Some(f) => vec![f],
             None => {
-                eprintln!("keel: no function @{name}");
+                crate::out::say(format_args!("no function {}", crate::out::global(name)));
                 return Ok(ExitCode::FAILURE);
             }
         },

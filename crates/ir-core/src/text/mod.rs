@@ -20,6 +20,7 @@
 //!   importer and the `keel` tool, so there is no caret code of our own to
 //!   keep right.
 
+mod comments;
 mod context;
 mod lexer;
 mod parser;
@@ -27,9 +28,13 @@ mod printer;
 pub(crate) mod render;
 mod span;
 
+pub use comments::Comments;
 pub use parser::{ParseLimits, parse, parse_bytes, parse_with};
-pub use printer::{DisplayInst, print_function, print_module, write_function, write_module};
-pub use render::{render_error, render_file_error};
+pub use printer::{
+    DisplayInst, print_function, print_module, print_module_with_comments, write_function, write_module,
+    write_module_with,
+};
+pub use render::{MAX_SHOWN, render_error, render_file_error, shown};
 pub use span::{Diagnostic, FuncSpans, LineCol, LineIndex, SourceMap, Span, line_col};
 
 use core::fmt;

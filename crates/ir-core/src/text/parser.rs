@@ -360,9 +360,11 @@ impl<'a> Parser<'a> {
         let returns = if self.eat(&Tok::Arrow) { self.type_list()? } else { Vec::new() };
         self.end_line()?;
         self.declare(&name, name_span)?;
-        self.module
+        let ext = self
+            .module
             .add_extern(&name, Signature { params, returns })
             .map_err(|e| self.error(e.to_string(), name_span))?;
+        self.smap.externs[ext] = name_span;
         Ok(())
     }
 
@@ -405,6 +407,7 @@ impl<'a> Parser<'a> {
             }
         };
         self.smap.function_mut(func).header = header_start.to(header_span);
+        self.smap.function_mut(func).end = close;
         bodies.push(Body { func, start: body_start });
         self.end_line()
     }

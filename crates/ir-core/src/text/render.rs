@@ -55,15 +55,40 @@ pub(crate) fn render_error_indexed(
     message: &str,
 ) -> String {
     let (line_no, line, range) = line_of(src, lines, span);
-    let snippet = Snippet::source(line).line_start(line_no).path(file).annotation(AnnotationKind::Primary.span(range));
-    finish(RENDERER.render(&[Level::ERROR.primary_title(message).element(snippet)]))
+    let (message, file) = (shown(message), shown(file));
+    let snippet = Snippet::source(line).line_start(line_no).path(&file).annotation(AnnotationKind::Primary.span(range));
+    finish(RENDERER.render(&[Level::ERROR.primary_title(&message).element(snippet)]))
+}
+
+/// Longest message or file name shown whole; a longer one keeps its start
+/// and end around a note of what was cut (a 10 MB literal quoted in a
+/// message must not become 10 MB of diagnostics).
+pub const MAX_SHOWN: usize = 240;
+
+/// `text` as a diagnostic shows it: control characters escaped (`\n`,
+/// `\u{1b}`, so none reaches the terminal raw) and, past [`MAX_SHOWN`]
+/// characters, the middle cut out.
+pub fn shown(text: &str) -> String {
+    let escaped: String = if text.chars().any(char::is_control) {
+        text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    } else {
+        text.to_string()
+    };
+    let n = escaped.chars().count();
+    if n <= MAX_SHOWN {
+        return escaped;
+    }
+    let head: String = escaped.chars().take(MAX_SHOWN * 2 / 3).collect();
+    let tail: String = escaped.chars().skip(n - MAX_SHOWN / 4).collect();
+    format!("{head}...[{} characters cut]...{tail}", n - head.chars().count() - tail.chars().count())
 }
 
 /// Renders an error that has no position in a text (a whole-file error, a
 /// binary input, or a module built without a source map): `error: message`
 /// and `--> file`.
 pub fn render_file_error(file: &str, message: &str) -> String {
-    let group = Group::with_title(Level::ERROR.primary_title(message)).element(Origin::path(file));
+    let (message, file) = (shown(message), shown(file));
+    let group = Group::with_title(Level::ERROR.primary_title(&message)).element(Origin::path(&file));
     finish(RENDERER.render(&[group]))
 }
 

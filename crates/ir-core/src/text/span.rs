@@ -5,7 +5,7 @@
 //! Invariant: spans are byte offsets into the text they were made from;
 //! `line_col` clamps any offset to that text, so no span panics.
 
-use crate::entities::{Block, FuncId, Inst, Mem, Var};
+use crate::entities::{Block, ExtFuncId, FuncId, Inst, Mem, Var};
 use core::fmt;
 use cranelift_entity::SecondaryMap;
 
@@ -84,6 +84,7 @@ impl std::error::Error for Diagnostic {}
 pub struct SourceMap {
     funcs: SecondaryMap<FuncId, FuncSpans>,
     pub(crate) mems: SecondaryMap<Mem, Span>,
+    pub(crate) externs: SecondaryMap<ExtFuncId, Span>,
     /// The source's line starts, so that rendering many errors costs a
     /// binary search each, not a scan of the file.
     pub(crate) lines: LineIndex,
@@ -120,6 +121,8 @@ impl LineIndex {
 pub struct FuncSpans {
     /// The `func` header line.
     pub header: Span,
+    /// The closing `}` of the body.
+    pub end: Span,
     /// Each instruction's line.
     pub insts: SecondaryMap<Inst, Span>,
     /// Each block's label.
