@@ -63,7 +63,7 @@ pub(crate) fn dot(
 fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, String> {
     let id = match name {
         Some(n) => {
-            let n = n.strip_prefix('@').unwrap_or(n);
+            let n = &crate::out::name_arg(n);
             module.function_by_name(n).ok_or_else(|| format!("no function {}", crate::out::global(n)))?
         }
         None => {

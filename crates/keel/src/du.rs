@@ -135,10 +135,10 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let Some(loaded) = Loaded::load(&input) else { return Ok(ExitCode::FAILURE) };
     let module = &loaded.module;
     let ids: Vec<FuncId> = match &a.func {
-        Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
+        Some(name) => match module.function_by_name(&crate::out::name_arg(name)) {
             Some(f) => vec![f],
             None => {
-                crate::out::say(format_args!("no function {}", crate::out::global(name)));
+                crate::out::say(format_args!("no function {}", crate::out::global(&crate::out::name_arg(name))));
                 return Ok(ExitCode::FAILURE);
             }
         },
@@ -300,8 +300,8 @@ fn analyse(
     if run_iterative && matrix_bytes > budget.limit {
         run_iterative = false;
         skip_line = Some(format!(
-            "@{}: iterative baseline skipped: its bit matrices need {} ({} blocks x definitions), over --max-memory {}",
-            func.name(),
+            "{}: iterative baseline skipped: its bit matrices need {} ({} blocks x definitions), over --max-memory {}",
+            crate::out::global(func.name()),
             crate::size::show_size(matrix_bytes),
             func.layout().num_blocks(),
             crate::size::show_size(budget.limit)
@@ -334,7 +334,7 @@ fn analyse(
             let mut o = FuncOutcome::default();
             o.counts.functions = 1;
             o.counts.mismatches = 1;
-            o.mismatch_lines.push(format!("@{}: rejected as input: {e}", func.name()));
+            o.mismatch_lines.push(format!("{}: rejected as input: {e}", crate::out::global(func.name())));
             return o;
         }
     };
@@ -359,8 +359,8 @@ fn analyse(
             let inst = ir_core::Inst::from_u32(at.inst);
             let var = cs.sites().use_var(*u).map_or("?", |v| func.var_name(ir_core::Var::from_u32(v)));
             o.mismatch_lines.push(format!(
-                "@{}: use of %{var} at {inst} ({:?}): ssa {:?}, iterative {:?}",
-                func.name(),
+                "{}: use of %{var} at {inst} ({:?}): ssa {:?}, iterative {:?}",
+                crate::out::global(func.name()),
                 func.use_site(inst, at.index),
                 ds,
                 di
@@ -378,7 +378,7 @@ fn analyse(
     if show {
         match a.format {
             Format::Table => {
-                let mut t = format!("function @{}\n", func.name());
+                let mut t = format!("function {}\n", crate::out::global(func.name()));
                 let _ = defuse::write_table(module, func, chains, &mut t);
                 t.push('\n');
                 o.table = Some(t);

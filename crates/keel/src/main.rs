@@ -28,7 +28,13 @@ use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "keel", version, about = "Keel: compiler middle-end libraries, from the command line")]
+#[command(
+    name = "keel",
+    version,
+    about = "Keel: compiler middle-end libraries, from the command line",
+    after_help = "Exit status, for every subcommand: 0 success; 1 bad input, a failed check or an unwritable \
+                  output; 2 bad usage; 3 a trap at run time (keel run). `keel help SUBCOMMAND` gives details."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -40,6 +46,11 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Parse and verify IR files; print diagnostics and exit 1 on any error.
+    ///
+    /// A WebAssembly module is imported, then verified.
+    ///
+    /// Exit status: 0 when every file verifies, 1 on any error (or an
+    /// unwritable output), 2 on bad usage.
     Check {
         /// Files to check (`-` reads standard input).
         #[arg(required = true)]
@@ -53,7 +64,11 @@ enum Command {
     },
     /// Interpret a function and print its results, one `TYPE VALUE` per line.
     ///
-    /// Exit status: 0 on return, 1 on bad input, 2 on bad usage, 3 on a trap.
+    /// A WebAssembly module is imported first.
+    ///
+    /// Exit status: 0 on return, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage, 3 on a trap (fuel, memory limit, division by zero,
+    /// ...).
     Run {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -94,6 +109,11 @@ enum Command {
     Gen(generate::GenArgs),
     /// Print a Graphviz view of a function: its CFG, dominator tree,
     /// post-dominator tree, or loops (as nested clusters).
+    ///
+    /// A WebAssembly module is imported first.
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage.
     Dot {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -108,6 +128,13 @@ enum Command {
         insts: bool,
     },
     /// Print a module in SSA form (all functions, or one).
+    ///
+    /// A WebAssembly module is imported first. Memory stays linear in the
+    /// CFG (phi placement switches from frontier sets to subtree walks on
+    /// deep loop nests).
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage.
     Ssa {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -133,6 +160,12 @@ enum Command {
     /// times each phase and gives the speedup (iterative / ssa). FILE may be
     /// IR text or a WebAssembly module (imported first; functions that
     /// cannot be imported are listed, not fatal). Functions run in parallel.
+    /// The iterative baseline needs blocks x definitions bits per function;
+    /// over `--max-memory` it skips the function, saying so.
+    ///
+    /// Exit status: 0 on success; 1 on bad input, an unwritable output, a
+    /// mismatch under `--verify`, or a function the chosen method skipped
+    /// (`--method iterative`, or `--verify`); 2 on bad usage.
     Du {
         /// The IR file or `.wasm` module (`-` reads standard input).
         file: String,
@@ -166,6 +199,9 @@ enum Command {
     ///
     /// A function that cannot be imported is listed and becomes an extern;
     /// only an invalid module is an error (exit 1).
+    ///
+    /// Exit status: 0 on success, 1 on an invalid module, a `--func` the
+    /// module does not define, or an unwritable output; 2 on bad usage.
     Import {
         /// The `.wasm` file (`-` reads standard input).
         module: String,

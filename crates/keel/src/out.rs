@@ -65,7 +65,7 @@ pub(crate) fn say(message: impl std::fmt::Display) {
 /// `@name` as the IR spells it (quoted when not a plain name).
 pub(crate) fn global(name: &str) -> String {
     let mut s = String::new();
-    let _ = ir_core::text::write_global_name(&mut s, name.strip_prefix('@').unwrap_or(name));
+    let _ = ir_core::text::write_global_name(&mut s, name);
     s
 }
 
@@ -79,4 +79,12 @@ pub(crate) fn function_names(module: &ir_core::Module) -> String {
         names.push(format!("and {} more", n - SHOWN));
     }
     names.join(", ")
+}
+
+/// A name given on the command line, with or without its sigil, plain or
+/// quoted as the IR writes it (`@"a\nb"`): the name itself. Text that is
+/// not one IR name is taken literally.
+pub(crate) fn name_arg(text: &str) -> String {
+    let bare = text.strip_prefix(['@', '%']).unwrap_or(text);
+    ir_core::text::read_name(bare).unwrap_or_else(|| bare.to_string())
 }

@@ -66,8 +66,8 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
     if a.args.len() != params.len() {
         let want: Vec<String> = params.iter().map(|t| t.to_string()).collect();
         return Err(format!(
-            "@{} takes {} argument(s) ({}), {} given; give each with --arg, e.g. `keel run {}{}{}`",
-            f.name(),
+            "{} takes {} argument(s) ({}), {} given; give each with --arg, e.g. `keel run {}{}{}`",
+            crate::out::global(f.name()),
             params.len(),
             want.join(", "),
             a.args.len(),
@@ -111,7 +111,7 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
     for name in &a.show_mem {
         let mem = mem_by_name(module, name)?;
         let values: Vec<String> = interp.memory().elements(mem).iter().map(|v| v.to_string()).collect();
-        writeln!(out, "{} = [{}]", crate::out::global(name), values.join(", "))?;
+        writeln!(out, "{} = [{}]", crate::out::global(&crate::out::name_arg(name)), values.join(", "))?;
     }
     if a.stats {
         print_stats(module, interp.stats(), out)?;
@@ -127,7 +127,7 @@ pub(crate) fn example_args(params: &[ir_core::Type]) -> String {
 
 fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
     if let Some(name) = name {
-        let name = name.strip_prefix('@').unwrap_or(name);
+        let name = &crate::out::name_arg(name);
         return module.function_by_name(name).ok_or_else(|| format!("no function {}", crate::out::global(name)));
     }
     if let Some(main) = module.function_by_name("main") {
@@ -145,7 +145,7 @@ fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String
 }
 
 fn mem_by_name(module: &Module, name: &str) -> Result<ir_core::Mem, String> {
-    let name = name.strip_prefix('@').unwrap_or(name);
+    let name = &crate::out::name_arg(name);
     match module.lookup(name) {
         Some(Global::Mem(m)) => Ok(m),
         _ => Err(format!("no memory object {}", crate::out::global(name))),
@@ -200,7 +200,7 @@ fn print_stats(module: &Module, stats: &Stats, out: &mut dyn Write) -> std::io::
     for (f, inst, n) in hot.into_iter().take(10) {
         if let Some(func) = module.function(f) {
             let block = func.layout().inst_block(inst).map_or("?".to_string(), |b| b.to_string());
-            writeln!(out, ";   {n:>12}  @{} {block}: {}", func.name(), DisplayInst { module, func, inst })?;
+            writeln!(out, ";   {n:>12}  {} {block}: {}", crate::out::global(func.name()), DisplayInst { module, func, inst })?;
         }
     }
     Ok(())

@@ -18,10 +18,10 @@ pub(crate) fn ssa(
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
     let Some((mut module, _)) = input.parse_verified("") else { return Ok(ExitCode::FAILURE) };
     let ids: Vec<_> = match func {
-        Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
+        Some(name) => match module.function_by_name(&crate::out::name_arg(name)) {
             Some(f) => vec![f],
             None => {
-                crate::out::say(format_args!("no function {}", crate::out::global(name)));
+                crate::out::say(format_args!("no function {}", crate::out::global(&crate::out::name_arg(name))));
                 return Ok(ExitCode::FAILURE);
             }
         },
@@ -29,21 +29,21 @@ pub(crate) fn ssa(
     };
     for &f in &ids {
         let Some(body) = module.function_mut(f) else { continue };
-        let name = body.name().to_string();
+        let name = crate::out::global(body.name());
         let s = match ssa::construct(body, &Options { policy, cleanup }) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("keel: internal error: SSA construction of verified @{name} failed: {e}");
+                eprintln!("keel: internal error: SSA construction of verified {name} failed: {e}");
                 return Ok(ExitCode::FAILURE);
             }
         };
         if let Err(e) = ssa::verify(&module, f) {
-            eprintln!("keel: internal error: SSA form of @{name} does not verify:\n{e}");
+            eprintln!("keel: internal error: SSA form of {name} does not verify:\n{e}");
             return Ok(ExitCode::FAILURE);
         }
         if stats {
             eprintln!(
-                "; @{name}: {} phis placed ({}), {} trivial and {} dead removed, {} versions, {} undef",
+                "; {name}: {} phis placed ({}), {} trivial and {} dead removed, {} versions, {} undef",
                 s.phis_placed,
                 policy.name(),
                 s.phis_trivial,
@@ -56,7 +56,7 @@ pub(crate) fn ssa(
             let d = ssa::destruct(body);
             if stats {
                 eprintln!(
-                    "; @{name}: out of SSA: {} edges split, {} copies, {} temporaries",
+                    "; {name}: out of SSA: {} edges split, {} copies, {} temporaries",
                     d.edges_split, d.copies, d.temporaries
                 );
             }

@@ -84,6 +84,14 @@ pub(crate) struct Lexer<'a> {
     pos: usize,
 }
 
+/// A name as written after its sigil (`x`, or `"a\nb"` with escapes), as
+/// the name itself; `None` when it is not one whole name.
+pub(crate) fn read_name(text: &str) -> Option<String> {
+    let mut lx = Lexer::new(text, 0);
+    let name = lx.name(0, "").ok()?;
+    (lx.pos == text.len()).then(|| name.into_owned())
+}
+
 /// The spans of every comment of `src` (from `;` to the end of its line,
 /// the line break excluded), in order. Lexical errors skip their line, as
 /// the parser's recovery does.

@@ -39,6 +39,14 @@ pub use span::{Diagnostic, FuncSpans, LineCol, LineIndex, SourceMap, Span, line_
 
 use core::fmt;
 
+/// Reads a name as the text format writes it after its sigil: a plain
+/// name (`main`) or a quoted one with escapes (`"a\nb"`). `None` when
+/// `text` is not exactly one name. The inverse of [`write_global_name`]
+/// and [`write_var_name`] without their sigil.
+pub fn read_name(text: &str) -> Option<String> {
+    lexer::read_name(text)
+}
+
 /// Writes `%name`, quoting the name when it is not a plain name.
 pub fn write_var_name(out: &mut impl fmt::Write, name: &str) -> fmt::Result {
     lexer::write_name(out, '%', name)
