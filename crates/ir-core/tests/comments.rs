@@ -42,7 +42,8 @@ fn every_place_a_comment_can_be() {
     assert_eq!(fmt(src), want);
     assert_eq!(fmt(want), want);
     // A trailing comment after a line of 31 characters or more keeps two blanks.
-    let long = "func @f(%a_rather_long_variable_name: i32) -> i32 {\nbb0:\n    ret %a_rather_long_variable_name ; x\n}\n";
+    let long =
+        "func @f(%a_rather_long_variable_name: i32) -> i32 {\nbb0:\n    ret %a_rather_long_variable_name ; x\n}\n";
     assert_eq!(
         fmt(long),
         "func @f(%a_rather_long_variable_name: i32) -> i32 {\nbb0:\n    ret %a_rather_long_variable_name  ; x\n}\n"

@@ -200,7 +200,12 @@ fn print_stats(module: &Module, stats: &Stats, out: &mut dyn Write) -> std::io::
     for (f, inst, n) in hot.into_iter().take(10) {
         if let Some(func) = module.function(f) {
             let block = func.layout().inst_block(inst).map_or("?".to_string(), |b| b.to_string());
-            writeln!(out, ";   {n:>12}  {} {block}: {}", crate::out::global(func.name()), DisplayInst { module, func, inst })?;
+            writeln!(
+                out,
+                ";   {n:>12}  {} {block}: {}",
+                crate::out::global(func.name()),
+                DisplayInst { module, func, inst }
+            )?;
         }
     }
     Ok(())

@@ -155,7 +155,10 @@ fn fmt_is_canonical_and_reads_stdin() {
     let o = run(keel().args(["fmt", "--check"]).arg(&p));
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("not in canonical form"));
-    assert_eq!(stdout(&run(keel().arg("fmt").arg(&p))), "func @f() {\nbb0:\n    ret                         ; done\n}\n");
+    assert_eq!(
+        stdout(&run(keel().arg("fmt").arg(&p))),
+        "func @f() {\nbb0:\n    ret                         ; done\n}\n"
+    );
 }
 
 #[test]

@@ -142,7 +142,8 @@ fn write(name: &str, contents: &[u8]) -> PathBuf {
 
 /// A nest of `depth` loops, each header redefining one of three vars.
 fn loop_nest(depth: usize) -> String {
-    let mut s = String::from("func @nest(%c: i1) -> i32 {\n    var %x0: i32\n    var %x1: i32\n    var %x2: i32\nbb0:\n");
+    let mut s =
+        String::from("func @nest(%c: i1) -> i32 {\n    var %x0: i32\n    var %x1: i32\n    var %x2: i32\nbb0:\n");
     s += "    %x0 = const 0\n    %x1 = const 1\n    %x2 = const 2\n    jump bb1\n";
     for i in 1..=depth {
         s += &format!("bb{i}:\n    %x{} = add %x{}, 1\n    jump bb{}\n", i % 3, (i + 1) % 3, i + 1);
@@ -158,7 +159,8 @@ fn loop_nest(depth: usize) -> String {
 
 /// A chain of `n` blocks, each redefining `%x`.
 fn chain(n: usize) -> String {
-    let mut s = String::from("func @chain(%a: i32) -> i32 {\n    var %x: i32\nbb0:\n    %x = add %a, 1\n    jump bb1\n");
+    let mut s =
+        String::from("func @chain(%a: i32) -> i32 {\n    var %x: i32\nbb0:\n    %x = add %a, 1\n    jump bb1\n");
     for i in 1..n {
         s += &format!("bb{i}:\n    %x = add %x, 1\n    jump bb{}\n", i + 1);
     }
@@ -235,8 +237,39 @@ fn long_lists_stay_linear() {
         list(n, |_| "%a".to_string())
     );
     every_subcommand(&write("call.kir", call.as_bytes()));
-    let ret = format!("func @f(%a: i32) -> {} {{\nbb0:\n    ret {}\n}}\n", list(n, |_| "i32".into()), list(n, |_| "%a".into()));
+    let ret = format!(
+        "func @f(%a: i32) -> {} {{\nbb0:\n    ret {}\n}}\n",
+        list(n, |_| "i32".into()),
+        list(n, |_| "%a".into())
+    );
     every_subcommand(&write("ret.kir", ret.as_bytes()));
+}
+
+/// A switch to `n` blocks that each define `%x`, joined by one input phi of
+/// `n + 1` operands.
+fn wide_phi(n: usize) -> String {
+    let cases = list(n, |i| format!("{i}: bb{}", i + 2));
+    let mut s = format!("func @f(%a: i32) -> i32 {{\n    var %x: i32\n    var %y: i32\nbb0:\n    switch %a, bb1, [{cases}]\n");
+    s += &format!("bb1:\n    %x = const 0\n    jump bb{}\n", n + 2);
+    for i in 0..n {
+        s += &format!("bb{}:\n    %x = const {i}\n    jump bb{}\n", i + 2, n + 2);
+    }
+    s += &format!("bb{}:\n    %y = phi(bb1: %x, {})\n    ret %y\n}}\n", n + 2, list(n, |i| format!("bb{}: %x", i + 2)));
+    s
+}
+
+#[test]
+fn wide_phis_stay_linear() {
+    // 2·10^4 predecessors: the verifier's, the renamer's and SSA
+    // construction's per-predecessor scans were quadratic.
+    let p = write("wide_phi.kir", wide_phi(20_000).as_bytes());
+    every_subcommand(&p);
+    // Its SSA form (every operand a version of its own) through SSA again.
+    let o = Command::new(keel_path()).args(["ssa", p.to_str().expect("path")]).output().expect("run");
+    assert_eq!(o.status.code(), Some(0));
+    let again = write("wide_phi_ssa.kir", &o.stdout);
+    assert_survives(&["ssa", "--destruct", again.to_str().expect("path")]);
+    assert_survives(&["du", "--method", "both", again.to_str().expect("path")]);
 }
 
 #[test]
@@ -443,6 +476,7 @@ fn names_with_control_characters_print_escaped() {
     assert!(err.contains("@\"a\\nb\" takes 1 argument(s) (i32), 0 given"), "{err}");
     // --show-mem takes the name with or without `@`, printed once.
     let d = hostile_dir().join("division_by_zero.kir");
-    let o = Command::new(keel_path()).args(["run", d.to_str().expect("path"), "--show-mem", "@a"]).output().expect("run");
+    let o =
+        Command::new(keel_path()).args(["run", d.to_str().expect("path"), "--show-mem", "@a"]).output().expect("run");
     assert_eq!(String::from_utf8_lossy(&o.stdout), "@a = [1, 2, 3, 4]\n", "a trap leaves the memory unwritten");
 }
