@@ -249,7 +249,8 @@ fn long_lists_stay_linear() {
 /// `n + 1` operands.
 fn wide_phi(n: usize) -> String {
     let cases = list(n, |i| format!("{i}: bb{}", i + 2));
-    let mut s = format!("func @f(%a: i32) -> i32 {{\n    var %x: i32\n    var %y: i32\nbb0:\n    switch %a, bb1, [{cases}]\n");
+    let mut s =
+        format!("func @f(%a: i32) -> i32 {{\n    var %x: i32\n    var %y: i32\nbb0:\n    switch %a, bb1, [{cases}]\n");
     s += &format!("bb1:\n    %x = const 0\n    jump bb{}\n", n + 2);
     for i in 0..n {
         s += &format!("bb{}:\n    %x = const {i}\n    jump bb{}\n", i + 2, n + 2);

@@ -99,6 +99,7 @@ impl VarFacts {
                 pairs.push((p, entry));
             }
         }
+        let has_phis = input.num_phis() > 0;
         // Reachable blocks in id order (the input is checked: ids in range).
         for b in (0..g.num_nodes() as Node).filter(|&b| dt.is_reachable(b)) {
             for &inst in input.block_insts(b) {
@@ -117,7 +118,7 @@ impl VarFacts {
                     let i = r as usize;
                     defined.insert(i);
                     if !guarded {
-                        if killed[i] != b {
+                        if has_phis && killed[i] != b {
                             kills.push((r, b));
                         }
                         killed[i] = b;
@@ -131,7 +132,9 @@ impl VarFacts {
         }
         // A phi operand read at the end of a predecessor that kills the var
         // (or of an unreachable one, which no value flows from) is local.
-        kills.sort_unstable();
+        if !phi_reads.is_empty() {
+            kills.sort_unstable();
+        }
         for &(v, p) in phi_reads.iter() {
             let reachable = (p as usize) < g.num_nodes() && dt.is_reachable(p);
             if reachable && kills.binary_search(&(v, p)).is_err() {

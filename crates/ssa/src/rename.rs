@@ -175,6 +175,11 @@ impl Renamer {
     fn index_phi_uses<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>) {
         let n = input.graph().num_nodes();
         self.phi_use_pairs.clear();
+        if input.num_phis() == 0 {
+            self.phi_use_start.clear();
+            self.phi_uses.clear();
+            return;
+        }
         for s in 0..n as Node {
             for &inst in input.block_insts(s).iter().take_while(|&&i| input.is_phi(i)) {
                 for (k, u) in input.uses(inst).iter().enumerate() {
