@@ -173,8 +173,7 @@ fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result
                     "{path}:{}: more values than the {len} elements of {}",
                     line_no + 1,
                     crate::out::global(name)
-                )
-                .into());
+                ));
             }
             let v = parse_literal(word, elem).map_err(|e| format!("{path}:{}: {}", line_no + 1, e.0))?;
             values.push(v);

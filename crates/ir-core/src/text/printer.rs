@@ -115,7 +115,7 @@ fn leading(out: &mut (impl Write + ?Sized), group: &Group, indent: usize, fresh:
         if line.blank_before && !(i == 0 && fresh) {
             out.write_char('\n')?;
         }
-        write!(out, "{:indent$}{}\n", "", line.text)?;
+        writeln!(out, "{:indent$}{}", "", line.text)?;
     }
     if group.blank_after && !group.lines.is_empty() {
         out.write_char('\n')?;
