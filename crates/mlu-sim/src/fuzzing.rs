@@ -442,7 +442,7 @@ impl Gen<'_> {
 }
 
 fn options(mode: Mode, clusters: u32, record: bool) -> SimOptions {
-    SimOptions { clusters, mode, fuel: FUEL, races: RaceMode::Warn, trace: None, record_races: record }
+    SimOptions { clusters, cores: None, mode, fuel: FUEL, races: RaceMode::Warn, trace: None, record_races: record }
 }
 
 /// The property of the module doc, on the program `data` decodes to.

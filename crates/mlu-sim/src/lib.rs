@@ -4,7 +4,7 @@
 //! - **Functional execution, bit-exact**: every instruction computes what
 //!   `target_mlu::semantics` (Keel IR's semantics) says, through
 //!   type-specialized kernels checked against it; every run has fuel.
-//! - **SPMD**: `clusters` clusters of `cores_per_cluster` cores run the
+//! - **SPMD**: `clusters` clusters of up to `cores_per_cluster` cores run the
 //!   same program with their own special registers; NRAM and WRAM are per
 //!   core, SRAM per cluster, DRAM global; barriers are exact.
 //! - **Traps** name the core, the instruction and the cycle: misalignment,
@@ -120,6 +120,10 @@ pub enum Mode {
 pub struct SimOptions {
     /// Clusters launched (1 to the configuration's `clusters`).
     pub clusters: u32,
+    /// Cores launched per cluster (`%coredim`; 1 to the configuration's
+    /// `cores_per_cluster`; `None`: all of them). One core is BANG's Block
+    /// task; all of a cluster's cores, a Union task.
+    pub cores: Option<u32>,
     /// Functional or cycle-level.
     pub mode: Mode,
     /// Work allowed: one unit per instruction, plus one per vector element,
@@ -138,6 +142,7 @@ impl Default for SimOptions {
     fn default() -> SimOptions {
         SimOptions {
             clusters: 1,
+            cores: None,
             mode: Mode::Cycle,
             fuel: 10_000_000_000,
             races: RaceMode::Error,
@@ -184,7 +189,8 @@ impl core::fmt::Debug for Simulator<'_> {
 impl<'p> Simulator<'p> {
     /// Loads `program` (initial values from its objects) on `config`.
     pub fn new(program: &'p Program, config: &MachineConfig, options: SimOptions) -> Result<Simulator<'p>, String> {
-        let mut m = Machine::new(program, config, options.clusters, options.races, options.record_races, options.fuel)?;
+        let per = options.cores.unwrap_or(config.cores_per_cluster);
+        let mut m = Machine::new(program, config, options.clusters, per, options.races, options.record_races, options.fuel)?;
         m.timing = options.mode == Mode::Cycle;
         Ok(Simulator { m, options })
     }
@@ -233,6 +239,11 @@ impl<'p> Simulator<'p> {
         self.m.cores.len()
     }
 
+    /// Cores launched per cluster (for [`Trace::write_chrome`]).
+    pub fn cores_per_cluster(&self) -> u32 {
+        self.m.per_cluster
+    }
+
     /// Runs the program to the end (every core exited) or to a trap.
     pub fn run(&mut self) -> Result<Outcome, Trap> {
         let timed = match self.options.mode {
@@ -271,7 +282,7 @@ impl<'p> Simulator<'p> {
         };
         let touches = |r: Route, s: Space| r.src == s || r.dst == s;
         let dram: u64 = (0..m.cores.len()).map(|c| charged(c, &|r| touches(r, Space::Dram))).sum();
-        let per = cfg.cores_per_cluster as usize;
+        let per = m.per_cluster as usize;
         let sram = (0..m.clusters as usize)
             .map(|k| {
                 (k * per..(k + 1) * per)

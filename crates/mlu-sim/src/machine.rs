@@ -79,6 +79,8 @@ pub(crate) struct Machine<'p> {
     pub p: &'p Program,
     pub cfg: MachineConfig,
     pub clusters: u32,
+    /// Cores launched per cluster (`%coredim`).
+    pub per_cluster: u32,
     pub mem: Memory,
     pub cores: Vec<CoreState>,
     pub race: RaceDetector,
@@ -101,12 +103,15 @@ pub(crate) struct Machine<'p> {
 pub(crate) const MAX_HAZARDS: usize = 1000;
 
 impl<'p> Machine<'p> {
-    /// Loads `p` on `clusters` clusters of `cfg`. Fails on ids or registers
-    /// the program does not have, or objects that do not fit.
+    /// Loads `p` on `clusters` clusters of `per` cores of `cfg`. Fails on
+    /// ids or registers the program does not have, or objects that do not
+    /// fit.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         p: &'p Program,
         cfg: &MachineConfig,
         clusters: u32,
+        per: u32,
         race: RaceMode,
         record: bool,
         fuel: u64,
@@ -115,9 +120,11 @@ impl<'p> Machine<'p> {
         if clusters == 0 || clusters > cfg.clusters {
             return Err(format!("{} has 1 to {} clusters, not {clusters}", cfg.name, cfg.clusters));
         }
+        if per == 0 || per > cfg.cores_per_cluster {
+            return Err(format!("{} has 1 to {} cores per cluster, not {per}", cfg.name, cfg.cores_per_cluster));
+        }
         check_ids(p, cfg)?;
-        let mem = Memory::new(cfg, p, clusters)?;
-        let per = cfg.cores_per_cluster;
+        let mem = Memory::new(cfg, p, clusters, per)?;
         let n = clusters * per;
         let cores = (0..n)
             .map(|t| CoreState {
@@ -135,6 +142,7 @@ impl<'p> Machine<'p> {
             p,
             cfg: cfg.clone(),
             clusters,
+            per_cluster: per,
             mem,
             cores,
             race: RaceDetector::new(race, n as usize, per, record),
@@ -290,7 +298,7 @@ impl<'p> Machine<'p> {
 
     fn special(&self, c: usize, s: Sreg) -> u64 {
         let id = self.cores[c].id;
-        let per = self.cfg.cores_per_cluster;
+        let per = self.per_cluster;
         u64::from(match s {
             Sreg::TaskId => id.task,
             Sreg::TaskDim => self.clusters * per,

@@ -34,10 +34,11 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// Memories for `clusters` clusters of `config`, holding `program`'s
-    /// initial values. Fails if an object does not fit its space.
-    pub fn new(config: &MachineConfig, program: &Program, clusters: u32) -> Result<Memory, String> {
-        let cores = clusters as usize * config.cores_per_cluster as usize;
+    /// Memories for `clusters` clusters of `per_cluster` cores of `config`,
+    /// holding `program`'s initial values. Fails if an object does not fit
+    /// its space.
+    pub fn new(config: &MachineConfig, program: &Program, clusters: u32, per_cluster: u32) -> Result<Memory, String> {
+        let cores = clusters as usize * per_cluster as usize;
         let dram = program.extent(Space::Dram);
         if dram > config.dram_bytes {
             return Err(format!(
@@ -64,7 +65,7 @@ impl Memory {
             wram: vec![vec![0; cap(Space::Wram)]; cores],
             sram: vec![vec![0; cap(Space::Sram)]; clusters as usize],
             dram: vec![0; dram_len],
-            cores_per_cluster: config.cores_per_cluster,
+            cores_per_cluster: per_cluster,
         };
         for m in &program.mems {
             for inst in mem.instances(m.space) {
@@ -229,7 +230,7 @@ mod tests {
         )
         .unwrap();
         let c = MachineConfig::mlu370();
-        let m = Memory::new(&c, &p, 2).unwrap();
+        let m = Memory::new(&c, &p, 2, 4).unwrap();
         assert_eq!(m.read_object(&p.mems[0], Instance::Global), [1, u64::MAX, 0, 0]);
         assert_eq!(m.read_object(&p.mems[1], Instance::Core(7)), [u64::from(2.5f32.to_bits()), 0]);
         assert_eq!(m.read_object(&p.mems[2], Instance::Cluster(1)), [7, 0, 0]);
