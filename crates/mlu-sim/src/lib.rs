@@ -190,7 +190,8 @@ impl<'p> Simulator<'p> {
     /// Loads `program` (initial values from its objects) on `config`.
     pub fn new(program: &'p Program, config: &MachineConfig, options: SimOptions) -> Result<Simulator<'p>, String> {
         let per = options.cores.unwrap_or(config.cores_per_cluster);
-        let mut m = Machine::new(program, config, options.clusters, per, options.races, options.record_races, options.fuel)?;
+        let mut m =
+            Machine::new(program, config, options.clusters, per, options.races, options.record_races, options.fuel)?;
         m.timing = options.mode == Mode::Cycle;
         Ok(Simulator { m, options })
     }

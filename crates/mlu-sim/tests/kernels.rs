@@ -28,12 +28,22 @@ fn bits(v: &[f32]) -> Vec<u64> {
 
 /// Runs `p` in both modes with the same inputs; returns the cycle run's
 /// outcome and a reader of its DRAM objects. Panics if the modes differ.
-fn run(p: &Program, (clusters, cores): (u32, Option<u32>), inputs: &[(&str, Vec<u64>)], outputs: &[&str]) -> (Outcome, Vec<Vec<u64>>) {
+fn run(
+    p: &Program,
+    (clusters, cores): (u32, Option<u32>),
+    inputs: &[(&str, Vec<u64>)],
+    outputs: &[&str],
+) -> (Outcome, Vec<Vec<u64>>) {
     let cfg = MachineConfig::mlu370();
     let mut results = Vec::new();
     let mut outcome = None;
     for mode in [Mode::Functional, Mode::Cycle] {
-        let mut sim = Simulator::new(p, &cfg, SimOptions { clusters, cores, mode, trace: Some(1 << 20), ..SimOptions::default() }).unwrap();
+        let mut sim = Simulator::new(
+            p,
+            &cfg,
+            SimOptions { clusters, cores, mode, trace: Some(1 << 20), ..SimOptions::default() },
+        )
+        .unwrap();
         for (name, values) in inputs {
             sim.write(name, values).unwrap();
         }

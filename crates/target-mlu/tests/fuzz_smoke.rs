@@ -18,7 +18,8 @@ fn next(state: &mut u64) -> u64 {
 #[test]
 fn mutated_kernels_never_panic_and_round_trip() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/mlu");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("docs/examples/mlu exists").flatten().map(|e| e.path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).expect("docs/examples/mlu exists").flatten().map(|e| e.path()).collect();
     files.sort();
     assert!(files.len() >= 5, "the bundled kernels are missing");
     let alphabet = b"%@[],:+-=.;\n 0123456789abcdefxnrm";

@@ -70,13 +70,23 @@ fn inst(mems: u32, labels: u32) -> impl Strategy<Value = Inst> {
             (reg(), typed(t), typed(t)).prop_map(move |(dst, a, b)| Inst::Fsetp { cc, ty: t, dst, a, b })
         }),
         ty().prop_flat_map(|t| {
-            (reg(), reg(), typed(t), typed(t)).prop_map(move |(dst, cond, a, b)| Inst::Select { ty: t, dst, cond, a, b })
+            (reg(), reg(), typed(t), typed(t)).prop_map(move |(dst, cond, a, b)| Inst::Select {
+                ty: t,
+                dst,
+                cond,
+                a,
+                b,
+            })
         }),
         (prop::sample::select(ConvOp::ALL.to_vec()), ty(), ty()).prop_flat_map(|(op, to, from)| {
             (reg(), typed(from)).prop_map(move |(dst, src)| Inst::Convert { op, to, from, dst, src })
         }),
         (ty(), reg(), addr(mems)).prop_map(|(t, dst, addr)| Inst::Load { ty: t, dst, addr }),
-        ty().prop_flat_map(move |t| (addr(mems), typed(t)).prop_map(move |(addr, value)| Inst::Store { ty: t, addr, value })),
+        ty().prop_flat_map(move |t| (addr(mems), typed(t)).prop_map(move |(addr, value)| Inst::Store {
+            ty: t,
+            addr,
+            value
+        })),
         (reg(), prop::sample::select(Sreg::ALL.to_vec())).prop_map(|(dst, sreg)| Inst::ReadSreg { dst, sreg }),
         label.clone().prop_map(|target| Inst::Jump { target }),
         (any::<bool>(), reg(), label).prop_map(|(on_zero, cond, target)| Inst::Branch { on_zero, cond, target }),
@@ -87,8 +97,14 @@ fn inst(mems: u32, labels: u32) -> impl Strategy<Value = Inst> {
             (addr(mems), addr(mems), int()).prop_map(move |(dst, src, n)| Inst::VUnary { op, ty: t, dst, src, n })
         }),
         (prop::sample::select(VBinOp::ALL.to_vec()), vty()).prop_flat_map(move |(op, t)| {
-            (addr(mems), vsrc(t, mems), vsrc(t, mems), int())
-                .prop_map(move |(dst, a, b, n)| Inst::VBinary { op, ty: t, dst, a, b, n })
+            (addr(mems), vsrc(t, mems), vsrc(t, mems), int()).prop_map(move |(dst, a, b, n)| Inst::VBinary {
+                op,
+                ty: t,
+                dst,
+                a,
+                b,
+                n,
+            })
         }),
         vty().prop_flat_map(move |t| {
             (addr(mems), vsrc(t, mems), vsrc(t, mems), vsrc(t, mems), int())
@@ -104,18 +120,30 @@ fn inst(mems: u32, labels: u32) -> impl Strategy<Value = Inst> {
         (vty(), addr(mems), addr(mems), addr(mems), int(), int(), int())
             .prop_map(|(t, c, a, b, m, k, n)| Inst::Matmul { ty: t, c, a, b, m, k, n }),
         (addr(mems), addr(mems), int()).prop_map(|(dst, src, bytes)| Inst::Dma { dst, src, bytes }),
-        (addr(mems), addr(mems), int(), int(), int(), int()).prop_map(|(dst, src, bytes, dst_stride, src_stride, rows)| {
-            Inst::Dma2d { dst, src, bytes, dst_stride, src_stride, rows }
-        }),
+        (addr(mems), addr(mems), int(), int(), int(), int()).prop_map(
+            |(dst, src, bytes, dst_stride, src_stride, rows)| {
+                Inst::Dma2d { dst, src, bytes, dst_stride, src_stride, rows }
+            }
+        ),
         prop::sample::select(SyncKind::ALL.to_vec()).prop_map(Inst::Sync),
-        (prop::sample::select(Scope::ALL.to_vec()), int(), int()).prop_map(|(scope, id, count)| Inst::Barrier { scope, id, count }),
+        (prop::sample::select(Scope::ALL.to_vec()), int(), int()).prop_map(|(scope, id, count)| Inst::Barrier {
+            scope,
+            id,
+            count
+        }),
     ];
     prop_oneof![scalar, vector]
 }
 
 fn program() -> impl Strategy<Value = Program> {
     let mems = prop::collection::vec(
-        (ty(), 0u64..5000, prop::sample::select(Space::ALL.to_vec()), prop::option::of(0u64..100_000), prop::collection::vec(bits(), 0..4)),
+        (
+            ty(),
+            0u64..5000,
+            prop::sample::select(Space::ALL.to_vec()),
+            prop::option::of(0u64..100_000),
+            prop::collection::vec(bits(), 0..4),
+        ),
         0..5,
     );
     (mems, 0u32..6).prop_flat_map(|(mems, nlabels)| {
