@@ -10,12 +10,14 @@
 //! bug: the hook below turns it into a one-line report instead of a
 //! backtrace.
 
+mod asm_cmd;
 mod dot;
 mod du;
 mod generate;
 mod import;
 mod input;
 mod run;
+mod sim_cmd;
 mod source;
 mod ssa_cmd;
 
@@ -192,6 +194,10 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Check MLU assembly and print it in canonical form.
+    Asm(asm_cmd::AsmArgs),
+    /// Run MLU assembly on the simulator (results, statistics, trace).
+    Sim(sim_cmd::SimArgs),
     /// Print an IR file in canonical form.
     Fmt {
         /// File to format (`-` reads standard input).
@@ -211,6 +217,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { files, ssa, quiet } => check(&files, ssa, quiet),
         Command::Fmt { file, check } => fmt(&file, check),
+        Command::Asm(a) => asm_cmd::asm(&a, &mut std::io::stdout().lock(), &mut std::io::stderr().lock()),
+        Command::Sim(a) => sim_cmd::sim(&a, &mut std::io::stdout().lock(), &mut std::io::stderr().lock()),
         Command::Ssa { file, func, placement, no_cleanup, destruct, stats } => {
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
             ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats)
