@@ -116,7 +116,14 @@ pub(crate) fn load_config(spec: &str, err: &mut dyn Write) -> io::Result<Option<
 }
 
 pub(crate) fn asm(a: &AsmArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    match asm_io(a, out, err) {
+    let r = asm_io(a, out, err);
+    exit_code(r, err)
+}
+
+/// The exit code of a subcommand that wrote through `out`: a closed pipe
+/// is not an error worth a message; any other write error is reported.
+pub(crate) fn exit_code(r: io::Result<ExitCode>, err: &mut dyn Write) -> ExitCode {
+    match r {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

@@ -2,7 +2,7 @@
 //! results (every DRAM object) and, on request, statistics, a trace and
 //! hazards.
 
-use crate::asm_cmd::load;
+use crate::asm_cmd::{exit_code, load};
 use mlu_sim::{Instance, Mode, Outcome, RaceMode, SimOptions, Simulator, Trap};
 use serde_json::{Value, json};
 use std::io::{self, Write};
@@ -58,14 +58,8 @@ pub(crate) struct SimArgs {
 }
 
 pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    match sim_io(a, out, err) {
-        Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            let _ = writeln!(err, "keel: cannot write output: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    let r = sim_io(a, out, err);
+    exit_code(r, err)
 }
 
 fn sim_io(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {

@@ -309,6 +309,27 @@ impl<'p> Machine<'p> {
         })
     }
 
+    /// Race-checks a compute instruction's reads and write (`(space,
+    /// start, bytes)`, `None` for a broadcast scalar), then burns `work`.
+    fn compute_accesses(
+        &mut self,
+        c: usize,
+        pc: u32,
+        reads: &[Option<(Space, usize, u64)>],
+        write: Option<(Space, usize, u64)>,
+        work: u64,
+    ) -> Result<(), Trap> {
+        self.acc.clear();
+        for &(space, at, len) in reads.iter().flatten() {
+            self.access(space, at, len, false);
+        }
+        if let Some((space, at, len)) = write {
+            self.access(space, at, len, true);
+        }
+        self.race(c, Pipe::Compute, pc)?;
+        self.burn(c, pc, work)
+    }
+
     fn access(&mut self, space: Space, start: usize, len: u64, write: bool) {
         let start = start as u64;
         self.acc.push(MemAccess { space, start, end: start + len, write });
@@ -421,11 +442,7 @@ impl<'p> Machine<'p> {
                 let d = self.vrange(c, pc, &dst, n, ty, "the destination")?;
                 let s = self.vrange(c, pc, &src, n, ty, "the source")?;
                 let len = n * ty.bytes();
-                self.acc.clear();
-                self.access(Space::Nram, s, len, false);
-                self.access(Space::Nram, d, len, true);
-                self.race(c, Pipe::Compute, pc)?;
-                self.burn(c, pc, n)?;
+                self.compute_accesses(c, pc, &[Some((Space::Nram, s, len))], Some((Space::Nram, d, len)), n)?;
                 let mut srcs = [Src::Buf(s)];
                 let buf = self.mem.buf_mut(Space::Nram, c as u32);
                 vector::stage(buf, &mut self.scratch, d, len as usize, &mut srcs);
@@ -438,15 +455,8 @@ impl<'p> Machine<'p> {
                 let len = n * ty.bytes();
                 let sa = self.vsrc(c, pc, &a, n, ty, "the first source")?;
                 let sb = self.vsrc(c, pc, &b, n, ty, "the second source")?;
-                self.acc.clear();
-                for s in [sa, sb] {
-                    if let Src::Buf(o) = s {
-                        self.access(Space::Nram, o, len, false);
-                    }
-                }
-                self.access(Space::Nram, d, len, true);
-                self.race(c, Pipe::Compute, pc)?;
-                self.burn(c, pc, n)?;
+                let reads = [sa, sb].map(|s| nram_read(s, len));
+                self.compute_accesses(c, pc, &reads, Some((Space::Nram, d, len)), n)?;
                 let mut srcs = [sa, sb];
                 let buf = self.mem.buf_mut(Space::Nram, c as u32);
                 vector::stage(buf, &mut self.scratch, d, len as usize, &mut srcs);
@@ -466,15 +476,8 @@ impl<'p> Machine<'p> {
                 let sa = self.vsrc(c, pc, &a, n, ty, "the first source")?;
                 let sb = self.vsrc(c, pc, &b, n, ty, "the second source")?;
                 let sc = self.vsrc(c, pc, &addend, n, ty, "the third source")?;
-                self.acc.clear();
-                for s in [sa, sb, sc] {
-                    if let Src::Buf(o) = s {
-                        self.access(Space::Nram, o, len, false);
-                    }
-                }
-                self.access(Space::Nram, d, len, true);
-                self.race(c, Pipe::Compute, pc)?;
-                self.burn(c, pc, n)?;
+                let reads = [sa, sb, sc].map(|s| nram_read(s, len));
+                self.compute_accesses(c, pc, &reads, Some((Space::Nram, d, len)), n)?;
                 let mut srcs = [sa, sb, sc];
                 let buf = self.mem.buf_mut(Space::Nram, c as u32);
                 vector::stage(buf, &mut self.scratch, d, len as usize, &mut srcs);
@@ -485,10 +488,7 @@ impl<'p> Machine<'p> {
                 let n = self.vcount(c, pc, n)?;
                 let d = self.vrange(c, pc, &dst, n, ty, "the destination")?;
                 let len = n * ty.bytes();
-                self.acc.clear();
-                self.access(Space::Nram, d, len, true);
-                self.race(c, Pipe::Compute, pc)?;
-                self.burn(c, pc, n)?;
+                self.compute_accesses(c, pc, &[], Some((Space::Nram, d, len)), n)?;
                 let v = ty.canonical(self.op(c, value));
                 vector::fill(self.mem.buf_mut(Space::Nram, c as u32), ty, d, v, n as usize);
                 self.vector_step(c, len, false, None)
@@ -498,11 +498,7 @@ impl<'p> Machine<'p> {
                 let d = self.vrange(c, pc, &dst, n, to, "the destination")?;
                 let s = self.vrange(c, pc, &src, n, from, "the source")?;
                 let (ld, ls) = (n * to.bytes(), n * from.bytes());
-                self.acc.clear();
-                self.access(Space::Nram, s, ls, false);
-                self.access(Space::Nram, d, ld, true);
-                self.race(c, Pipe::Compute, pc)?;
-                self.burn(c, pc, n)?;
+                self.compute_accesses(c, pc, &[Some((Space::Nram, s, ls))], Some((Space::Nram, d, ld)), n)?;
                 let buf = self.mem.buf_mut(Space::Nram, c as u32);
                 // Stage a source that overlaps the destination at all (sizes differ).
                 let src_at = if s < d + ld as usize && d < s + ls as usize {
@@ -520,10 +516,7 @@ impl<'p> Machine<'p> {
                 let n = self.vcount(c, pc, n)?;
                 let s = self.vrange(c, pc, &src, n, ty, "the source")?;
                 let len = n * ty.bytes();
-                self.acc.clear();
-                self.access(Space::Nram, s, len, false);
-                self.race(c, Pipe::Compute, pc)?;
-                self.burn(c, pc, n)?;
+                self.compute_accesses(c, pc, &[Some((Space::Nram, s, len))], None, n)?;
                 let v = vector::reduce(&self.mem.buf(Space::Nram, c as u32)[s..], op, ty, n as usize);
                 self.set(c, dst, v);
                 self.vector_step(c, len, false, Some(dst))
@@ -538,13 +531,10 @@ impl<'p> Machine<'p> {
                 let dc = self.range(c, pc, &cm, sz(m, n), va, "the result C")?;
                 let da = self.range(c, pc, &a, sz(m, k), va, "the left operand A")?;
                 let db = self.range(c, pc, &b, sz(k, n), self.cfg.wram_align, "the right operand B")?;
-                self.acc.clear();
-                self.access(Space::Nram, da, sz(m, k), false);
-                self.access(Space::Wram, db, sz(k, n), false);
-                self.access(Space::Nram, dc, sz(m, n), true);
-                self.race(c, Pipe::Compute, pc)?;
                 let macs = m.saturating_mul(k).saturating_mul(n);
-                self.burn(c, pc, macs.saturating_add(m.saturating_mul(n)))?;
+                let reads = [Some((Space::Nram, da, sz(m, k))), Some((Space::Wram, db, sz(k, n)))];
+                let work = macs.saturating_add(m.saturating_mul(n));
+                self.compute_accesses(c, pc, &reads, Some((Space::Nram, dc, sz(m, n))), work)?;
                 let wbuf = std::mem::take(self.mem.buf_mut(Space::Wram, c as u32));
                 let buf = self.mem.buf_mut(Space::Nram, c as u32);
                 vector::matmul(buf, &wbuf, ty, dc, da, db, (m as usize, k as usize, n as usize));
@@ -643,6 +633,14 @@ impl<'p> Machine<'p> {
             self.counters.core_route_charged[c][ri] += charged;
         }
         Ok(Step::Copy { route, charged })
+    }
+}
+
+/// The NRAM read of a vector source, if it is a range.
+fn nram_read(s: Src, len: u64) -> Option<(Space, usize, u64)> {
+    match s {
+        Src::Buf(o) => Some((Space::Nram, o, len)),
+        Src::Scratch(_) | Src::Scalar(_) => None,
     }
 }
 

@@ -78,31 +78,24 @@ elem_int!(i16, u16);
 elem_int!(i32, u32);
 elem_int!(i64, u64);
 
-impl Elem for f32 {
-    const W: usize = 4;
-    fn decode(b: &[u8]) -> Self {
-        f32::from_le_bytes(b.try_into().unwrap_or_default())
-    }
-    fn encode(self, b: &mut [u8]) {
-        b.copy_from_slice(&self.to_le_bytes());
-    }
-    fn from_bits(bits: u64) -> Self {
-        f32::from_bits(bits as u32)
-    }
+macro_rules! elem_float {
+    ($t:ty, $u:ty) => {
+        impl Elem for $t {
+            const W: usize = size_of::<$t>();
+            fn decode(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().unwrap_or_default())
+            }
+            fn encode(self, b: &mut [u8]) {
+                b.copy_from_slice(&self.to_le_bytes());
+            }
+            fn from_bits(bits: u64) -> Self {
+                <$t>::from_bits(bits as $u)
+            }
+        }
+    };
 }
-
-impl Elem for f64 {
-    const W: usize = 8;
-    fn decode(b: &[u8]) -> Self {
-        f64::from_le_bytes(b.try_into().unwrap_or_default())
-    }
-    fn encode(self, b: &mut [u8]) {
-        b.copy_from_slice(&self.to_le_bytes());
-    }
-    fn from_bits(bits: u64) -> Self {
-        f64::from_bits(bits)
-    }
-}
+elem_float!(f32, u32);
+elem_float!(f64, u64);
 
 /// The arithmetic of an element type, with Keel's semantics.
 trait Num: Elem {
@@ -568,23 +561,13 @@ mod tests {
     use super::*;
     use target_mlu::semantics;
 
-    /// A small deterministic generator (SplitMix64).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-    }
+    use target_mlu::fuzzing::SplitMix64 as Rng;
 
     const SPECIAL_F32: [u32; 8] =
         [0, 0x8000_0000, 0x7fc0_0000, 0xffa0_0001, 0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x3f80_0000];
 
     fn value(rng: &mut Rng, ty: Ty) -> u64 {
-        let r = rng.next();
+        let r = rng.next_u64();
         let v = match r % 4 {
             0 if ty == Ty::F32 => u64::from(SPECIAL_F32[(r >> 8) as usize % SPECIAL_F32.len()]),
             0 if ty == Ty::F64 => [0, 1 << 63, 0x7ff8_0000_0000_0000, 0x7ff0_0000_0000_0000, 1][(r >> 8) as usize % 5],

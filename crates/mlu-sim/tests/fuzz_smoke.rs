@@ -5,24 +5,17 @@
 //! the race oracle and with each other. No clock is read: the same work on
 //! any machine.
 
+use target_mlu::fuzzing::SplitMix64;
+
 /// Inputs per run.
 const RUNS: usize = 3000;
 
-/// SplitMix64, for seeded bytes.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 #[test]
 fn random_programs_never_panic_and_agree() {
-    let mut s = 0x5eed_u64;
+    let mut s = SplitMix64(0x5eed);
     for _ in 0..RUNS {
-        let len = (next(&mut s) % 600) as usize;
-        let bytes: Vec<u8> = (0..len).map(|_| next(&mut s) as u8).collect();
+        let len = (s.next_u64() % 600) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| s.next_u64() as u8).collect();
         mlu_sim::fuzzing::check(&bytes);
     }
 }

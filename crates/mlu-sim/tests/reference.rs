@@ -20,17 +20,7 @@ use ir_core::{Imm, Type};
 use mlu_sim::{Instance, Mode, Plant, SimOptions, Simulator};
 use target_mlu::{BinOp, ConvOp, FloatCC, IntCC, MachineConfig, RedOp, Ty, UnOp, VBinOp, VUnOp, text};
 
-/// SplitMix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+use target_mlu::fuzzing::SplitMix64 as Rng;
 
 fn ir_ty(t: Ty) -> Type {
     match t {
@@ -46,7 +36,7 @@ fn ir_ty(t: Ty) -> Type {
 
 /// A random value of `t` with a bias to edge cases.
 fn value(r: &mut Rng, t: Ty) -> u64 {
-    let x = r.next();
+    let x = r.next_u64();
     let v = match (x % 5, t) {
         (0, Ty::F32) => u64::from(
             [

@@ -131,10 +131,13 @@ pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, ArithError> {
     Ok(ty.canonical(v))
 }
 
-fn float_binary(op: BinOp, ty: Ty, a: u64, b: u64) -> u64 {
-    if ty == Ty::F32 {
-        let (x, y) = (f32_of(a), f32_of(b));
-        return of_f32(match op {
+/// A float binary operation on values `x`, `y` of one float type (the
+/// integer operations that name the same thing map onto it; the verifier
+/// rejects them).
+macro_rules! float_binary_in {
+    ($op:expr, $x:expr, $y:expr) => {{
+        let (x, y) = ($x, $y);
+        match $op {
             BinOp::Fsub | BinOp::Sub => x - y,
             BinOp::Fmul | BinOp::Mul => x * y,
             BinOp::Fdiv | BinOp::Sdiv | BinOp::Udiv => x / y,
@@ -146,19 +149,35 @@ fn float_binary(op: BinOp, ty: Ty, a: u64, b: u64) -> u64 {
             }
             BinOp::Fcopysign => x.copysign(y),
             _ => x + y,
-        });
+        }
+    }};
+}
+
+fn float_binary(op: BinOp, ty: Ty, a: u64, b: u64) -> u64 {
+    if ty == Ty::F32 {
+        of_f32(float_binary_in!(op, f32_of(a), f32_of(b)))
+    } else {
+        float_binary_in!(op, f64::from_bits(a), f64::from_bits(b)).to_bits()
     }
-    let (x, y) = (f64::from_bits(a), f64::from_bits(b));
-    (match op {
-        BinOp::Fsub | BinOp::Sub => x - y,
-        BinOp::Fmul | BinOp::Mul => x * y,
-        BinOp::Fdiv | BinOp::Sdiv | BinOp::Udiv => x / y,
-        BinOp::Fmin | BinOp::Smin | BinOp::Umin => fmin_max(x, y, x.is_nan(), y.is_nan(), x.is_sign_negative(), true),
-        BinOp::Fmax | BinOp::Smax | BinOp::Umax => fmin_max(x, y, x.is_nan(), y.is_nan(), x.is_sign_negative(), false),
-        BinOp::Fcopysign => x.copysign(y),
-        _ => x + y,
-    })
-    .to_bits()
+}
+
+/// A float unary operation other than the sign operations, on `x`.
+macro_rules! float_unary_in {
+    ($op:expr, $x:expr) => {{
+        let x = $x;
+        match $op {
+            UnOp::Fsqrt => x.sqrt(),
+            UnOp::Fceil => x.ceil(),
+            UnOp::Ffloor => x.floor(),
+            UnOp::Ftrunc => x.trunc(),
+            UnOp::Fnearest => x.round_ties_even(),
+            UnOp::Fexp => x.exp(),
+            UnOp::Flog => x.ln(),
+            UnOp::Ftanh => x.tanh(),
+            UnOp::Fsigmoid => 1.0 / (1.0 + (-x).exp()),
+            _ => x,
+        }
+    }};
 }
 
 /// A scalar unary operation.
@@ -185,34 +204,10 @@ pub fn unary(op: UnOp, ty: Ty, a: u64) -> u64 {
         _ => {}
     }
     if ty == Ty::F32 {
-        let x = f32_of(a);
-        return of_f32(match op {
-            UnOp::Fsqrt => x.sqrt(),
-            UnOp::Fceil => x.ceil(),
-            UnOp::Ffloor => x.floor(),
-            UnOp::Ftrunc => x.trunc(),
-            UnOp::Fnearest => x.round_ties_even(),
-            UnOp::Fexp => x.exp(),
-            UnOp::Flog => x.ln(),
-            UnOp::Ftanh => x.tanh(),
-            UnOp::Fsigmoid => 1.0 / (1.0 + (-x).exp()),
-            _ => x,
-        });
+        of_f32(float_unary_in!(op, f32_of(a)))
+    } else {
+        float_unary_in!(op, f64::from_bits(a)).to_bits()
     }
-    let x = f64::from_bits(a);
-    (match op {
-        UnOp::Fsqrt => x.sqrt(),
-        UnOp::Fceil => x.ceil(),
-        UnOp::Ffloor => x.floor(),
-        UnOp::Ftrunc => x.trunc(),
-        UnOp::Fnearest => x.round_ties_even(),
-        UnOp::Fexp => x.exp(),
-        UnOp::Flog => x.ln(),
-        UnOp::Ftanh => x.tanh(),
-        UnOp::Fsigmoid => 1.0 / (1.0 + (-x).exp()),
-        _ => x,
-    })
-    .to_bits()
 }
 
 /// `setp.CC`.

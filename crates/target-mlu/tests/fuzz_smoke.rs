@@ -4,16 +4,9 @@
 //! read: the same work on any machine.
 
 use std::path::Path;
+use target_mlu::fuzzing::SplitMix64;
 
 const RUNS_PER_FILE: usize = 3000;
-
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 #[test]
 fn mutated_kernels_never_panic_and_round_trip() {
@@ -23,17 +16,17 @@ fn mutated_kernels_never_panic_and_round_trip() {
     files.sort();
     assert!(files.len() >= 5, "the bundled kernels are missing");
     let alphabet = b"%@[],:+-=.;\n 0123456789abcdefxnrm";
-    let mut s = 0xa55e_b1e5_u64;
+    let mut s = SplitMix64(0xa55e_b1e5);
     for f in files {
         let base = std::fs::read(&f).unwrap();
         target_mlu::fuzzing::check_text(&base);
         for _ in 0..RUNS_PER_FILE {
             let mut b = base.clone();
-            for _ in 0..1 + next(&mut s) % 4 {
-                let at = (next(&mut s) as usize) % b.len().max(1);
-                match next(&mut s) % 4 {
-                    0 if !b.is_empty() => b[at] = alphabet[(next(&mut s) as usize) % alphabet.len()],
-                    1 => b.insert(at.min(b.len()), alphabet[(next(&mut s) as usize) % alphabet.len()]),
+            for _ in 0..1 + s.next_u64() % 4 {
+                let at = (s.next_u64() as usize) % b.len().max(1);
+                match s.next_u64() % 4 {
+                    0 if !b.is_empty() => b[at] = alphabet[(s.next_u64() as usize) % alphabet.len()],
+                    1 => b.insert(at.min(b.len()), alphabet[(s.next_u64() as usize) % alphabet.len()]),
                     2 if !b.is_empty() => {
                         b.remove(at);
                     }

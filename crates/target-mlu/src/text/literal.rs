@@ -74,31 +74,23 @@ fn parse_float(neg: bool, text: &str, ty: Ty) -> Result<u64, String> {
     }
     let is_hex = text.starts_with("0x") || text.starts_with("0X");
     let signed = if neg { format!("-{text}") } else { text.to_string() };
-    let bits = if ty == Ty::F32 {
-        let v: f32 = if is_hex {
-            let m = parse_unsigned(text).ok_or_else(|| format!("`{text}` is not a number"))?;
-            let v = m as f32;
-            if neg { -v } else { v }
-        } else {
-            signed.parse::<f32>().map_err(|_| format!("`{text}` is not a number"))?
-        };
-        if v.is_infinite() {
-            return Err(format!("{signed} is too large for f32 (write inf)"));
-        }
-        u64::from(v.to_bits())
-    } else {
-        let v: f64 = if is_hex {
-            let m = parse_unsigned(text).ok_or_else(|| format!("`{text}` is not a number"))?;
-            let v = m as f64;
-            if neg { -v } else { v }
-        } else {
-            signed.parse::<f64>().map_err(|_| format!("`{text}` is not a number"))?
-        };
-        if v.is_infinite() {
-            return Err(format!("{signed} is too large for f64 (write inf)"));
-        }
-        v.to_bits()
-    };
+    // A finite value rounded once to `$t` (hex: the integer, rounded once).
+    macro_rules! finite {
+        ($t:ty) => {{
+            let v: $t = if is_hex {
+                let m = parse_unsigned(text).ok_or_else(|| format!("`{text}` is not a number"))?;
+                let v = m as $t;
+                if neg { -v } else { v }
+            } else {
+                signed.parse::<$t>().map_err(|_| format!("`{text}` is not a number"))?
+            };
+            if v.is_infinite() {
+                return Err(format!("{signed} is too large for {ty} (write inf)"));
+            }
+            v
+        }};
+    }
+    let bits = if ty == Ty::F32 { u64::from(finite!(f32).to_bits()) } else { finite!(f64).to_bits() };
     Ok(bits)
 }
 
