@@ -55,6 +55,11 @@ trait Elem: Copy + Default {
     fn decode(b: &[u8]) -> Self;
     fn encode(self, b: &mut [u8]);
     fn from_bits(bits: u64) -> Self;
+    /// Decodes `out.len()` elements from the start of `b` (fixed-size
+    /// chunks, so the loop compiles to plain vector loads).
+    fn decode_all(b: &[u8], out: &mut [Self]);
+    /// Encodes `vals` to the start of `b`.
+    fn encode_all(vals: &[Self], b: &mut [u8]);
 }
 
 macro_rules! elem_int {
@@ -69,6 +74,16 @@ macro_rules! elem_int {
             }
             fn from_bits(bits: u64) -> Self {
                 bits as $u as $t
+            }
+            fn decode_all(b: &[u8], out: &mut [Self]) {
+                for (o, c) in out.iter_mut().zip(b.as_chunks::<{ size_of::<$t>() }>().0) {
+                    *o = <$t>::from_le_bytes(*c);
+                }
+            }
+            fn encode_all(vals: &[Self], b: &mut [u8]) {
+                for (v, c) in vals.iter().zip(b.as_chunks_mut::<{ size_of::<$t>() }>().0) {
+                    *c = v.to_le_bytes();
+                }
             }
         }
     };
@@ -90,6 +105,16 @@ macro_rules! elem_float {
             }
             fn from_bits(bits: u64) -> Self {
                 <$t>::from_bits(bits as $u)
+            }
+            fn decode_all(b: &[u8], out: &mut [Self]) {
+                for (o, c) in out.iter_mut().zip(b.as_chunks::<{ size_of::<$t>() }>().0) {
+                    *o = <$t>::from_le_bytes(*c);
+                }
+            }
+            fn encode_all(vals: &[Self], b: &mut [u8]) {
+                for (v, c) in vals.iter().zip(b.as_chunks_mut::<{ size_of::<$t>() }>().0) {
+                    *c = v.to_le_bytes();
+                }
             }
         }
     };
@@ -232,11 +257,7 @@ fn fill_src<T: Elem>(
     scalar: &mut Option<u64>,
 ) {
     match src_slice(buf, scratch, s, at * T::W, n * T::W) {
-        Some(bytes) => {
-            for (o, ch) in out[..n].iter_mut().zip(bytes.chunks_exact(T::W)) {
-                *o = T::decode(ch);
-            }
-        }
+        Some(bytes) => T::decode_all(bytes, &mut out[..n]),
         None => {
             // A broadcast: fill once.
             if let Src::Scalar(bits) = s
@@ -264,10 +285,7 @@ fn map3<T: Elem>(buf: &mut [u8], scratch: &[u8], dst: usize, srcs: [Src; 3], n: 
         for (i, o) in out[..k].iter_mut().enumerate() {
             *o = f(a[i], b[i], c[i]);
         }
-        let bytes = &mut buf[dst + done * T::W..dst + (done + k) * T::W];
-        for (v, ch) in out[..k].iter().zip(bytes.chunks_exact_mut(T::W)) {
-            v.encode(ch);
-        }
+        T::encode_all(&out[..k], &mut buf[dst + done * T::W..dst + (done + k) * T::W]);
         done += k;
     }
 }
