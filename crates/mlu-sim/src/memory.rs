@@ -60,10 +60,13 @@ impl Memory {
                 ));
             }
         }
+        // One zeroed allocation each (not clones of one), so the operating
+        // system maps pages only when they are touched.
+        let zeroed = |n: usize, len: usize| -> Vec<Vec<u8>> { (0..n).map(|_| vec![0; len]).collect() };
         let mut mem = Memory {
-            nram: vec![vec![0; cap(Space::Nram)]; cores],
-            wram: vec![vec![0; cap(Space::Wram)]; cores],
-            sram: vec![vec![0; cap(Space::Sram)]; clusters as usize],
+            nram: zeroed(cores, cap(Space::Nram)),
+            wram: zeroed(cores, cap(Space::Wram)),
+            sram: zeroed(clusters as usize, cap(Space::Sram)),
             dram: vec![0; dram_len],
             cores_per_cluster: per_cluster,
         };

@@ -394,6 +394,60 @@ fn scalar_operations_match_the_interpreter() {
 }
 
 #[test]
+fn selects_moves_and_special_registers() {
+    // `sel` against Keel's `select` (the condition: `%a ≠ 0`), `mov` against `copy`.
+    let mut r = Rng(0x5e1);
+    for t in Ty::ALL {
+        let mlu = format!(
+            ".mem @a: {t}[1] nram\n.mem @b: {t}[1] nram\n.mem @d: {t}[2] nram\n    ld.{t} %r1, nram[@a]\n    ld.{t} %r2, nram[@b]\n    sel.{t} %r3, %r1, %r1, %r2\n    mov.{t} %r4, %r2\n    st.{t} nram[@d], %r3\n    st.{t} nram[@d + {w}], %r4\n    exit\n",
+            w = t.bytes()
+        );
+        let zero = if t.is_float() { "bitcast %a" } else { "copy %a" };
+        let ir = format!(
+            "mem @a: {t}[1] nram\nmem @b: {t}[1] nram\nmem @d: {t}[2] nram\n\nfunc @main() {{\n    var %a: {t}\n    var %b: {t}\n    var %bits: {it}\n    var %c: i1\n    var %r: {t}\nbb0:\n    %a = load @a[0]\n    %b = load @b[0]\n    %bits = {zero}\n    %c = setp.ne %bits, 0\n    %r = select %c, %a, %b\n    store @d[0], %r\n    %r = copy %b\n    store @d[1], %r\n    ret\n}}\n",
+            it = match t {
+                Ty::F32 => Ty::I32,
+                Ty::F64 => Ty::I64,
+                other => other,
+            },
+        );
+        for _ in 0..40 {
+            let (a, b) = ([value(&mut r, t)], [value(&mut r, t)]);
+            let mi = [("a", a.as_slice()), ("b", b.as_slice())];
+            let ii = [("a", t, a.as_slice()), ("b", t, b.as_slice())];
+            // Selects and moves move bits: compared exactly.
+            assert_eq!(
+                run_mlu(&mlu, &mi, "d", None),
+                run_ir(&ir, &ii, "d").map_err(|_| mlu_sim::TrapKind::Arithmetic),
+                "{t}"
+            );
+        }
+    }
+    // Special registers on a 2-cluster grid of 3 cores each.
+    let src = "    sreg %r0, %taskid\n    sreg %r1, %taskdim\n    sreg %r2, %coreid\n    sreg %r3, %coredim\n    sreg %r4, %clusterid\n    sreg %r5, %clusterdim\n    exit\n";
+    let (p, _) = text::parse(src).unwrap();
+    let opts = SimOptions { clusters: 2, cores: Some(3), mode: Mode::Functional, ..SimOptions::default() };
+    let mut sim = Simulator::new(&p, &MachineConfig::mlu370(), opts).unwrap();
+    sim.run().unwrap();
+    for task in 0..6u32 {
+        let regs = sim.registers(task).unwrap();
+        assert_eq!(&regs[..6], &[u64::from(task), 6, u64::from(task % 3), 3, u64::from(task / 3), 2]);
+    }
+}
+
+#[test]
+fn overlapping_one_dimensional_copies_act_as_memmove() {
+    for (dst, src) in [(4u64, 0u64), (0, 4), (0, 0)] {
+        let mlu =
+            format!(".mem @d: i8[64] nram\n    dma nram[@d + {dst}], nram[@d + {src}], 32\n    sync.move\n    exit\n");
+        let d0: Vec<u64> = (0..64).collect();
+        let mut want = d0.clone();
+        want.copy_within(src as usize..src as usize + 32, dst as usize);
+        assert_eq!(run_mlu(&mlu, &[("d", &d0)], "d", None), Ok(want));
+    }
+}
+
+#[test]
 fn scalar_transcendentals_match_one_element_tensor_ops() {
     let mut r = Rng(0x7a);
     for (op, ir_op) in
