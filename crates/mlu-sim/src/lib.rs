@@ -80,6 +80,7 @@
 #![deny(missing_docs)]
 
 mod barrier;
+mod faults;
 mod flows;
 mod functional;
 mod intervals;

@@ -21,7 +21,8 @@
 //! zero).
 
 use crate::config::MachineConfig;
-use crate::inst::{BinOp, Inst, Route, UnOp};
+use crate::inst::Inst;
+use crate::ops::{BinOp, Route, UnOp};
 use crate::types::{Space, Ty};
 
 /// The shared bandwidth a copy draws on.

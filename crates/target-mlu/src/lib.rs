@@ -63,6 +63,7 @@
 mod config;
 pub mod cost;
 mod inst;
+mod ops;
 mod program;
 pub mod semantics;
 pub mod text;
@@ -73,10 +74,8 @@ mod verify;
 pub mod fuzzing;
 
 pub use config::MachineConfig;
-pub use inst::{
-    Addr, BinOp, Class, ConvOp, FloatCC, Inst, IntCC, LabelId, MemId, Operand, RedOp, Route, Scope, SyncKind, UnOp,
-    Uses, VBinOp, VSrc, VUnOp,
-};
+pub use inst::{Addr, Inst, LabelId, MemId, Operand, Uses, VSrc};
+pub use ops::{BinOp, Class, ConvOp, FloatCC, IntCC, RedOp, Route, Scope, SyncKind, UnOp, VBinOp, VUnOp};
 pub use program::{Label, MemDecl, Program, default_align, is_plain_name};
 pub use types::{Pipe, Reg, Space, Sreg, Ty};
 pub use verify::{VerifyError, VerifyErrorKind, verify};

@@ -16,7 +16,7 @@
 //! bits); operations that can trap return an [`ArithError`] and compute
 //! nothing else.
 
-use crate::inst::{BinOp, ConvOp, FloatCC, IntCC, RedOp, UnOp, VBinOp, VUnOp};
+use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, RedOp, UnOp, VBinOp, VUnOp};
 use crate::types::Ty;
 
 /// Why an operation trapped.

@@ -16,7 +16,8 @@
 //! text).
 
 use crate::config::MachineConfig;
-use crate::inst::{Addr, Class, Inst, Operand, Route, VSrc};
+use crate::inst::{Addr, Inst, Operand, VSrc};
+use crate::ops::{Class, Route};
 use crate::program::{Program, is_plain_name};
 use crate::text::{SourceMap, inst_text, render_error, render_file_error};
 use crate::types::{Reg, Space, Ty};

@@ -13,9 +13,8 @@
 use super::lexer::{Tok, lex};
 use super::literal::{parse_literal, parse_unsigned};
 use super::span::{Diagnostic, Span};
-use crate::inst::{
-    Addr, BinOp, ConvOp, FloatCC, Inst, IntCC, LabelId, Operand, RedOp, Scope, SyncKind, UnOp, VBinOp, VSrc, VUnOp,
-};
+use crate::inst::{Addr, Inst, LabelId, Operand, VSrc};
+use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, RedOp, Scope, SyncKind, UnOp, VBinOp, VUnOp};
 use crate::program::Program;
 use crate::types::{Reg, Space, Ty};
 
