@@ -76,7 +76,10 @@ fn scalar(c: &mut Criterion) {
     // 6; the throughput unit stays "simulated MLU instructions" so the two
     // lines compare time for the same work.
     g.bench_function("ir-core interpreter (same loop)", |b| {
-        b.iter(|| ir_core::interp::run(&m, f, &[Imm::int(ir_core::Type::I64, ITERS as i64)], Default::default()).expect("runs"))
+        b.iter(|| {
+            ir_core::interp::run(&m, f, &[Imm::int(ir_core::Type::I64, ITERS as i64)], Default::default())
+                .expect("runs")
+        })
     });
     g.finish();
 }
@@ -90,7 +93,9 @@ fn vector(c: &mut Criterion) {
         ".mem @a: f32[{n}] nram\n.mem @b: f32[{n}] nram\n    mov.i64 %r1, {k}\nloop:\n    vadd.f32 nram[@a], nram[@a], nram[@b], {n}\n    sub.i64 %r1, %r1, 1\n    br %r1, loop\n    exit\n"
     ));
     g.throughput(Throughput::Elements(k * n));
-    g.bench_function("mlu-sim functional vadd.f32", |b| b.iter(|| run(black_box(&p), Mode::Functional, RaceMode::Error)));
+    g.bench_function("mlu-sim functional vadd.f32", |b| {
+        b.iter(|| run(black_box(&p), Mode::Functional, RaceMode::Error))
+    });
     g.bench_function("plain Rust loop (same adds)", |b| {
         let mut a = vec![1.0f32; n as usize];
         let bv = vec![0.5f32; n as usize];
@@ -117,8 +122,12 @@ fn cycle(c: &mut Criterion) {
     for (name, p) in [("scalar loop", &scalar), ("copy-compute-sync loop", &mixed)] {
         let insts = run(p, Mode::Cycle, RaceMode::Error);
         g.throughput(Throughput::Elements(insts));
-        g.bench_with_input(BenchmarkId::new("cycle model", name), p, |b, p| b.iter(|| run(p, Mode::Cycle, RaceMode::Error)));
-        g.bench_with_input(BenchmarkId::new("functional", name), p, |b, p| b.iter(|| run(p, Mode::Functional, RaceMode::Error)));
+        g.bench_with_input(BenchmarkId::new("cycle model", name), p, |b, p| {
+            b.iter(|| run(p, Mode::Cycle, RaceMode::Error))
+        });
+        g.bench_with_input(BenchmarkId::new("functional", name), p, |b, p| {
+            b.iter(|| run(p, Mode::Functional, RaceMode::Error))
+        });
     }
     g.finish();
 }
