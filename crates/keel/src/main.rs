@@ -10,6 +10,7 @@
 //! bug: the hook below turns it into a one-line report instead of a
 //! backtrace.
 
+mod asm_cmd;
 mod dot;
 mod du;
 mod generate;
@@ -17,6 +18,7 @@ mod import;
 mod input;
 mod out;
 mod run;
+mod sim_cmd;
 mod size;
 mod source;
 mod ssa_cmd;
@@ -218,6 +220,16 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Check MLU assembly and print it in canonical form.
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage.
+    Asm(asm_cmd::AsmArgs),
+    /// Run MLU assembly on the simulator (results, statistics, trace).
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage, 3 on a trap or a detected race.
+    Sim(sim_cmd::SimArgs),
     /// Print an IR file in canonical form, keeping its comments.
     ///
     /// A comment on its own line stays with the item, var, block or
@@ -251,6 +263,8 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
     match command {
         Command::Check { files, ssa, quiet } => check(&files, ssa, quiet, out),
         Command::Fmt { file, check } => fmt(&file, check, out),
+        Command::Asm(a) => asm_cmd::asm(&a, out, &mut std::io::stderr().lock()),
+        Command::Sim(a) => sim_cmd::sim(&a, out, &mut std::io::stderr().lock()),
         Command::Ssa { file, func, placement, no_cleanup, destruct, stats } => {
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
             ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats, out)

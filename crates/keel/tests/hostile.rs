@@ -107,6 +107,8 @@ const SUBCOMMANDS: &[&[&str]] = &[
     &["du", "--method", "both", "--stats"],
     &["run"],
     &["import"],
+    &["asm"],
+    &["sim"],
 ];
 
 fn every_subcommand(file: &Path) {
@@ -123,7 +125,7 @@ fn the_shipped_hostile_files() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(hostile_dir())
         .expect("tests/hostile")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "kir" || e == "wasm"))
+        .filter(|p| p.extension().is_some_and(|e| e == "kir" || e == "wasm" || e == "mlu"))
         .collect();
     files.sort();
     assert!(files.len() >= 10, "{files:?}");
@@ -413,6 +415,7 @@ fn closed_and_full_output() {
     let du = du.to_str().expect("path");
     let tiny = hostile_dir().join("tiny.wasm");
     let tiny = tiny.to_str().expect("path");
+    let saxpy_mlu = hostile_dir().join("../../../../docs/examples/mlu/saxpy.mlu").to_str().expect("path").to_string();
     let runs: &[&[&str]] = &[
         &["check", du],
         &["fmt", du],
@@ -422,6 +425,8 @@ fn closed_and_full_output() {
         &["run", du, "--arg", "1", "--arg", "2", "--arg", "1", "--stats"],
         &["import", tiny],
         &["gen", "--blocks", "20000"],
+        &["asm", &saxpy_mlu],
+        &["sim", &saxpy_mlu, "--stats"],
     ];
     for args in runs {
         // A full disk: one line, exit 1.
