@@ -6,6 +6,7 @@ use cfg_dom::{DomTree, LoopForest, PostDomTree, dot};
 use ir_core::block;
 use ir_core::text::DisplayInst;
 use ir_core::{Function, Module};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Which view to draw.
@@ -31,19 +32,20 @@ pub(crate) fn dot(
     insts: bool,
     block_arg: Option<&str>,
     regs: u32,
-) -> ExitCode {
-    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
-    let Some((module, _)) = input.parse() else { return ExitCode::FAILURE };
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
+    let Some((module, _)) = input.parse() else { return Ok(ExitCode::FAILURE) };
     let f = match pick(&module, func) {
         Ok(f) => f,
         Err(msg) => {
-            eprintln!("keel: {msg}");
-            return ExitCode::FAILURE;
+            crate::out::say(msg);
+            return Ok(ExitCode::FAILURE);
         }
     };
     let graph = f.cfg();
     if what == What::Dag {
-        return dag(&module, f, &graph, block_arg, regs);
+        return dag(&module, f, block_arg, regs, out);
     }
     let label = |n: u32| {
         let b = block(n);
@@ -63,22 +65,27 @@ pub(crate) fn dot(
         What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label).expect("the forest of this graph"),
         What::Dag => unreachable!("drawn above"),
     };
-    print!("{text}");
-    ExitCode::SUCCESS
+    out.write_all(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, String> {
     let id = match name {
         Some(n) => {
-            let n = n.strip_prefix('@').unwrap_or(n);
-            module.function_by_name(n).ok_or_else(|| format!("no function @{n}"))?
+            let n = &crate::out::name_arg(n);
+            module.function_by_name(n).ok_or_else(|| format!("no function {}", crate::out::global(n)))?
         }
         None => {
             let ids: Vec<_> = module.function_ids().collect();
             match ids[..] {
                 [only] => only,
                 [] => return Err("the module has no functions".into()),
-                _ => module.function_by_name("main").ok_or("several functions and no @main; choose one with --func")?,
+                _ => module.function_by_name("main").ok_or_else(|| {
+                    format!(
+                        "several functions and no @main; choose one with --func ({})",
+                        crate::out::function_names(module)
+                    )
+                })?,
             }
         }
     };
@@ -87,26 +94,25 @@ fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, Stri
 
 /// `--what dag`: the block's DAG and its pebble game (regalloc-pebble's
 /// picture; phis are lowered first, as the allocator does).
-fn dag(module: &Module, f: &Function, graph: &cfg_dom::CsrGraph, block_arg: Option<&str>, regs: u32) -> ExitCode {
+fn dag(module: &Module, f: &Function, block_arg: Option<&str>, regs: u32, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     // The clone has its own stamp: analyse it on its own CFG.
     let Some(name) = block_arg else {
-        eprintln!("keel: --what dag needs --block bbN");
-        return ExitCode::from(2);
+        crate::out::say("--what dag needs --block bbN");
+        return Ok(ExitCode::from(2));
     };
     let Some(n) = name.strip_prefix("bb").and_then(|d| d.parse::<u32>().ok()) else {
-        eprintln!("keel: --block takes a block label such as bb0, not `{name}`");
-        return ExitCode::from(2);
+        crate::out::say(format!("--block takes a block label such as bb0, not `{name}`"));
+        return Ok(ExitCode::from(2));
     };
     if !f.block_exists(block(n)) || !f.layout().is_block_inserted(block(n)) {
-        eprintln!("keel: @{} has no block bb{n}", f.name());
-        return ExitCode::FAILURE;
+        crate::out::say(format!("{} has no block bb{n}", crate::out::global(f.name())));
+        return Ok(ExitCode::FAILURE);
     }
     let mut lowered = f.clone();
     if regalloc_pebble::needs_destruct(&lowered) {
         regalloc_pebble::lower_phis(&mut lowered);
     }
     let g = lowered.cfg();
-    let _ = graph;
     let regs = regalloc_pebble::Regs::new(regs, regs);
     match regalloc_pebble::block_game(&g, &lowered, n, regs, regalloc_pebble::LocalRule::Document) {
         Ok(game) => {
@@ -114,12 +120,12 @@ fn dag(module: &Module, f: &Function, graph: &cfg_dom::CsrGraph, block_arg: Opti
                 |x| format!("%{}", lowered.var_name(ir_core::Var::from_u32(x))),
                 |i| DisplayInst { module, func: &lowered, inst: ir_core::Inst::from_u32(i) }.to_string(),
             );
-            print!("{text}");
-            ExitCode::SUCCESS
+            out.write_all(text.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("keel: @{}: {e}", f.name());
-            ExitCode::FAILURE
+            crate::out::say(format!("{}: {e}", crate::out::global(f.name())));
+            Ok(ExitCode::FAILURE)
         }
     }
 }

@@ -49,9 +49,9 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
     let (allocated, results) = match &a.func {
         // One function: the others stay as they are.
         Some(name) => {
-            let n = name.strip_prefix('@').unwrap_or(name);
+            let n = &crate::out::name_arg(name);
             let Some(f) = module.function_by_name(n) else {
-                eprintln!("keel: no function @{n}");
+                crate::out::say(format!("no function {}", crate::out::global(n)));
                 return Ok(ExitCode::FAILURE);
             };
             let mut m = module.clone();
@@ -66,8 +66,8 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
             failed = true;
             let name = module.function(*f).map_or("?", |f| f.name());
             match e {
-                KeelError::Check(_) => eprintln!("keel: internal error: @{name}: {e}"),
-                KeelError::Alloc(_) => eprintln!("keel: @{name}: {e}"),
+                KeelError::Check(_) => crate::out::say(format!("internal error: {}: {e}", crate::out::global(name))),
+                KeelError::Alloc(_) => crate::out::say(format!("{}: {e}", crate::out::global(name))),
             }
         }
     }
