@@ -35,11 +35,11 @@
 
 use cfg_dom::{CsrGraph, Dfs, Graph, LoopForest, Node};
 use ir_core::{Function, Inst, Opcode, Operand, block, node};
+use regalloc_pebble::{Allocation, Loc, ProgPoint};
 use regalloc2::{
     Allocation as Ra2Alloc, Block as Ra2Block, Edit as Ra2Edit, Inst as Ra2Inst, InstRange, MachineEnv, Operand as Op,
     Output, PReg as Ra2PReg, PRegSet, RegClass as Ra2Class, VReg,
 };
-use regalloc_pebble::{Allocation, Loc, ProgPoint};
 
 /// The weight of one loop level (as `regalloc_pebble::Options::loop_weight`).
 pub const LOOP_WEIGHT: u64 = 10;
@@ -297,9 +297,7 @@ impl Ra2Function {
             }
         }
         split_of.sort_unstable();
-        let split = |p: Node, s: Node| {
-            split_of.binary_search_by_key(&(p, s), |&(e, _)| e).ok().map(|k| split_of[k].1)
-        };
+        let split = |p: Node, s: Node| split_of.binary_search_by_key(&(p, s), |&(e, _)| e).ok().map(|k| split_of[k].1);
         let target = |p: Node, s: Node| split(p, s).unwrap_or(id[s as usize]);
         let nb = layout.len();
         let mut blocks: Vec<BlockData> = (0..nb)
@@ -331,7 +329,10 @@ impl Ra2Function {
             phis_of(s)
                 .iter()
                 .map(|&phi| {
-                    ssa.phi_incoming(phi).find(|&(bp, _)| node(bp) == p).map(|(_, o)| o).expect("a pair per predecessor")
+                    ssa.phi_incoming(phi)
+                        .find(|&(bp, _)| node(bp) == p)
+                        .map(|(_, o)| o)
+                        .expect("a pair per predecessor")
                 })
                 .collect()
         };

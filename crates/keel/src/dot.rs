@@ -94,7 +94,13 @@ fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, Stri
 
 /// `--what dag`: the block's DAG and its pebble game (regalloc-pebble's
 /// picture; phis are lowered first, as the allocator does).
-fn dag(module: &Module, f: &Function, block_arg: Option<&str>, regs: u32, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+fn dag(
+    module: &Module,
+    f: &Function,
+    block_arg: Option<&str>,
+    regs: u32,
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
     // The clone has its own stamp: analyse it on its own CFG.
     let Some(name) = block_arg else {
         crate::out::say("--what dag needs --block bbN");

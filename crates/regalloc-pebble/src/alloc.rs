@@ -22,8 +22,8 @@
 //! terminator reads nothing the fix-up writes), at the successor's start
 //! when it has one predecessor, else on the edge (the client splits it).
 //! A var in different registers at a loop's bottom and top is exactly such
-//! a fix-up on the back edge (the Keel rewrite can unroll instead:
-//! [`crate::rewrite`]).
+//! a fix-up on the back edge: moves on the edge (the document's
+//! alternative, unrolling the loop under a bound, is not implemented).
 //!
 //! **The global step** (digest §004): the local allocation uses `q` of the
 //! `P` registers per class; the `P − q` left go to variables chosen
