@@ -1,9 +1,9 @@
-//! The quality table of `docs/benchmarks-regalloc.md`: loop-weighted loads
-//! + stores + moves of `regalloc-pebble`, its Chaitin-Briggs baseline and
-//! regalloc2 0.15.2 on the same functions ([`benches::regalloc`]), every
-//! allocation checked (ours by `regalloc_pebble::check`, regalloc2's by its
-//! own checker). Counts, not times: the output is the same on every
-//! machine.
+//! The quality table of `docs/benchmarks-regalloc.md`: loop-weighted
+//! loads, stores and moves of `regalloc-pebble`, its Chaitin-Briggs
+//! baseline and regalloc2 0.15.2 on the same functions
+//! ([`benches::regalloc`]), every allocation checked (ours by
+//! `regalloc_pebble::check`, regalloc2's by its own checker). Counts, not
+//! times: the output is the same on every machine.
 //!
 //! `cargo run --release -p benches --example regalloc_quality [-- generated|corpus|all [N]]`
 //!
@@ -40,7 +40,7 @@ fn run_row(fs: &[Prepared], p: u32) -> Row {
     for f in fs {
         let a = ctx.compute(&f.cfg, &f.lowered, &Options::with_regs(p));
         let b = briggs::allocate(&f.cfg, &f.lowered, Regs::uniform(p), 10);
-        let c = regalloc2::run_with_ctx(&f.ra2, &env, &ra2_opts, &mut ra2_ctx).map(|o| o.clone());
+        let c = regalloc2::run_with_ctx(&f.ra2, &env, &ra2_opts, &mut ra2_ctx).cloned();
         let mut ok = true;
         let mut t = [Tally::default(); 3];
         for (k, r) in [a, b].into_iter().enumerate() {
@@ -67,8 +67,8 @@ fn run_row(fs: &[Prepared], p: u32) -> Row {
         }
         if ok {
             row.functions += 1;
-            for k in 0..3 {
-                row.tallies[k].add(&t[k]);
+            for (sum, one) in row.tallies.iter_mut().zip(&t) {
+                sum.add(one);
             }
         }
     }

@@ -179,9 +179,9 @@ pub fn allocate<G: Graph, C: RegCode>(
         }
     }
     order_start.push(order.len() as u32);
-    for i in 0..ni {
+    for pi in per_inst.iter().take(ni) {
         alloc_start.push(allocs.len() as u32);
-        allocs.extend_from_slice(&per_inst[i]);
+        allocs.extend_from_slice(pi);
     }
     alloc_start.push(allocs.len() as u32);
     edits.sort_by_key(|&(p, _)| p);

@@ -192,7 +192,7 @@ pub fn check_program_with(
     grid: &[(Method, Options)],
 ) -> ProgramCheck {
     let config = Config { fuel, ..Config::default() };
-    let want = run(module, main, args, config.clone()).expect("the original runs");
+    let want = run(module, main, args, config).expect("the original runs");
     let mut out = ProgramCheck::default();
     for &(method, ref options) in grid {
         let (m, results) = allocate_module(module, method, options);
@@ -214,9 +214,8 @@ pub fn check_program_with(
             panic!("{method:?} {options:?}: the allocated module does not verify: {e:?}");
         }
         // Spill code runs too: generous fuel.
-        let got =
-            run(&m, main, args, Config { fuel: fuel.saturating_mul(20).saturating_add(10_000), ..config.clone() })
-                .unwrap_or_else(|t| panic!("{method:?} {options:?}: the allocated module traps: {}", t.describe(&m)));
+        let got = run(&m, main, args, Config { fuel: fuel.saturating_mul(20).saturating_add(10_000), ..config })
+            .unwrap_or_else(|t| panic!("{method:?} {options:?}: the allocated module traps: {}", t.describe(&m)));
         assert_eq!(got.results, want.results, "{method:?} {options:?}: results differ");
         for (mem, obj) in module.mems() {
             assert_eq!(

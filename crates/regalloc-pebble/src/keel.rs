@@ -187,13 +187,12 @@ pub fn allocate_in_module(
     Ok(Allocated { allocation, rewritten })
 }
 
+/// Each function's result, in function order (from [`allocate_module`]).
+pub type ModuleResults = Vec<(FuncId, Result<Allocated, KeelError>)>;
+
 /// Allocates every function of `module`; returns the allocated module and
 /// each function's result, in function order.
-pub fn allocate_module(
-    module: &Module,
-    method: Method,
-    options: &Options,
-) -> (Module, Vec<(FuncId, Result<Allocated, KeelError>)>) {
+pub fn allocate_module(module: &Module, method: Method, options: &Options) -> (Module, ModuleResults) {
     let mut out = module.clone();
     let mut ctx = Allocator::new();
     let ids: Vec<FuncId> = module.function_ids().collect();

@@ -131,7 +131,9 @@ pub mod fuzzing;
 pub use checker::{CheckError, check};
 mod keel;
 pub mod rewrite;
-pub use keel::{Allocated, KeelError, Method, allocate_in_module, allocate_module, lower_phis, needs_destruct};
+pub use keel::{
+    Allocated, KeelError, Method, ModuleResults, allocate_in_module, allocate_module, lower_phis, needs_destruct,
+};
 pub mod briggs;
 mod vector;
 pub mod webs;

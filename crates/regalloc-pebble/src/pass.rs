@@ -548,7 +548,7 @@ impl Work<'_> {
                         if as_[c.index()].contains(&r)
                             && !stays.contains(&pr)
                             && !writes_reg(pr)
-                            && !(matches!(at, Fix::End(_)) && term_reads.contains(&pr))
+                            && (!matches!(at, Fix::End(_)) || !term_reads.contains(&pr))
                         {
                             scratch.push(pr);
                         }

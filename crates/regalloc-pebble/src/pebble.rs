@@ -234,10 +234,12 @@ impl Pebbler {
         }
         for v in 0..nv as ValueId {
             let r = self.b.hint[v as usize];
-            if r != NONE && self.b.red[v as usize] == NONE && self.b.pin[v as usize] == NONE {
-                if let Some(n) = self.hinted[dag.class(v).index()].get_mut(r as usize) {
-                    *n += 1;
-                }
+            if r != NONE
+                && self.b.red[v as usize] == NONE
+                && self.b.pin[v as usize] == NONE
+                && let Some(n) = self.hinted[dag.class(v).index()].get_mut(r as usize)
+            {
+                *n += 1;
             }
         }
         self.sel.reset(dag);
@@ -370,13 +372,9 @@ impl Pebbler {
         if self.b.pending[vi] == 0 {
             return store_now;
         }
-        if self.b.blue[vi] {
-            1
-        } else if dag.is_sink(v) && !self.b.sink_anywhere[vi] {
-            1
-        } else {
-            2
-        }
+        // In memory already, or a sink whose store is due anyway: one
+        // reload later. Otherwise a store now and a reload later.
+        if self.b.blue[vi] || (dag.is_sink(v) && !self.b.sink_anywhere[vi]) { 1 } else { 2 }
     }
 
     /// Evicts one value of class `c` that `u` does not read or write;
@@ -526,13 +524,12 @@ impl Pebbler {
                 slid.push(i);
                 self.b.red[i as usize]
             } else {
-                let r = self.evict(dag, c, guard).ok_or(PebbleError::TooFewRegisters {
+                self.evict(dag, c, guard).ok_or(PebbleError::TooFewRegisters {
                     op,
                     class: c,
                     needs: self.local_demand(dag, op, c),
                     have: self.b.regs[c.index()].len() as u32,
-                })?;
-                r
+                })?
             };
             placed.push((o, reg));
         }

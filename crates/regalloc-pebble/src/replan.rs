@@ -316,7 +316,9 @@ impl Replanner {
         stores: &mut u64,
     ) -> Option<u32> {
         let ci = c.index();
-        let mut best: Option<((u8, core::cmp::Reverse<u32>, bool, u32), u32)> = None;
+        // (preference key, register): the least key wins.
+        type Key = (u8, core::cmp::Reverse<u32>, bool, u32);
+        let mut best: Option<(Key, u32)> = None;
         for &r in &self.b.regs[ci] {
             if taken.contains(&(c, r)) {
                 continue;

@@ -42,9 +42,9 @@ pub struct RegisterCount {
     pub trials: Vec<Trial>,
 }
 
-/// Searches the fewest registers of `class` for which the heuristic's loads
-/// + stores on `dag` reach its lower bound, starting from `start`; the
-/// other class gets `other` registers.
+/// Searches the fewest registers of `class` for which the heuristic's
+/// loads + stores on `dag` reach its lower bound, starting from `start`;
+/// the other class gets `other` registers.
 pub fn min_registers(dag: &Dag, class: RegClass, start: u32, other: u32) -> Result<RegisterCount, PebbleError> {
     let lb = dag.lower_bound();
     let floor = dag.max_demand(class).max(1);

@@ -147,7 +147,7 @@ impl Webs {
             }
         }
         w.start.push(w.webs.len() as u32);
-        w.canonical_numbering(code, &def_web, &sites);
+        w.canonical_numbering(code, &def_web, sites);
         Ok(w)
     }
 

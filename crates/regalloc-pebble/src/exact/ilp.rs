@@ -119,12 +119,12 @@ pub fn optimum(dag: &Dag, p: u32, node_limit: Option<u64>) -> Result<IlpResult, 
         s.push((0..=n + 1).map(|t| if t == 0 { zero(&mut pb) } else { pb.add_var(1.0, (0.0, 1.0)) }).collect());
     }
     // Each operation once; one per step.
-    for o in 0..n {
-        let row: Vec<(Variable, f64)> = x[o].iter().map(|&v| (v, 1.0)).collect();
+    for xo in &x {
+        let row: Vec<(Variable, f64)> = xo.iter().map(|&v| (v, 1.0)).collect();
         pb.add_constraint(&row, ComparisonOp::Eq, 1.0);
     }
     for t in 0..n {
-        let row: Vec<(Variable, f64)> = (0..n).map(|o| (x[o][t], 1.0)).collect();
+        let row: Vec<(Variable, f64)> = x.iter().map(|xo| (xo[t], 1.0)).collect();
         pb.add_constraint(&row, ComparisonOp::Eq, 1.0);
     }
     // Precedence: o runs after every operation it reads.
@@ -143,8 +143,8 @@ pub fn optimum(dag: &Dag, p: u32, node_limit: Option<u64>) -> Result<IlpResult, 
     for v in 0..nv {
         for t in 1..=n {
             // p <= r[t-1] + l ; l <= b[t-1]
-            pb.add_constraint(&[(pv[v][t], 1.0), (r[v][t - 1], -1.0), (l[v][t], -1.0)], ComparisonOp::Le, 0.0);
-            pb.add_constraint(&[(l[v][t], 1.0), (b[v][t - 1], -1.0)], ComparisonOp::Le, 0.0);
+            pb.add_constraint([(pv[v][t], 1.0), (r[v][t - 1], -1.0), (l[v][t], -1.0)], ComparisonOp::Le, 0.0);
+            pb.add_constraint([(l[v][t], 1.0), (b[v][t - 1], -1.0)], ComparisonOp::Le, 0.0);
             // r[t] <= p[t] + x[op(v), t]
             let mut row = vec![(r[v][t], 1.0), (pv[v][t], -1.0)];
             if let Some(o) = op_of(v as ValueId) {
@@ -154,8 +154,8 @@ pub fn optimum(dag: &Dag, p: u32, node_limit: Option<u64>) -> Result<IlpResult, 
         }
         for t in 1..=n + 1 {
             // b[t] <= b[t-1] + s ; s <= r[t-1]
-            pb.add_constraint(&[(b[v][t], 1.0), (b[v][t - 1], -1.0), (s[v][t], -1.0)], ComparisonOp::Le, 0.0);
-            pb.add_constraint(&[(s[v][t], 1.0), (r[v][t - 1], -1.0)], ComparisonOp::Le, 0.0);
+            pb.add_constraint([(b[v][t], 1.0), (b[v][t - 1], -1.0), (s[v][t], -1.0)], ComparisonOp::Le, 0.0);
+            pb.add_constraint([(s[v][t], 1.0), (r[v][t - 1], -1.0)], ComparisonOp::Le, 0.0);
         }
     }
     for t in 1..=n {
@@ -165,7 +165,7 @@ pub fn optimum(dag: &Dag, p: u32, node_limit: Option<u64>) -> Result<IlpResult, 
         pb.add_constraint(&row, ComparisonOp::Le, f64::from(p));
         for o in &ops {
             for &u in dag.inputs(*o) {
-                pb.add_constraint(&[(x[*o as usize][t - 1], 1.0), (pv[u as usize][t], -1.0)], ComparisonOp::Le, 0.0);
+                pb.add_constraint([(x[*o as usize][t - 1], 1.0), (pv[u as usize][t], -1.0)], ComparisonOp::Le, 0.0);
             }
         }
     }
@@ -246,8 +246,8 @@ fn warm_start(
                 }
                 holder[reg.index as usize] = Some(v);
                 red[v as usize] = true;
-                for o in 0..n {
-                    out.push((x[o][t - 1], f64::from(u8::from(o == op as usize))));
+                for (o, xo) in x.iter().enumerate() {
+                    out.push((xo[t - 1], f64::from(u8::from(o == op as usize))));
                 }
                 for w in 0..nv {
                     out.push((r[w][t], f64::from(u8::from(red[w]))));

@@ -118,8 +118,8 @@ pub fn exhaustive_limited(dag: &Dag, p: u32, state_limit: Option<usize>) -> Resu
     // Values nothing reads again (given what is computed).
     let done_with = |c: u32| -> u32 {
         let mut m = 0u32;
-        for v in 0..n {
-            if readers[v] & !c == 0 {
+        for (v, &rd) in readers.iter().enumerate().take(n) {
+            if rd & !c == 0 {
                 m |= 1 << v;
             }
         }
@@ -152,7 +152,7 @@ pub fn exhaustive_limited(dag: &Dag, p: u32, state_limit: Option<usize>) -> Resu
         }
         let nred = r.count_ones();
         succ.clear();
-        for v in 0..n {
+        for (v, &iv) in ins.iter().enumerate().take(n) {
             let bit = 1u32 << v;
             if b & bit != 0 && r & bit == 0 && nred < p {
                 succ.push(((c, r | bit, b), 1));
@@ -163,12 +163,12 @@ pub fn exhaustive_limited(dag: &Dag, p: u32, state_limit: Option<usize>) -> Resu
             if r & bit != 0 {
                 succ.push(((c, r & !bit, b), 0));
             }
-            if c & bit == 0 && ins[v] & r == ins[v] {
+            if c & bit == 0 && iv & r == iv {
                 if nred < p {
                     succ.push(((c | bit, r | bit, b), 0));
                 }
                 for u in 0..n {
-                    if ins[v] & (1 << u) != 0 {
+                    if iv & (1 << u) != 0 {
                         succ.push(((c | bit, (r & !(1 << u)) | bit, b), 0));
                     }
                 }
