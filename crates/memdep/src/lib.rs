@@ -1,11 +1,28 @@
-//! `memdep`: memory data dependence over memory descriptors.
+//! `memdep`: memory data dependence over tensor memory descriptors, for
+//! any compiler's IR.
 //!
-//! **Status: not yet implemented.** This crate exposes no API yet. It will
-//! compute, per use of a memory descriptor, the instructions it may depend
-//! on (digest §002): exact definitions kill overlapped ranges (sorted
-//! interval kill sets), inexact ones only mark possible kills, predicated
-//! ones never kill; joins union definitions and intersect kills.
-//!
-//! Depends on: `ir-core`, `cfg-dom`, `ssa`.
+//! Placeholder top doc; completed below.
 
 #![deny(missing_docs)]
+
+mod code;
+mod deps;
+mod engine;
+mod keel;
+mod segmap;
+mod sets;
+mod state;
+
+pub use code::{
+    Access, Effects, InputBuffers, InputError, MemCode, MemInput, ObjectId, Offset, SymbolChange, SymbolId,
+};
+pub use deps::{ANY, DefId, DepKinds, EdgeCounts, MemDeps, Site, Sites, UseId};
+pub use engine::{MemDep, Options};
+pub use keel::{KeelBuffers, KeelCode, Summaries, Summary, keel_input};
+pub use sets::SetId;
+
+/// Memory dependences of `code` on its CFG `graph` with default options (a
+/// fresh [`MemDep`]; keep one across functions to reuse its buffers).
+pub fn memdep<G: cfg_dom::Graph, C: MemCode>(graph: &G, code: &C) -> Result<MemDeps, InputError> {
+    MemDep::new().compute(graph, code)
+}
