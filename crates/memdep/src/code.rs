@@ -466,6 +466,11 @@ impl<'a, G: Graph> MemInput<'a, G> {
         Ok(MemInput { graph, stamp: code.code_stamp(), b })
     }
 
+    /// A view of buffers filled by an earlier [`MemInput::new`] on `graph`.
+    pub(crate) fn view(graph: &'a G, stamp: Option<u64>, b: &'a InputBuffers) -> Self {
+        MemInput { graph, stamp, b }
+    }
+
     /// The CFG.
     #[inline]
     pub fn graph(&self) -> &'a G {

@@ -9,6 +9,8 @@ mod code;
 mod deps;
 mod engine;
 mod keel;
+mod overlap;
+mod queries;
 mod segmap;
 mod sets;
 mod state;
@@ -19,6 +21,8 @@ pub use code::{
 pub use deps::{ANY, DefId, DepKinds, EdgeCounts, MemDeps, Site, Sites, UseId};
 pub use engine::{MemDep, Options};
 pub use keel::{KeelBuffers, KeelCode, Summaries, Summary, keel_input};
+pub use overlap::{Answer, Distance, Reason, may_overlap};
+pub use queries::{CarriedPair, MemQueries};
 pub use sets::SetId;
 
 /// Memory dependences of `code` on its CFG `graph` with default options (a
