@@ -69,6 +69,7 @@ pub(super) fn execute(
     memory: &mut Memory,
     read: &dyn Fn(Operand) -> R<Imm>,
     fuel: &mut dyn FnMut(u64) -> R<()>,
+    observe: &mut dyn FnMut(u32, bool, Mem, usize, usize),
 ) -> R<Option<Imm>> {
     let op = f.opcode(inst);
     let mut sources = Vec::new();
@@ -78,11 +79,22 @@ pub(super) fn execute(
             Slot::Scalar(o) => Source::Scalar(read(o)?),
         });
     }
+    // Descriptor `k` of the instruction (`Function::accesses` order) is
+    // the k-th range among the slots.
+    let desc_index = |slot: usize| sources[..slot].iter().filter(|s| matches!(s, Source::Range(_))).count() as u32;
+    let reads = |slots: core::ops::Range<usize>, observe: &mut dyn FnMut(u32, bool, Mem, usize, usize)| {
+        for k in slots {
+            if let Some(Source::Range(r)) = sources.get(k) {
+                observe(desc_index(k), false, r.mem, r.start, r.len);
+            }
+        }
+    };
     let malformed = |why: &str| Trap::new(TrapKind::Malformed, format!("`{op}`: {why}"));
     match op.format() {
         Format::TensorReduce => {
             let Some(Source::Range(src)) = sources.first() else { return Err(malformed("needs a descriptor")) };
             fuel(src.len as u64)?;
+            reads(0..1, observe);
             let elem = memory.elem_type(src.mem).unwrap_or(Type::I64);
             let values = gather(memory, *src);
             let result = match op {
@@ -118,6 +130,7 @@ pub(super) fn execute(
             shape(b.len, k, n, "B")?;
             let (m, k, n) = (m as usize, k as usize, n as usize);
             fuel((m as u64).saturating_mul(n as u64).saturating_mul(k as u64))?;
+            reads(1..3, observe);
             let elem = memory.elem_type(c.mem).unwrap_or(Type::I64);
             let (av, bv) = (gather(memory, *a), gather(memory, *b));
             let (mul, add) = if elem.is_float() { (Opcode::Fmul, Opcode::Fadd) } else { (Opcode::Mul, Opcode::Add) };
@@ -135,6 +148,7 @@ pub(super) fn execute(
                     out.push(acc.unwrap_or(ops::zero(elem)));
                 }
             }
+            observe(0, true, c.mem, c.start, c.len);
             scatter(memory, *c, &out)?;
             Ok(None)
         }
@@ -154,6 +168,7 @@ pub(super) fn execute(
                 }
             }
             fuel(dst.len as u64)?;
+            reads(1..sources.len(), observe);
             // Copy every source out first: overlap acts through a temporary.
             let columns: Vec<Column> = sources[1..]
                 .iter()
@@ -176,6 +191,7 @@ pub(super) fn execute(
                 };
                 out.push(v);
             }
+            observe(0, true, dst.mem, dst.start, dst.len);
             scatter(memory, dst, &out)?;
             Ok(None)
         }
