@@ -133,12 +133,40 @@ impl MemDep {
 
     /// The analysis on a checked input.
     pub(crate) fn run<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
+        self.prepare(input);
+        self.fixpoint(input);
+        self.freeze(input)
+    }
+
+    /// Traversals, site numbering and shapes: what the analysis and the
+    /// baselines share.
+    pub(crate) fn prepare<G: Graph>(&mut self, input: &MemInput<'_, G>) {
         let graph = input.graph();
         self.dfs.compute(graph);
         self.dt.compute(graph);
         self.sets.clear();
         self.number_sites(input);
-        self.fixpoint(input);
+    }
+
+    /// What [`MemDep::prepare`] left, for the baselines: the traversal, the
+    /// sites, the shapes, the per-site shape indices, the set table and the
+    /// flow, output and anti sets to fill.
+    pub(crate) fn parts(&mut self) -> Parts<'_> {
+        Parts {
+            dfs: &self.dfs,
+            sites: &self.sites,
+            shapes: &self.shapes,
+            use_shape: &self.use_shape,
+            def_shape: &self.def_shape,
+            sets: &mut self.sets,
+            flow: &mut self.flow,
+            output: &mut self.output,
+            anti: &mut self.anti,
+        }
+    }
+
+    /// The frozen result of the sets filled through [`MemDep::parts`].
+    pub(crate) fn finish<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
         self.freeze(input)
     }
 
@@ -341,7 +369,8 @@ impl MemDep {
                     continue;
                 }
                 let site = self.sites.defs[d as usize];
-                let certain = !e.guarded && !input.accesses(inst)[site.access as usize].may;
+                let guarded = e.guarded && !crate::plant::planted(crate::plant::Bug::GuardedKills);
+                let certain = !guarded && !input.accesses(inst)[site.access as usize].may;
                 let s = self.shapes[k as usize];
                 state.defs.insert(&s, item, certain, &mut self.sets);
                 if anti && certain {
@@ -385,6 +414,19 @@ impl MemDep {
             has_anti_output: self.options.anti_and_output,
         }
     }
+}
+
+/// Borrowed internals for the baselines (see [`MemDep::parts`]).
+pub(crate) struct Parts<'a> {
+    pub dfs: &'a Dfs,
+    pub sites: &'a Sites,
+    pub shapes: &'a [Shape],
+    pub use_shape: &'a [u32],
+    pub def_shape: &'a [u32],
+    pub sets: &'a mut SetTable,
+    pub flow: &'a mut [SetId],
+    pub output: &'a mut [SetId],
+    pub anti: &'a mut [SetId],
 }
 
 /// The extent of an access (see [`Shape`]).

@@ -8,8 +8,12 @@
 mod code;
 mod deps;
 mod engine;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod keel;
+mod naive;
 mod overlap;
+mod plant;
 mod queries;
 mod segmap;
 mod sets;
@@ -21,6 +25,7 @@ pub use code::{
 pub use deps::{ANY, DefId, DepKinds, EdgeCounts, MemDeps, Site, Sites, UseId};
 pub use engine::{MemDep, Options};
 pub use keel::{KeelBuffers, KeelCode, Summaries, Summary, keel_input};
+pub use naive::{Naive, naive};
 pub use overlap::{Answer, Distance, Reason, may_overlap};
 pub use queries::{CarriedPair, MemQueries};
 pub use sets::SetId;

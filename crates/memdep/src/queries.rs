@@ -114,6 +114,16 @@ impl MemQueries {
         self.view().accesses(inst).get(k as usize).copied()
     }
 
+    /// The instructions of block `b`.
+    pub fn block_insts(&self, b: Node) -> &[InstId] {
+        MemInput::view(&self.graph, self.stamp, &self.input).block_insts(b)
+    }
+
+    /// The block of `inst`, if a block lists it.
+    pub fn block_of(&self, inst: InstId) -> Option<Node> {
+        self.view().block_of(inst)
+    }
+
     /// The accesses of `inst`.
     pub fn accesses(&self, inst: InstId) -> &[Access] {
         MemInput::view(&self.graph, self.stamp, &self.input).accesses(inst)
@@ -136,6 +146,15 @@ impl MemQueries {
 
     fn site_access(&self, s: Site) -> Option<Access> {
         if s.access == ANY { None } else { self.access(s.inst, s.access) }
+    }
+
+    /// The step by which `sym` advances per iteration of loop `l`, when it
+    /// is the loop's induction variable (and changes nowhere else in it).
+    pub fn induction_step(&self, l: LoopId, sym: u32) -> Option<i64> {
+        match self.sym_in_loop(l, sym) {
+            SymInLoop::Induction(step) => Some(step),
+            _ => None,
+        }
     }
 
     /// How symbol `sym` behaves in loop `l`.

@@ -29,16 +29,6 @@ pub(crate) struct SegMap {
 }
 
 impl SegMap {
-    /// True when every position holds the empty set.
-    pub fn is_empty(&self) -> bool {
-        self.pts.is_empty()
-    }
-
-    /// Number of breakpoints (a size measure).
-    pub fn len(&self) -> usize {
-        self.pts.len()
-    }
-
     /// The segments with non-empty sets, as `(start, end, set)`.
     pub fn segments(&self) -> impl Iterator<Item = (i64, i64, SetId)> + '_ {
         self.pts.iter().enumerate().filter(|(_, p)| p.1 != EMPTY).map(|(k, &(s, set))| {
@@ -124,15 +114,6 @@ impl SegMap {
         self.pts.iter().fold(EMPTY, |acc, &(_, s)| t.union(acc, s))
     }
 
-    /// Removes `s` from every position (`f` = difference).
-    pub fn remove(&mut self, s: SetId, t: &mut SetTable) {
-        if s == EMPTY || self.pts.is_empty() {
-            return;
-        }
-        let first = self.pts[0].0;
-        self.update(first, INF, |old| t.diff(old, s));
-    }
-
     /// The pointwise union of two maps.
     pub fn join(&self, other: &SegMap, t: &mut SetTable) -> SegMap {
         if other.pts.is_empty() || self == other {
@@ -168,6 +149,20 @@ impl SegMap {
             }
         }
         SegMap { pts: out }
+    }
+
+    /// The pointwise intersection of two maps (only for a planted bug).
+    pub fn meet(&self, other: &SegMap, t: &mut SetTable) -> SegMap {
+        let mut out = SegMap::default();
+        let mut xs: Vec<i64> = self.pts.iter().chain(&other.pts).map(|p| p.0).collect();
+        xs.sort_unstable();
+        xs.dedup();
+        for (k, &x) in xs.iter().enumerate() {
+            let s = t.inter(self.at(x), other.at(x));
+            let end = xs.get(k + 1).copied().unwrap_or(INF);
+            out.update(x, end, |_| s);
+        }
+        out
     }
 
     /// The map of a symbol-relative layer after the symbol advanced by

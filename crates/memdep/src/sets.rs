@@ -246,11 +246,6 @@ impl SetTable {
         self.inter_memo.insert(key, s);
         s
     }
-
-    /// True when `x` is in `s`.
-    pub fn contains(&self, s: SetId, x: u32) -> bool {
-        contains(self.ranges(s), x)
-    }
 }
 
 /// True when `x` is in the canonical range list `r`.
@@ -302,7 +297,7 @@ mod tests {
             let i = t.inter(sa, sb);
             assert_eq!(elems(&t, i), a.intersection(&b).copied().collect::<Vec<_>>());
             for x in 0..32 {
-                assert_eq!(t.contains(sa, x), a.contains(&x));
+                assert_eq!(contains(t.ranges(sa), x), a.contains(&x));
             }
             // Interning: the same set twice is one id.
             let again = set(&mut t, &a.iter().rev().copied().collect::<Vec<_>>());

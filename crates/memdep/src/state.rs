@@ -119,7 +119,7 @@ impl Layer {
     /// live there (a certain write of a known range).
     pub fn insert(&mut self, s: &Shape, item: SetId, kill: bool, t: &mut SetTable) {
         let m = self.obj_mut(s.obj);
-        if kill && s.exact {
+        if kill && (s.exact || crate::plant::planted(crate::plant::Bug::InexactKills)) {
             m.assign(s.lo, s.hi, item);
         } else {
             m.add(s.lo, s.hi, item, t);
@@ -190,11 +190,6 @@ impl Layer {
         });
     }
 
-    /// True when some class of `sym` exists.
-    pub fn has_sym(&self, sym: u32) -> bool {
-        self.classes.iter().any(|c| c.sym == sym)
-    }
-
     /// The join of two layers (see the module invariants).
     pub fn join(&self, other: &Layer, t: &mut SetTable) -> Layer {
         if self == other {
@@ -206,7 +201,7 @@ impl Layer {
             .map(|o| {
                 let a = self.objs.get(o).unwrap_or(&empty);
                 let b = other.objs.get(o).unwrap_or(&empty);
-                a.join(b, t)
+                if crate::plant::planted(crate::plant::Bug::JoinIntersects) { a.meet(b, t) } else { a.join(b, t) }
             })
             .collect();
         let mut classes = Vec::with_capacity(self.classes.len().max(other.classes.len()));

@@ -293,6 +293,7 @@ impl<'m> Interpreter<'m> {
                     let ev = MemEvent {
                         stack: &self.obs_stack,
                         access: 0,
+                        step: self.stats.executed,
                         write,
                         mem,
                         start: at as u64,
@@ -333,9 +334,10 @@ impl<'m> Interpreter<'m> {
                 };
                 let observer = &mut self.observer;
                 let stack = &self.obs_stack;
+                let step = self.stats.executed;
                 let mut observe = |access: u32, write: bool, mem, start: usize, len: usize| {
                     if let Some(obs) = observer.as_mut() {
-                        let ev = MemEvent { stack, access, write, mem, start: start as u64, len: len as u64 };
+                        let ev = MemEvent { stack, access, step, write, mem, start: start as u64, len: len as u64 };
                         obs.memory(&ev);
                     }
                 };
@@ -346,6 +348,9 @@ impl<'m> Interpreter<'m> {
             }
             Format::Call => {
                 let callee = f.callee(inst).ok_or_else(|| malformed(op, "no callee"))?;
+                if let Some(obs) = self.observer.as_mut() {
+                    obs.call(&self.obs_stack, self.stats.executed);
+                }
                 let args: Vec<Imm> = (0..ops.len()).map(|i| arg(frame, i)).collect::<R<_>>()?;
                 self.stats.calls += 1;
                 match callee {

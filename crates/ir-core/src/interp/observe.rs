@@ -1,7 +1,7 @@
 //! An opt-in observer of what a run does to memory and where control
 //! goes: every element range each instruction reads or writes, in the
 //! order the interpreter touches them (an instruction's reads before its
-//! writes), and every block entry. Oracles use it (the `memdep` crate's
+//! writes), every call and every block entry. Oracles use it (the `memdep` crate's
 //! dynamic last-writer check); nothing else pays for it: without an
 //! observer installed the interpreter only tests an `Option`.
 //!
@@ -32,6 +32,10 @@ pub struct MemEvent<'a> {
     /// Which access of the instruction: the index of the descriptor in
     /// `Function::accesses` order (0 for a scalar `load`/`store`).
     pub access: u32,
+    /// Which execution of an instruction made it: the run's count of
+    /// executed instructions at that instruction (equal for the reads and
+    /// writes of one execution, different for any two executions).
+    pub step: u64,
     /// True for a write.
     pub write: bool,
     /// The object.
@@ -46,6 +50,14 @@ pub struct MemEvent<'a> {
 pub trait Observer {
     /// An access, just before it happens.
     fn memory(&mut self, event: &MemEvent<'_>);
+
+    /// A `call` is about to run (the last stack entry, execution `step` as
+    /// in [`MemEvent::step`]); an external
+    /// function's handler runs right after this, so an observer can tie
+    /// what the handler reports to the call.
+    fn call(&mut self, stack: &[StackEntry], step: u64) {
+        let _ = (stack, step);
+    }
 
     /// Frame `activation` of `func` enters block `to` from block `from`.
     fn block(&mut self, activation: u64, func: FuncId, from: Block, to: Block) {
