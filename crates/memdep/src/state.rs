@@ -12,12 +12,14 @@
 //!   unknown or symbolic offset over its bounds, a certain exact write over
 //!   its range.
 //! - A member of a class is a site whose offset is affine in the class's
-//!   symbol with the class's scale, recorded while the symbol kept its
-//!   value on *every* path since (or advanced by a known step, see
-//!   [`Layer::advance`]): its relative position is then exact, and the
-//!   class's map says where relative to the symbol it is still live. A
-//!   site that is live but not a member is treated as anywhere in its
-//!   bounds.
+//!   symbol with the class's scale, *every live instance* of which was
+//!   recorded while the symbol kept its value on every path since (or
+//!   advanced by a known step, see [`Layer::advance`]): its relative
+//!   positions are then exact, and the class's map says where relative to
+//!   the symbol it is still live. A site that is live but not a member is
+//!   treated as anywhere in its bounds; so a site whose older instance lost
+//!   its relation does not become a member when it runs again (see
+//!   [`Layer::insert`]).
 //! - A query for an access of a class takes the absolute answer and drops
 //!   the members the class map does not place on the access's relative
 //!   range: `(abs ∖ members) ∪ (abs ∩ rel)`.
@@ -117,7 +119,22 @@ impl Layer {
 
     /// Makes `item` live on the access's extent; `kill` replaces what was
     /// live there (a certain write of a known range).
+    ///
+    /// A site becomes a member of its class only if it is not live already
+    /// as a non-member: an older instance of it whose relation to the
+    /// symbol was lost (the symbol changed since) may still be live, and
+    /// membership would hide it. Its new instance is then found through
+    /// the absolute map like the old one.
     pub fn insert(&mut self, s: &Shape, item: SetId, kill: bool, t: &mut SetTable) {
+        let mut member = false;
+        if let Some(r) = s.class {
+            let k = self.class_index(s.obj, r.sym, r.scale);
+            let already = k.is_ok_and(|k| t.inter(self.classes[k].members, item) != EMPTY);
+            member = already || {
+                let live = self.obj(s.obj).map_or(EMPTY, |m| m.all(t));
+                t.inter(live, item) == EMPTY
+            };
+        }
         let m = self.obj_mut(s.obj);
         if kill && (s.exact || crate::plant::planted(crate::plant::Bug::InexactKills)) {
             m.assign(s.lo, s.hi, item);
@@ -139,7 +156,9 @@ impl Layer {
             } else {
                 c.map.add(r.lo, r.hi, item, t);
             }
-            c.members = t.union(c.members, item);
+            if member {
+                c.members = t.union(c.members, item);
+            }
         }
     }
 

@@ -5,42 +5,26 @@
 //! the analysis without symbols), and the exhaustive enumeration of
 //! affine loop accesses. The three planted bugs are each caught.
 
-use ir_core::interp::Memory;
-use ir_core::{Imm, Mem};
+use ir_core::Imm;
 use ir_gen::fuzzing::arguments;
 use ir_gen::{GenConfig, Generated, generate};
-use memdep::fuzzing::{Bug, Report, check, check_module, plant};
-
-fn ext(name: &str, args: &[Imm], m: &mut Memory) -> Result<(Vec<Imm>, Vec<(bool, Mem, u64)>), String> {
-    ir_gen::ext_touch(name, args, m).map(|(r, t)| (r, t.iter().map(|t| (t.write, t.mem, t.index)).collect()))
-}
-
-fn base() -> GenConfig {
-    GenConfig {
-        blocks: 30,
-        vars: 10,
-        memory: 0.5,
-        predication: 0.3,
-        functions: 2,
-        phis: 0.2,
-        irreducible: 0.2,
-        unreachable: 0.1,
-        extern_calls: 0.04,
-        max_trips: 4,
-        ..GenConfig::default()
-    }
-}
+use memdep::fuzzing::{Bug, Report, check, check_module, configs, ext_touch as ext, plant};
 
 fn exact() -> GenConfig {
-    GenConfig { exact_memory: true, ..base() }
+    configs()[0].clone()
 }
 
 fn mixed() -> GenConfig {
-    GenConfig { symbolic: 0.3, tiles: 0.4, functions: 3, ..base() }
+    configs()[1].clone()
 }
 
 fn loops() -> GenConfig {
-    GenConfig { tiles: 0.6, symbolic: 0.2, max_depth: 4, max_trips: 5, irreducible: 0.1, ..base() }
+    configs()[2].clone()
+}
+
+/// The configurations' common base, without exact descriptors.
+fn base() -> GenConfig {
+    GenConfig { exact_memory: false, ..exact() }
 }
 
 /// Three argument sets per module.
@@ -48,20 +32,11 @@ fn runs(g: &Generated, seed: u64) -> Vec<Vec<Imm>> {
     (0..3).map(|k| arguments(g, seed * 7 + k)).collect()
 }
 
-fn sum(total: &mut Report, r: &Report) {
-    total.functions += r.functions;
-    total.oracle_functions += r.oracle_functions;
-    total.flow_edges += r.flow_edges;
-    total.dynamic.add(&r.dynamic);
-    total.affine_pairs += r.affine_pairs;
-    total.affine_unknown += r.affine_unknown;
-}
-
 fn run(config: &GenConfig, seeds: std::ops::Range<u64>) -> Report {
     let mut total = Report::default();
     for seed in seeds {
         let g = generate(config, seed);
-        sum(&mut total, &check(&g.module, g.main, &runs(&g, seed), g.fuel, Some(ext)));
+        total.add(&check(&g.module, g.main, &runs(&g, seed), g.fuel, Some(ext)));
     }
     total
 }

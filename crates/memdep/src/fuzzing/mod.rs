@@ -17,7 +17,10 @@
 //!   carried answer must allow that distance.
 //! - [`check_affine`]: the carried answers of affine accesses against an
 //!   exhaustive enumeration of small trip counts.
-//! - [`check_module`]: all of them on a module and several argument sets.
+//! - [`check_module`]: all of them on a module and several argument sets;
+//!   [`check_bytes`]: on the module and arguments that fuzz bytes decode to
+//!   ([`configs`]), what the `memdep` fuzz target and `tests/fuzz_smoke.rs`
+//!   run.
 //!
 //! [`plant`] puts a known bug in the analysis on this thread, so tests can
 //! prove each oracle catches it.
@@ -31,6 +34,57 @@ use crate::overlap::Answer;
 use crate::{InputError, KeelCode, MemCode, MemDep, MemDeps, MemQueries, Naive, Offset, Options, Summaries};
 use cfg_dom::Graph;
 use ir_core::{FuncId, Imm, Module};
+
+/// The generator configurations the oracles run on: exact descriptors;
+/// symbolic offsets and tiles; deep loops of tiles. All with predication,
+/// calls (module functions and `@ext_touch`), irreducible regions, input
+/// phis and unreachable blocks, and several objects in four spaces.
+pub fn configs() -> Vec<ir_gen::GenConfig> {
+    let base = ir_gen::GenConfig {
+        blocks: 30,
+        vars: 10,
+        memory: 0.5,
+        predication: 0.3,
+        functions: 2,
+        phis: 0.2,
+        irreducible: 0.2,
+        unreachable: 0.1,
+        extern_calls: 0.04,
+        max_trips: 4,
+        ..ir_gen::GenConfig::default()
+    };
+    vec![
+        ir_gen::GenConfig { exact_memory: true, ..base.clone() },
+        ir_gen::GenConfig { symbolic: 0.3, tiles: 0.4, functions: 3, ..base.clone() },
+        ir_gen::GenConfig { tiles: 0.6, symbolic: 0.2, max_depth: 4, max_trips: 5, irreducible: 0.1, ..base },
+    ]
+}
+
+/// `ir_gen::ext_touch` in the shape [`check_run`] takes.
+pub fn ext_touch(
+    name: &str,
+    args: &[Imm],
+    memory: &mut ir_core::interp::Memory,
+) -> Result<(Vec<Imm>, Vec<(bool, ir_core::Mem, u64)>), String> {
+    ir_gen::ext_touch(name, args, memory).map(|(r, t)| (r, t.iter().map(|t| (t.write, t.mem, t.index)).collect()))
+}
+
+/// Argument sets per module in [`check_bytes`].
+pub const RUNS_PER_MODULE: u64 = 3;
+
+/// Every check on the module `bytes` decode to: the first byte picks one
+/// of [`configs`], the rest is the generator's input, and arguments for
+/// [`RUNS_PER_MODULE`] runs of `@main` come from a hash of the bytes.
+/// Panics on any failure.
+pub fn check_bytes(bytes: &[u8]) -> Report {
+    let configs = configs();
+    let config = &configs[usize::from(bytes.first().copied().unwrap_or(0)) % configs.len()];
+    let g = ir_gen::generate_from_bytes(config, bytes.get(1..).unwrap_or(&[]));
+    let seed = ir_gen::fuzzing::seed_of(bytes);
+    let runs: Vec<Vec<Imm>> =
+        (0..RUNS_PER_MODULE).map(|k| ir_gen::fuzzing::arguments(&g, seed.wrapping_add(k))).collect();
+    check(&g.module, g.main, &runs, g.fuel, Some(ext_touch))
+}
 
 /// Dependences by the element-granular oracle: every site's elements, one
 /// at a time, searched backward along every path (see `naive.rs`).
@@ -127,6 +181,19 @@ pub fn check_module(module: &Module, entry: FuncId, runs: &[Vec<Imm>], fuel: u64
         r.dynamic.add(&d);
     }
     r
+}
+
+impl Report {
+    /// Adds another report's counts (and failures).
+    pub fn add(&mut self, r: &Report) {
+        self.functions += r.functions;
+        self.oracle_functions += r.oracle_functions;
+        self.flow_edges += r.flow_edges;
+        self.dynamic.add(&r.dynamic);
+        self.affine_pairs += r.affine_pairs;
+        self.affine_unknown += r.affine_unknown;
+        self.failures.extend(r.failures.iter().cloned());
+    }
 }
 
 /// Panics with the failures of [`check_module`], if any.
