@@ -208,7 +208,9 @@ fn main() {
         let describe = |s: memdep::Site| format!("{} (access {})", name_of(&toy, s.inst), s.access);
         println!("  {} -> {}: {:?}", describe(p.earlier), describe(p.later), p.answer);
     }
-    let on = |buf: u32| q.carried_pairs(l).iter().any(|p| q.access(p.earlier.inst, p.earlier.access).is_some_and(|a| a.object == buf));
+    let on = |buf: u32| {
+        q.carried_pairs(l).iter().any(|p| q.access(p.earlier.inst, p.earlier.access).is_some_and(|a| a.object == buf))
+    };
     assert!(!on(0) && !on(1) && on(2), "tiles of x and y are independent across trips; the buffer is not");
     println!("  (no pair on x or y: the tiles are independent across trips)");
 }

@@ -367,8 +367,8 @@ impl<G> Copy for MemInput<'_, G> {}
 
 impl<'a, G: Graph> MemInput<'a, G> {
     /// Checks `code` on its CFG `graph` and flattens it into `buffers`.
-    /// Symbols no access names are dropped (their changes matter to no
-    /// answer).
+    /// The changes of symbols no access names are checked, then dropped
+    /// (they matter to no answer).
     pub fn new<C: MemCode>(graph: &'a G, code: &C, buffers: &'a mut InputBuffers) -> Result<Self, InputError> {
         check_graph(graph)?;
         let n = graph.num_nodes();
@@ -385,7 +385,7 @@ impl<'a, G: Graph> MemInput<'a, G> {
                 let Some(slot) = b.block_of.get_mut(inst as usize) else {
                     return Err(InputError::InstOutOfRange { block: Some(blk), inst, num_insts: ni });
                 };
-                if *slot != NONE {
+                if *slot != NONE && !crate::plant::planted(crate::plant::Bug::AcceptListedTwice) {
                     return Err(InputError::InstListedTwice { inst, block: blk });
                 }
                 *slot = blk;
@@ -426,16 +426,15 @@ impl<'a, G: Graph> MemInput<'a, G> {
             }
         }
         b.acc_start.push(b.accesses.len() as u32);
-        // Symbol changes, only for symbols some access names.
+        // Symbol changes, checked for every symbol, kept for those some
+        // access names.
         b.pairs.clear();
         let mut entry_pairs: Vec<(u32, SymbolId)> = Vec::new();
         b.iv_pairs.clear();
         for sym in 0..ns as SymbolId {
-            if !b.used_syms[sym as usize] {
-                continue;
-            }
             b.changes.clear();
             code.symbol_changes(sym, &mut b.changes);
+            let used = b.used_syms[sym as usize];
             for &change in &b.changes {
                 let bad = || InputError::BadSymbolChange { sym, change };
                 match change {
@@ -443,19 +442,25 @@ impl<'a, G: Graph> MemInput<'a, G> {
                         if b.block_of.get(i as usize).is_none_or(|&blk| blk == NONE) {
                             return Err(bad());
                         }
-                        b.pairs.push((i, sym));
+                        if used {
+                            b.pairs.push((i, sym));
+                        }
                     }
                     SymbolChange::Block(blk) => {
                         if blk as usize >= n {
                             return Err(bad());
                         }
-                        entry_pairs.push((blk, sym));
+                        if used {
+                            entry_pairs.push((blk, sym));
+                        }
                     }
                     SymbolChange::Induction { header, step } => {
                         if header as usize >= n {
                             return Err(bad());
                         }
-                        b.iv_pairs.push((header, (sym, step)));
+                        if used {
+                            b.iv_pairs.push((header, (sym, step)));
+                        }
                     }
                 }
             }

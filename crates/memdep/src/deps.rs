@@ -161,6 +161,9 @@ pub struct EdgeCounts {
     pub anti_pairs: u64,
 }
 
+/// A use whose flow sets differ: the use, and both range lists.
+pub type Difference<'a> = (UseId, &'a [(DefId, DefId)], &'a [(DefId, DefId)]);
+
 /// Interned range sets, frozen: set `k` is `ranges[starts[k]..starts[k+1]]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Frozen {
@@ -332,7 +335,7 @@ impl MemDeps {
 
     /// The uses whose flow sets differ between `self` and `other`, with
     /// both lists (for tests and tools).
-    pub fn differences<'a>(&'a self, other: &'a MemDeps) -> Vec<(UseId, &'a [(u32, u32)], &'a [(u32, u32)])> {
+    pub fn differences<'a>(&'a self, other: &'a MemDeps) -> Vec<Difference<'a>> {
         let n = self.flow.len().max(other.flow.len());
         (0..n as UseId)
             .filter(|&u| self.defs_of(u) != other.defs_of(u))

@@ -13,6 +13,8 @@ pub enum Bug {
     /// Joins intersect the live definitions (union the kills) instead of
     /// uniting them.
     JoinIntersects,
+    /// The input check accepts an instruction listed twice.
+    AcceptListedTwice,
 }
 
 #[cfg(feature = "fuzzing")]

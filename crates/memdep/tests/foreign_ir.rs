@@ -11,7 +11,7 @@
 #[path = "../examples/foreign_ir.rs"]
 mod foreign_ir;
 
-use foreign_ir::{Start, Stmt, Toy, Touch, Var};
+use foreign_ir::{Start, Stmt, Touch, Toy, Var};
 use ir_gen::{GenConfig, generate};
 use memdep::{KeelCode, MemCode, MemDep, MemQueries, Offset, SymbolChange};
 
@@ -103,7 +103,9 @@ fn the_toy_ir_gets_exactly_keels_answers() {
         affine += toy.stmts.iter().flat_map(|s| &s.touches).filter(|t| matches!(t.start, Start::Var { .. })).count();
         ivs += toy.vars.iter().filter(|v| v.counter.is_some()).count();
     }
-    eprintln!("guarded {guarded}, opaque {opaque}, affine {affine}, induction variables {ivs}, loops {loops}, wrong adapter told apart on {told_apart}");
+    eprintln!(
+        "guarded {guarded}, opaque {opaque}, affine {affine}, induction variables {ivs}, loops {loops}, wrong adapter told apart on {told_apart}"
+    );
     assert!(guarded > 1000 && opaque > 200 && affine > 2000 && ivs > 200 && loops > 300, "too few features");
     assert!(told_apart > 50, "the planted wrong adapter was told apart on {told_apart} programs only");
 }

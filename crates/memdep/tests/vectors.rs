@@ -98,5 +98,5 @@ fn saxpy_tiles_are_independent_across_iterations() {
             assert_eq!(q.loop_carried(l, a, b), memdep::Answer::NoDep);
         }
     }
-    assert!(q.iterations_independent(l) == false);
+    assert!(!q.iterations_independent(l));
 }

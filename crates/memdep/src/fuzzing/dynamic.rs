@@ -19,9 +19,12 @@ use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// An external function for the run: results, and the elements it touched
-/// as `(write, object, element)`, reads first.
-pub type ExternFn = fn(&str, &[Imm], &mut Memory) -> Result<(Vec<Imm>, Vec<(bool, Mem, u64)>), String>;
+/// What an external call returned and touched: its results, and the
+/// elements as `(write, object, element)`, reads first.
+pub type ExternEffects = (Vec<Imm>, Vec<(bool, Mem, u64)>);
+
+/// An external function for the run (see [`ExternEffects`]).
+pub type ExternFn = fn(&str, &[Imm], &mut Memory) -> Result<ExternEffects, String>;
 
 /// The static results of every function of a module.
 #[derive(Debug)]
@@ -115,14 +118,30 @@ struct State<'a> {
     /// (activation, loop header) -> (instance, iteration).
     iters: FxHashMap<(u64, u32), (u64, u64)>,
     instances: u64,
-    checked: FxHashSet<(Kind, u32, u32, u32, u32, u32, u64, u32)>,
+    checked: FxHashSet<Checked>,
     report: DynamicReport,
 }
 
 const NONE: u32 = u32::MAX;
 
+/// A pair already checked: kind, function, both instructions and access
+/// numbers, distance (0 outside loops), object.
+type Checked = (Kind, u32, u32, u32, u32, u32, u64, u32);
+
+/// An access as the observer reports it.
+#[derive(Copy, Clone)]
+struct Touched {
+    access: u32,
+    step: u64,
+    write: bool,
+    mem: Mem,
+    start: u64,
+    len: u64,
+}
+
 impl State<'_> {
-    fn event(&mut self, stack: &[StackEntry], access: u32, step: u64, write: bool, mem: Mem, start: u64, len: u64) {
+    fn event(&mut self, stack: &[StackEntry], t: Touched) {
+        let Touched { access, step, write, mem, start, len } = t;
         self.report.events += 1;
         let mut loops = SmallVec::new();
         if let Some(top) = stack.last()
@@ -305,7 +324,8 @@ struct Watch<'a>(Rc<RefCell<State<'a>>>);
 
 impl Observer for Watch<'_> {
     fn memory(&mut self, e: &MemEvent<'_>) {
-        self.0.borrow_mut().event(e.stack, e.access, e.step, e.write, e.mem, e.start, e.len);
+        let t = Touched { access: e.access, step: e.step, write: e.write, mem: e.mem, start: e.start, len: e.len };
+        self.0.borrow_mut().event(e.stack, t);
     }
 
     fn call(&mut self, stack: &[StackEntry], step: u64) {
@@ -341,7 +361,7 @@ impl ExternHandler for Handler<'_> {
         let mut s = self.0.borrow_mut();
         let (stack, step) = std::mem::take(&mut s.call);
         for (write, mem, x) in touched {
-            s.event(&stack, ANY, step, write, mem, x, 1);
+            s.event(&stack, Touched { access: ANY, step, write, mem, start: x, len: 1 });
         }
         s.call = (stack, step);
         Ok(results)
@@ -385,6 +405,5 @@ pub fn check_run(
         }
         Err(_) => shared.borrow_mut().report.traps += 1,
     }
-    let report = std::mem::take(&mut shared.borrow_mut().report);
-    report
+    std::mem::take(&mut shared.borrow_mut().report)
 }

@@ -28,7 +28,7 @@
 mod dynamic;
 
 pub use crate::plant::{Bug, plant};
-pub use dynamic::{Analyses, DynamicReport, ExternFn, check_run};
+pub use dynamic::{Analyses, DynamicReport, ExternEffects, ExternFn, check_run};
 
 use crate::overlap::Answer;
 use crate::{InputError, KeelCode, MemCode, MemDep, MemDeps, MemQueries, Naive, Offset, Options, Summaries};
@@ -61,11 +61,7 @@ pub fn configs() -> Vec<ir_gen::GenConfig> {
 }
 
 /// `ir_gen::ext_touch` in the shape [`check_run`] takes.
-pub fn ext_touch(
-    name: &str,
-    args: &[Imm],
-    memory: &mut ir_core::interp::Memory,
-) -> Result<(Vec<Imm>, Vec<(bool, ir_core::Mem, u64)>), String> {
+pub fn ext_touch(name: &str, args: &[Imm], memory: &mut ir_core::interp::Memory) -> Result<ExternEffects, String> {
     ir_gen::ext_touch(name, args, memory).map(|(r, t)| (r, t.iter().map(|t| (t.write, t.mem, t.index)).collect()))
 }
 
