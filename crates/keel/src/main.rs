@@ -15,6 +15,7 @@ mod du;
 mod generate;
 mod import;
 mod input;
+mod memdep_cmd;
 mod run;
 mod source;
 mod ssa_cmd;
@@ -172,6 +173,22 @@ enum Command {
         #[arg(long, short = 'j')]
         jobs: Option<usize>,
     },
+    /// Memory dependences over tensor descriptors: per read, the writes it
+    /// depends on and why, loop-carried ones with their distance.
+    ///
+    /// FILE may be IR text or a WebAssembly module. `json` adds output and
+    /// anti dependences and edge counts; `dot` draws the dependences over
+    /// the CFG.
+    Memdep {
+        /// The IR file or `.wasm` module (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = memdep_cmd::Format::Text)]
+        format: memdep_cmd::Format,
+    },
     /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
     ///
     /// A function that cannot be imported is listed and becomes an extern;
@@ -222,6 +239,9 @@ fn main() -> ExitCode {
             import::import(&module, output.as_deref(), func, !no_names, quiet)
         }
         Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
+        Command::Memdep { file, func, format } => {
+            memdep_cmd::run(&file, func.as_deref(), format, &mut std::io::stdout().lock())
+        }
         Command::Gen {
             blocks,
             vars,

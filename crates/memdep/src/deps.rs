@@ -193,6 +193,10 @@ pub struct MemDeps {
     pub(crate) du: Vec<(u32, u32)>,
     pub(crate) stamp: Option<u64>,
     pub(crate) has_anti_output: bool,
+    /// Per (loop header, use), sorted: the definitions reaching the use
+    /// around that loop's back edge (non-empty sets only).
+    pub(crate) carried: Vec<(u32, UseId, SetId)>,
+    pub(crate) has_carried: bool,
 }
 
 impl PartialEq for MemDeps {
@@ -253,6 +257,23 @@ impl MemDeps {
     /// dependences; empty unless computed).
     pub fn anti_of(&self, d: DefId) -> &[(UseId, UseId)] {
         self.anti.get(d as usize).map_or(&[], |&s| self.sets.get(s))
+    }
+
+    /// The definitions that reach use `u` around the back edge of the loop
+    /// headed by block `header` (from an earlier iteration of it): a subset
+    /// of [`MemDeps::defs_of`]. Empty unless computed
+    /// ([`crate::Options::loop_carried`]), for uses outside that loop, and
+    /// for irreducible loops.
+    pub fn carried_defs(&self, header: u32, u: UseId) -> &[(DefId, DefId)] {
+        match self.carried.binary_search_by_key(&(header, u), |&(h, x, _)| (h, x)) {
+            Ok(k) => self.sets.get(self.carried[k].2),
+            Err(_) => &[],
+        }
+    }
+
+    /// True when the loop-carried flow dependences were computed.
+    pub fn has_carried(&self) -> bool {
+        self.has_carried
     }
 
     /// True when output and anti-dependences were computed.

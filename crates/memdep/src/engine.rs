@@ -47,11 +47,15 @@ pub struct Options {
     /// Use affine offsets (same symbol, different constants; induction
     /// variables). Off: an affine offset counts as unknown. On by default.
     pub symbolic: bool,
+    /// Also find, per loop, which flow dependences cross its back edge
+    /// ([`MemDeps::carried_defs`]): one more pass over each loop's body.
+    /// Off by default.
+    pub loop_carried: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { anti_and_output: true, symbolic: true }
+        Options { anti_and_output: true, symbolic: true, loop_carried: false }
     }
 }
 
@@ -85,6 +89,11 @@ pub struct MemDep {
     shape_start: Vec<u32>,
     work: State,
     pub(crate) keel: crate::keel::KeelState,
+    /// The loop-carried pass: loops, exit states per block, flow sets.
+    loops: cfg_dom::LoopForest,
+    louts: Vec<State>,
+    carried_flow: Vec<SetId>,
+    carried: Vec<(Node, u32, SetId)>,
 }
 
 impl MemDep {
@@ -120,6 +129,10 @@ impl MemDep {
         self.def_shape.clear();
         self.shape_start.clear();
         self.work.clear();
+        self.loops.clear();
+        self.louts.clear();
+        self.carried_flow.clear();
+        self.carried.clear();
     }
 
     /// Memory dependences of `code` on its CFG `graph`; an error when the
@@ -135,6 +148,10 @@ impl MemDep {
     pub(crate) fn run<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
         self.prepare(input);
         self.fixpoint(input);
+        self.carried.clear();
+        if self.options.loop_carried {
+            self.carried_pass(input);
+        }
         self.freeze(input)
     }
 
@@ -265,7 +282,7 @@ impl MemDep {
                 }
                 any = true;
                 self.entry_state(input, b, &mut work);
-                self.transfer(input, b, &mut work);
+                self.transfer(input, b, &mut work, false);
                 if work != self.outs[b as usize] {
                     std::mem::swap(&mut self.outs[b as usize], &mut work);
                     for s in graph.successors(b) {
@@ -283,14 +300,29 @@ impl MemDep {
     /// The state on entry to `b`: the join of its reachable predecessors'
     /// exit states, each carried along its edge.
     fn entry_state<G: Graph>(&mut self, input: &MemInput<'_, G>, b: Node, into: &mut State) {
+        let outs = std::mem::take(&mut self.outs);
+        self.join_preds(input, b, &outs, |_| true, into);
+        self.outs = outs;
+    }
+
+    /// The join of `outs` of the reachable predecessors of `b` that `keep`
+    /// accepts, each carried along its edge, then the changes on entry.
+    fn join_preds<G: Graph>(
+        &mut self,
+        input: &MemInput<'_, G>,
+        b: Node,
+        outs: &[State],
+        keep: impl Fn(Node) -> bool,
+        into: &mut State,
+    ) {
         let graph = input.graph();
         let ivs = input.inductions(b);
         let mut acc: Option<State> = None;
         for p in graph.predecessors(b) {
-            if !self.dfs.is_reachable(p) {
+            if !self.dfs.is_reachable(p) || !keep(p) {
                 continue;
             }
-            let out = &self.outs[p as usize];
+            let out = &outs[p as usize];
             let carried;
             let s = if ivs.is_empty() {
                 out
@@ -318,10 +350,87 @@ impl MemDep {
         }
     }
 
+    /// Per reducible loop: the flow dependences that cross its back edge.
+    /// The loop's header starts from what its back edges bring (the fixed
+    /// point's exit states of its latches, carried along the edge), and
+    /// the body is run to a fixed point from there alone (inner loops
+    /// included, the header not re-entered): what a use then sees came
+    /// around the loop at least once.
+    fn carried_pass<G: Graph>(&mut self, input: &MemInput<'_, G>) {
+        let graph = input.graph();
+        self.loops.compute(graph);
+        let n = input.num_blocks();
+        self.louts.resize_with(n, State::default);
+        self.carried_flow.clear();
+        self.carried_flow.resize(self.sites.uses.len(), EMPTY);
+        let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
+        let mut work = std::mem::take(&mut self.work);
+        let mut louts = std::mem::take(&mut self.louts);
+        for l in self.loops.loops() {
+            if self.loops.is_irreducible(l) {
+                continue;
+            }
+            let h = self.loops.header(l);
+            let body: Vec<Node> = rpo.iter().copied().filter(|&b| self.loops.contains(l, b)).collect();
+            let mut h_in = State::default();
+            let outs = std::mem::take(&mut self.outs);
+            let loops = std::mem::take(&mut self.loops);
+            self.join_preds(input, h, &outs, |p| loops.contains(l, p), &mut h_in);
+            self.outs = outs;
+            for &b in &body {
+                louts[b as usize].clear();
+                self.pending[b as usize] = true;
+            }
+            loop {
+                let mut any = false;
+                for &b in &body {
+                    if !std::mem::replace(&mut self.pending[b as usize], false) {
+                        continue;
+                    }
+                    any = true;
+                    if b == h {
+                        work.clone_from(&h_in);
+                    } else {
+                        self.join_preds(input, b, &louts, |p| loops.contains(l, p), &mut work);
+                    }
+                    self.transfer(input, b, &mut work, true);
+                    if work != louts[b as usize] {
+                        std::mem::swap(&mut louts[b as usize], &mut work);
+                        for s in graph.successors(b) {
+                            if s != h && loops.contains(l, s) {
+                                self.pending[s as usize] = true;
+                            }
+                        }
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+            for &b in &body {
+                for &inst in input.block_insts(b) {
+                    for u in self.sites.uses_of_inst(inst) {
+                        let s = std::mem::replace(&mut self.carried_flow[u as usize], EMPTY);
+                        if s != EMPTY {
+                            self.carried.push((h, u, s));
+                        }
+                    }
+                }
+                louts[b as usize].clear();
+            }
+            self.loops = loops;
+        }
+        self.carried.sort_unstable_by_key(|&(h, u, _)| (h, u));
+        self.louts = louts;
+        self.work = work;
+    }
+
     /// Runs block `b` on `state` (its entry state), recording every site's
     /// sets.
-    fn transfer<G: Graph>(&mut self, input: &MemInput<'_, G>, b: Node, state: &mut State) {
-        let anti = self.options.anti_and_output;
+    /// In the loop-carried pass (`carried`), flow sets go to
+    /// `carried_flow` and anti and output dependences are not tracked.
+    fn transfer<G: Graph>(&mut self, input: &MemInput<'_, G>, b: Node, state: &mut State, carried: bool) {
+        let anti = self.options.anti_and_output && !carried;
         let lens = || (0..input.num_objects() as u32).map(|o| input.object_len(o));
         for &inst in input.block_insts(b) {
             let e = input.effects(inst);
@@ -330,11 +439,16 @@ impl MemDep {
             // 1. Reads see what was written before.
             for u in uses.clone() {
                 let k = self.use_shape[u as usize];
-                self.flow[u as usize] = if k == u32::MAX {
+                let set = if k == u32::MAX {
                     state.defs.query_all(&mut self.sets)
                 } else {
                     state.defs.query(&self.shapes[k as usize], &mut self.sets)
                 };
+                if carried {
+                    self.carried_flow[u as usize] = set;
+                } else {
+                    self.flow[u as usize] = set;
+                }
             }
             if anti {
                 // 2. Writes see the definitions and reads before them.
@@ -360,18 +474,28 @@ impl MemDep {
                     }
                 }
             }
-            // 4. The writes: certain ones of known ranges kill.
+            // 4. The writes: certain ones of known ranges kill. (In the
+            // loop-carried pass they only kill: what they define is not
+            // carried around the loop yet.)
             for d in defs {
                 let item = self.sets.single(d);
                 let k = self.def_shape[d as usize];
                 if k == u32::MAX {
-                    state.defs.insert_everywhere(item, lens(), &mut self.sets);
+                    if !carried {
+                        state.defs.insert_everywhere(item, lens(), &mut self.sets);
+                    }
                     continue;
                 }
                 let site = self.sites.defs[d as usize];
                 let guarded = e.guarded && !crate::plant::planted(crate::plant::Bug::GuardedKills);
                 let certain = !guarded && !input.accesses(inst)[site.access as usize].may;
                 let s = self.shapes[k as usize];
+                if carried {
+                    if certain {
+                        state.defs.clear_range(&s);
+                    }
+                    continue;
+                }
                 state.defs.insert(&s, item, certain, &mut self.sets);
                 if anti && certain {
                     state.reads.clear_range(&s);
@@ -400,6 +524,8 @@ impl MemDep {
         let flow: Vec<SetId> = self.flow.iter().map(|&s| map(s, &mut frozen)).collect();
         let output: Vec<SetId> = self.output.iter().map(|&s| map(s, &mut frozen)).collect();
         let anti: Vec<SetId> = self.anti.iter().map(|&s| map(s, &mut frozen)).collect();
+        let carried: Vec<(Node, u32, SetId)> =
+            self.carried.iter().map(|&(h, u, s)| (h, u, map(s, &mut frozen))).collect();
         let (mut du_start, mut du) = (Vec::new(), Vec::new());
         transpose(self.sites.num_defs(), &flow, &frozen, &mut du_start, &mut du);
         MemDeps {
@@ -412,6 +538,8 @@ impl MemDep {
             du,
             stamp: input.stamp(),
             has_anti_output: self.options.anti_and_output,
+            carried,
+            has_carried: self.options.loop_carried,
         }
     }
 }

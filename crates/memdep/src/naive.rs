@@ -54,8 +54,9 @@ impl Naive {
         code: &C,
         per_element: bool,
     ) -> Result<MemDeps, InputError> {
-        if self.ctx.options() != (Options { anti_and_output: true, symbolic: false }) {
-            self.ctx = MemDep::with_options(Options { anti_and_output: true, symbolic: false });
+        let want = Options { anti_and_output: true, symbolic: false, loop_carried: false };
+        if self.ctx.options() != want {
+            self.ctx = MemDep::with_options(want);
         }
         let mut buffers = std::mem::take(&mut self.ctx.input);
         let result = MemInput::new(graph, code, &mut buffers).map(|input| {

@@ -36,7 +36,7 @@ impl Analyses {
     /// Dependences and queries of every function of `module` (calls
     /// through `summaries` when given).
     pub fn of(module: &Module, summaries: Option<&Summaries>) -> Analyses {
-        let mut ctx = crate::MemDep::new();
+        let mut ctx = crate::MemDep::with_options(crate::Options { loop_carried: true, ..crate::Options::default() });
         let per_func = module
             .functions()
             .map(|(_, f)| {

@@ -122,8 +122,8 @@ pub fn check_module(module: &Module, entry: FuncId, runs: &[Vec<Imm>], fuel: u64
     let mut r = Report::default();
     let summaries = Summaries::of(module);
     let elements: u64 = module.mems().map(|(_, m)| m.len).sum();
-    let mut plain = MemDep::with_options(Options { anti_and_output: true, symbolic: false });
-    let mut full = MemDep::new();
+    let mut plain = MemDep::with_options(Options { symbolic: false, ..Options::default() });
+    let mut full = MemDep::with_options(Options { loop_carried: true, ..Options::default() });
     for (_, f) in module.functions() {
         r.functions += 1;
         let code = KeelCode::new(module, f, Some(&summaries));
@@ -157,6 +157,14 @@ pub fn check_module(module: &Module, entry: FuncId, runs: &[Vec<Imm>], fuel: u64
             .any(|i| code.insts_accesses(i.as_u32()).iter().any(|a| matches!(a.offset, Offset::Affine { .. })));
         if !affine && sym != exact {
             r.failures.push(differ(name, "the analysis", &sym, "the analysis without symbols", &exact));
+        }
+        // Carried definitions are reaching definitions.
+        for &(h, u, s) in &sym.carried {
+            if let Some(d) = sym.sets.get(s).iter().flat_map(|&(a, b)| a..b).find(|&d| !sym.reaches(d, u)) {
+                r.failures
+                    .push(format!("@{name}: definition {d} is carried to use {u} around bb{h} but does not reach it"));
+                break;
+            }
         }
         // Symbols only ever remove dependences.
         for u in 0..exact.sites().num_uses() as u32 {
