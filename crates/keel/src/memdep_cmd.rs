@@ -68,6 +68,19 @@ struct View<'a> {
 }
 
 impl View<'_> {
+    /// The definitions reaching use `u`, in layout order of their
+    /// instructions (then access order).
+    fn reaching(&self, u: u32) -> Vec<u32> {
+        let sites = self.deps.sites();
+        let pos = |d: &u32| {
+            let s = sites.def_site(*d).expect("a site of this function");
+            (self.mem.iter().position(|&i| i == s.inst).unwrap_or(usize::MAX), s.access)
+        };
+        let mut ds: Vec<u32> = self.deps.defs_of_iter(u).collect();
+        ds.sort_by_key(pos);
+        ds
+    }
+
     fn label(&self, inst: u32) -> String {
         match self.mem.iter().position(|&i| i == inst) {
             Some(k) => format!("ir{}", k + 1),
@@ -222,15 +235,15 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     let sites = v.deps.sites();
     for &i in &v.mem {
         writeln!(out, "  {:<5} {}", v.label(i), v.inst_text(i))?;
-        for d in sites.defs_of_inst(i) {
+        for &d in sites.defs_of_inst(i) {
             let s = sites.def_site(d).expect("a site of this function");
             writeln!(out, "        writes {}", v.descriptor(s))?;
         }
-        for u in sites.uses_of_inst(i) {
+        for &u in sites.uses_of_inst(i) {
             let s = sites.use_site(u).expect("a site of this function");
             let deps: Vec<String> = v
-                .deps
-                .defs_of_iter(u)
+                .reaching(u)
+                .into_iter()
                 .map(|d| {
                     let ds = sites.def_site(d).expect("a site of this function");
                     let (why, carried) = v.why(ds, s);
@@ -267,11 +280,12 @@ fn json_of(v: &View<'_>) -> Value {
         .map(|&i| {
             let reads: Vec<Value> = sites
                 .uses_of_inst(i)
-                .map(|u| {
+                .iter()
+                .map(|&u| {
                     let s = sites.use_site(u).expect("own site");
                     let deps: Vec<Value> = v
-                        .deps
-                        .defs_of_iter(u)
+                        .reaching(u)
+                        .into_iter()
                         .map(|d| {
                             let ds = sites.def_site(d).expect("own site");
                             let (why, c) = v.why(ds, s);
@@ -288,7 +302,8 @@ fn json_of(v: &View<'_>) -> Value {
                 .collect();
             let writes: Vec<Value> = sites
                 .defs_of_inst(i)
-                .map(|d| {
+                .iter()
+                .map(|&d| {
                     let s = sites.def_site(d).expect("own site");
                     let mut o = site(s, d);
                     let defs = |list: &[(u32, u32)]| -> Vec<Value> {

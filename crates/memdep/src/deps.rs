@@ -3,9 +3,12 @@
 //! Sites: every read of an instruction is a *use* ([`UseId`]), every write
 //! a *definition* ([`DefId`]); "reads anything" and "writes anything" are
 //! one use and one definition each ([`ANY`] as the access number). Ids are
-//! dense and numbered in reverse postorder of the blocks, then instruction
-//! order, then access order (unreachable blocks last), so the definitions
-//! reaching a point tend to be runs of consecutive ids.
+//! dense and grouped by object, exact sites then wide ones (inexact or
+//! symbolic), the "anything" sites last; within a group they follow
+//! reverse postorder of the blocks, then instruction order, then access
+//! order (unreachable blocks last). The definitions reaching a point are
+//! then a few runs of consecutive ids: every store of a stretch of code
+//! through one pointer, every tile written to one output.
 //!
 //! Dependences are kept in *range form*: each use's set of reaching
 //! definitions is a sorted list of id ranges, interned, so uses reaching
@@ -47,12 +50,15 @@ pub struct Site {
 pub struct Sites {
     pub(crate) uses: Vec<Site>,
     pub(crate) defs: Vec<Site>,
-    /// By instruction id: first use id and count; first def id and count.
-    pub(crate) inst_uses: Vec<(u32, u32)>,
-    pub(crate) inst_defs: Vec<(u32, u32)>,
-    /// Sites in blocks the entry reaches: ids below these.
-    pub(crate) reachable_uses: u32,
-    pub(crate) reachable_defs: u32,
+    /// By instruction id, in CSR form: its use ids and its definition ids,
+    /// in access order.
+    pub(crate) use_start: Vec<u32>,
+    pub(crate) use_list: Vec<UseId>,
+    pub(crate) def_start: Vec<u32>,
+    pub(crate) def_list: Vec<DefId>,
+    /// Per site: in a block the entry reaches.
+    pub(crate) use_live: Vec<bool>,
+    pub(crate) def_live: Vec<bool>,
 }
 
 impl Sites {
@@ -60,10 +66,12 @@ impl Sites {
     pub(crate) fn clear(&mut self) {
         self.uses.clear();
         self.defs.clear();
-        self.inst_uses.clear();
-        self.inst_defs.clear();
-        self.reachable_uses = 0;
-        self.reachable_defs = 0;
+        self.use_start.clear();
+        self.use_list.clear();
+        self.def_start.clear();
+        self.def_list.clear();
+        self.use_live.clear();
+        self.def_live.clear();
     }
 
     /// Number of uses.
@@ -86,34 +94,35 @@ impl Sites {
         self.defs.get(d as usize).copied()
     }
 
-    /// The uses of `inst` (empty for an id out of range or not listed).
-    pub fn uses_of_inst(&self, inst: InstId) -> core::ops::Range<UseId> {
-        self.inst_uses.get(inst as usize).map_or(0..0, |&(s, n)| s..s + n)
+    /// The uses of `inst`, in access order (empty for an id out of range
+    /// or not listed).
+    pub fn uses_of_inst(&self, inst: InstId) -> &[UseId] {
+        cfg_dom::csr::row(&self.use_start, &self.use_list, inst as usize)
     }
 
-    /// The definitions of `inst`.
-    pub fn defs_of_inst(&self, inst: InstId) -> core::ops::Range<DefId> {
-        self.inst_defs.get(inst as usize).map_or(0..0, |&(s, n)| s..s + n)
+    /// The definitions of `inst`, in access order.
+    pub fn defs_of_inst(&self, inst: InstId) -> &[DefId] {
+        cfg_dom::csr::row(&self.def_start, &self.def_list, inst as usize)
     }
 
     /// The use of access `access` (or [`ANY`]) of `inst`.
     pub fn use_id(&self, inst: InstId, access: u32) -> Option<UseId> {
-        self.uses_of_inst(inst).find(|&u| self.uses[u as usize].access == access)
+        self.uses_of_inst(inst).iter().copied().find(|&u| self.uses[u as usize].access == access)
     }
 
     /// The definition of access `access` (or [`ANY`]) of `inst`.
     pub fn def_id(&self, inst: InstId, access: u32) -> Option<DefId> {
-        self.defs_of_inst(inst).find(|&d| self.defs[d as usize].access == access)
+        self.defs_of_inst(inst).iter().copied().find(|&d| self.defs[d as usize].access == access)
     }
 
     /// True when use `u` is in a block the entry reaches.
     pub fn use_reachable(&self, u: UseId) -> bool {
-        u < self.reachable_uses
+        self.use_live.get(u as usize).copied().unwrap_or(false)
     }
 
     /// True when definition `d` is in a block the entry reaches.
     pub fn def_reachable(&self, d: DefId) -> bool {
-        d < self.reachable_defs
+        self.def_live.get(d as usize).copied().unwrap_or(false)
     }
 }
 
@@ -287,7 +296,8 @@ impl MemDeps {
         let mut out: Vec<InstId> = self
             .sites
             .uses_of_inst(inst)
-            .flat_map(|u| self.defs_of_iter(u))
+            .iter()
+            .flat_map(|&u| self.defs_of_iter(u))
             .filter_map(|d| self.sites.def_site(d).map(|s| s.inst))
             .collect();
         out.sort_unstable();
@@ -303,15 +313,14 @@ impl MemDeps {
     /// known when computed ([`crate::Options::anti_and_output`]).
     pub fn depends(&self, earlier: InstId, later: InstId) -> DepKinds {
         let defs = self.sites.defs_of_inst(earlier);
-        let hits = |list: &[(u32, u32)], r: &core::ops::Range<u32>| {
-            // Does any range of the list meet r?
-            let k = list.partition_point(|&(_, hi)| hi <= r.start);
-            list.get(k).is_some_and(|&(lo, _)| lo < r.end)
-        };
-        let flow = self.sites.uses_of_inst(later).any(|u| hits(self.defs_of(u), &defs));
         let reads = self.sites.uses_of_inst(earlier);
-        let output = self.sites.defs_of_inst(later).any(|d| hits(self.output_of(d), &defs));
-        let anti = self.sites.defs_of_inst(later).any(|d| hits(self.anti_of(d), &reads));
+        // Does the range list hold any of the ids?
+        let hits = |list: &[(u32, u32)], ids: &[u32]| ids.iter().any(|&x| sets::contains(list, x));
+        let later_uses = self.sites.uses_of_inst(later);
+        let later_defs = self.sites.defs_of_inst(later);
+        let flow = later_uses.iter().any(|&u| hits(self.defs_of(u), defs));
+        let output = later_defs.iter().any(|&d| hits(self.output_of(d), defs));
+        let anti = later_defs.iter().any(|&d| hits(self.anti_of(d), reads));
         DepKinds { flow, anti, output }
     }
 

@@ -8,15 +8,19 @@
 //!    states on exit (definitions unite, kills intersect), each first
 //!    carried along its edge: an induction variable of the block advances
 //!    along a back edge and is reset along any other edge, and symbols
-//!    changing on entry lose their relations. The entry starts empty.
-//!    Blocks are visited in reverse postorder, only when an input changed,
-//!    until nothing changes: the least fixed point, which is exactly the
-//!    textbook reaching definitions at element granularity for exact
-//!    ranges. (The document seeds each block with its immediate
-//!    dominator's state; in reverse postorder the dominator's state
-//!    reaches a block through its processed predecessors on the first
-//!    pass anyway, and seeding literally would keep definitions that every
-//!    path kills.)
+//!    changing on entry lose their relations, and classes of symbols that
+//!    nothing ahead uses are dropped (a backward liveness over symbols).
+//!    The entry starts empty. Blocks are taken from a worklist, lowest
+//!    position first in a reverse postorder that puts each loop's body
+//!    right after its header and before the loop's exits, and revisited
+//!    only when an input changed, until nothing changes: the least fixed
+//!    point, which is exactly the textbook reaching definitions at element
+//!    granularity for exact ranges. A loop reaches its fixed point before
+//!    the code after it is visited, so that code is computed once. (The
+//!    document seeds each block with its immediate dominator's state; in
+//!    reverse postorder the dominator's state reaches a block through its
+//!    processed predecessors on the first visit anyway, and seeding
+//!    literally would keep definitions that every path kills.)
 //! 3. Per instruction, in the document's order — uses before definitions:
 //!    each read's flow set is what the definitions layer holds on its
 //!    extent; each write's output and anti sets likewise in both layers;
@@ -27,9 +31,11 @@
 //!    the symbols the instruction changes lose their relations.
 //!
 //! Each block is processed again whenever its input changed, so the sets
-//! recorded on its last visit are those of the fixed point. Work per visit
-//! is linear in the block's accesses times the segments they touch;
-//! sets are interned and operations on them memoised. Nothing recurses.
+//! recorded on its last visit are those of the fixed point. States are
+//! persistent ([`crate::segmap`]): a block's state costs O(objects) to
+//! keep, an access O(log n) set operations, a join what differs between
+//! its inputs. Sets are interned and operations on them memoised. Nothing
+//! recurses deeper than a treap's height.
 
 use crate::code::{InputBuffers, InputError, MemCode, MemInput, Offset};
 use crate::deps::{ANY, Frozen, MemDeps, Site, Sites, transpose};
@@ -94,6 +100,11 @@ pub struct MemDep {
     louts: Vec<State>,
     carried_flow: Vec<SetId>,
     carried: Vec<(Node, u32, SetId)>,
+    /// Symbol liveness: per block, a bitset over the symbols accesses name
+    /// (dense indices `sym_index`), live on entry.
+    sym_index: Vec<u32>,
+    sym_words: usize,
+    sym_live: Vec<u64>,
 }
 
 impl MemDep {
@@ -163,6 +174,109 @@ impl MemDep {
         self.dt.compute(graph);
         self.sets.clear();
         self.number_sites(input);
+        self.symbol_liveness(input);
+    }
+
+    /// Which symbols each block may still need on entry: used by an access
+    /// reachable from there before the symbol takes an unrelated value
+    /// (an induction variable advancing along a back edge keeps its
+    /// relation, so it stays live through its header). Classes of other
+    /// symbols can only cost time, and are dropped on entry. Backward
+    /// bitset dataflow, round robin in postorder.
+    fn symbol_liveness<G: Graph>(&mut self, input: &MemInput<'_, G>) {
+        let n = input.num_blocks();
+        self.sym_index.clear();
+        let mut next = 0u32;
+        let mut index = |s: u32, ix: &mut Vec<u32>| -> u32 {
+            if ix.len() <= s as usize {
+                ix.resize(s as usize + 1, u32::MAX);
+            }
+            if ix[s as usize] == u32::MAX {
+                ix[s as usize] = next;
+                next += 1;
+            }
+            ix[s as usize]
+        };
+        if !self.options.symbolic {
+            self.sym_words = 0;
+            self.sym_live.clear();
+            return;
+        }
+        for inst in 0..input.num_insts() as u32 {
+            for a in input.accesses(inst) {
+                if let Offset::Affine { sym, .. } = a.offset {
+                    index(sym, &mut self.sym_index);
+                }
+            }
+        }
+        let w = (next as usize).div_ceil(64);
+        self.sym_words = w;
+        self.sym_live.clear();
+        self.sym_live.resize(n * w, 0);
+        if w == 0 {
+            return;
+        }
+        let bit = |ix: &[u32], s: u32| ix.get(s as usize).copied().filter(|&i| i != u32::MAX);
+        let mut gen_ = vec![0u64; n * w];
+        let mut kill = vec![0u64; n * w];
+        for b in 0..n as Node {
+            let (g, k) = (&mut gen_[b as usize * w..][..w], &mut kill[b as usize * w..][..w]);
+            for &s in input.changes_at_entry(b) {
+                if let Some(i) = bit(&self.sym_index, s) {
+                    k[i as usize / 64] |= 1 << (i % 64);
+                }
+            }
+            for &inst in input.block_insts(b) {
+                for a in input.accesses(inst) {
+                    if let Offset::Affine { sym, .. } = a.offset
+                        && let Some(i) = bit(&self.sym_index, sym)
+                        && k[i as usize / 64] & (1 << (i % 64)) == 0
+                    {
+                        g[i as usize / 64] |= 1 << (i % 64);
+                    }
+                }
+                for &s in input.changes_after(inst) {
+                    if let Some(i) = bit(&self.sym_index, s) {
+                        k[i as usize / 64] |= 1 << (i % 64);
+                    }
+                }
+            }
+        }
+        let post: Vec<Node> = self.dfs.postorder().to_vec();
+        let graph = input.graph();
+        let mut out = vec![0u64; w];
+        loop {
+            let mut changed = false;
+            for &b in &post {
+                out.iter_mut().for_each(|x| *x = 0);
+                for s in graph.successors(b) {
+                    for (o, l) in out.iter_mut().zip(&self.sym_live[s as usize * w..][..w]) {
+                        *o |= l;
+                    }
+                }
+                let base = b as usize * w;
+                for i in 0..w {
+                    let v = gen_[base + i] | (out[i] & !kill[base + i]);
+                    if v != self.sym_live[base + i] {
+                        self.sym_live[base + i] = v;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// True when `sym` may be needed from the entry of `b` on.
+    fn sym_live_at(&self, b: Node, sym: u32) -> bool {
+        match self.sym_index.get(sym as usize) {
+            Some(&i) if i != u32::MAX && self.sym_words > 0 => {
+                self.sym_live[b as usize * self.sym_words + i as usize / 64] & (1 << (i % 64)) != 0
+            }
+            _ => false,
+        }
     }
 
     /// What [`MemDep::prepare`] left, for the baselines: the traversal, the
@@ -198,9 +312,8 @@ impl MemDep {
     fn number_sites<G: Graph>(&mut self, input: &MemInput<'_, G>) {
         let n = input.num_blocks();
         let ni = input.num_insts();
+        let no = input.num_objects() as u32;
         self.sites.clear();
-        self.sites.inst_uses.resize(ni, (0, 0));
-        self.sites.inst_defs.resize(ni, (0, 0));
         self.shapes.clear();
         self.shape_start.clear();
         self.shape_start.resize(ni + 1, 0);
@@ -215,42 +328,66 @@ impl MemDep {
             }
         }
         self.shape_start[ni] = self.shapes.len() as u32;
+        // Sites in block order (reverse postorder, then unreachable blocks),
+        // with the object they group under ("anything" after every object).
+        let reachable_blocks = self.dfs.reverse_postorder().len();
         let order = self.block_order(n);
+        let mut uses: Vec<(u32, Site, u32, bool)> = Vec::new();
+        let mut defs: Vec<(u32, Site, u32, bool)> = Vec::new();
         for (pos, &b) in order.iter().enumerate() {
-            if pos == self.dfs.reverse_postorder().len() {
-                self.sites.reachable_uses = self.sites.uses.len() as u32;
-                self.sites.reachable_defs = self.sites.defs.len() as u32;
-            }
+            let live = pos < reachable_blocks;
             for &inst in input.block_insts(b) {
                 let base = self.shape_start[inst as usize];
-                let (u0, d0) = (self.sites.uses.len() as u32, self.sites.defs.len() as u32);
                 for (k, a) in input.accesses(inst).iter().enumerate() {
                     let site = Site { inst, access: k as u32 };
-                    if a.write {
-                        self.sites.defs.push(site);
-                        self.def_shape.push(base + k as u32);
-                    } else {
-                        self.sites.uses.push(site);
-                        self.use_shape.push(base + k as u32);
-                    }
+                    // Exact sites of an object, then its wide ones (inexact
+                    // or symbolic, live over the object's bounds): what is
+                    // live at a point is then a run of each.
+                    let shape = base + k as u32;
+                    let group = 2 * a.object + u32::from(!self.shapes[shape as usize].exact);
+                    let entry = (group, site, shape, live);
+                    if a.write { defs.push(entry) } else { uses.push(entry) }
                 }
                 let e = input.effects(inst);
                 if e.reads_anything {
-                    self.sites.uses.push(Site { inst, access: ANY });
-                    self.use_shape.push(u32::MAX);
+                    uses.push((2 * no, Site { inst, access: ANY }, u32::MAX, live));
                 }
                 if e.writes_anything {
-                    self.sites.defs.push(Site { inst, access: ANY });
-                    self.def_shape.push(u32::MAX);
+                    defs.push((2 * no, Site { inst, access: ANY }, u32::MAX, live));
                 }
-                self.sites.inst_uses[inst as usize] = (u0, self.sites.uses.len() as u32 - u0);
-                self.sites.inst_defs[inst as usize] = (d0, self.sites.defs.len() as u32 - d0);
             }
         }
-        if order.len() == self.dfs.reverse_postorder().len() {
-            self.sites.reachable_uses = self.sites.uses.len() as u32;
-            self.sites.reachable_defs = self.sites.defs.len() as u32;
+        // Ids: grouped by object, stable (so block order within a group).
+        let number = |list: &mut Vec<(u32, Site, u32, bool)>| {
+            let mut start = Vec::new();
+            let mut sorted = Vec::new();
+            let idx: Vec<(u32, u32)> = list.iter().enumerate().map(|(i, e)| (e.0, i as u32)).collect();
+            cfg_dom::csr::bucket(2 * no as usize + 1, &idx, &mut start, &mut sorted);
+            let out: Vec<(u32, Site, u32, bool)> = sorted.iter().map(|&i| list[i as usize]).collect();
+            *list = out;
+        };
+        number(&mut uses);
+        number(&mut defs);
+        for &(_, site, shape, live) in &uses {
+            self.sites.uses.push(site);
+            self.use_shape.push(shape);
+            self.sites.use_live.push(live);
         }
+        for &(_, site, shape, live) in &defs {
+            self.sites.defs.push(site);
+            self.def_shape.push(shape);
+            self.sites.def_live.push(live);
+        }
+        // Per instruction, its ids in access order ("anything" last).
+        let by_inst = |sites: &[Site], start: &mut Vec<u32>, list: &mut Vec<u32>| {
+            let mut pairs: Vec<(u32, (u32, u32))> =
+                sites.iter().enumerate().map(|(id, s)| (s.inst, (s.access, id as u32))).collect();
+            pairs.sort_unstable_by_key(|&(i, (k, _))| (i, k));
+            let flat: Vec<(u32, u32)> = pairs.iter().map(|&(i, (_, id))| (i, id)).collect();
+            cfg_dom::csr::bucket(ni, &flat, start, list);
+        };
+        by_inst(&self.sites.uses, &mut self.sites.use_start, &mut self.sites.use_list);
+        by_inst(&self.sites.defs, &mut self.sites.def_start, &mut self.sites.def_list);
         self.flow.clear();
         self.flow.resize(self.sites.uses.len(), EMPTY);
         let nd = if self.options.anti_and_output { self.sites.defs.len() } else { 0 };
@@ -269,29 +406,34 @@ impl MemDep {
         self.outs.resize_with(n, State::default);
         self.pending.clear();
         self.pending.resize(n, false);
-        let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
-        for &b in &rpo {
+        // A worklist by position in a loop-aware reverse postorder, lowest
+        // first: a loop runs to its fixed point before the code after it
+        // is visited, so that code is computed once, from the loop's final
+        // state.
+        self.loops.compute(graph);
+        let rpo = iteration_order(graph, &self.loops);
+        let mut position = vec![u32::MAX; n];
+        for (k, &b) in rpo.iter().enumerate() {
+            position[b as usize] = k as u32;
             self.pending[b as usize] = true;
         }
+        let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<u32>> =
+            (0..rpo.len() as u32).map(std::cmp::Reverse).collect();
         let mut work = std::mem::take(&mut self.work);
-        loop {
-            let mut any = false;
-            for &b in &rpo {
-                if !std::mem::replace(&mut self.pending[b as usize], false) {
-                    continue;
-                }
-                any = true;
-                self.entry_state(input, b, &mut work);
-                self.transfer(input, b, &mut work, false);
-                if work != self.outs[b as usize] {
-                    std::mem::swap(&mut self.outs[b as usize], &mut work);
-                    for s in graph.successors(b) {
-                        self.pending[s as usize] = true;
+        while let Some(std::cmp::Reverse(k)) = queue.pop() {
+            let b = rpo[k as usize];
+            if !std::mem::replace(&mut self.pending[b as usize], false) {
+                continue;
+            }
+            self.entry_state(input, b, &mut work);
+            self.transfer(input, b, &mut work, false);
+            if !work.same(&self.outs[b as usize], &mut self.sets) {
+                std::mem::swap(&mut self.outs[b as usize], &mut work);
+                for s in graph.successors(b) {
+                    if !std::mem::replace(&mut self.pending[s as usize], true) && position[s as usize] != u32::MAX {
+                        queue.push(std::cmp::Reverse(position[s as usize]));
                     }
                 }
-            }
-            if !any {
-                break;
             }
         }
         self.work = work;
@@ -348,6 +490,21 @@ impl MemDep {
         for &sym in input.changes_at_entry(b) {
             into.forget(sym);
         }
+        // Classes of symbols nothing ahead uses only cost time.
+        if into.defs.classes.iter().chain(&into.reads.classes).any(|c| !self.sym_live_at(b, c.sym)) {
+            let live: Vec<bool> = into.defs.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
+            let mut k = 0;
+            into.defs.classes.retain(|_| {
+                k += 1;
+                live[k - 1]
+            });
+            let live: Vec<bool> = into.reads.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
+            let mut k = 0;
+            into.reads.classes.retain(|_| {
+                k += 1;
+                live[k - 1]
+            });
+        }
     }
 
     /// Per reducible loop: the flow dependences that cross its back edge.
@@ -394,7 +551,7 @@ impl MemDep {
                         self.join_preds(input, b, &louts, |p| loops.contains(l, p), &mut work);
                     }
                     self.transfer(input, b, &mut work, true);
-                    if work != louts[b as usize] {
+                    if !work.same(&louts[b as usize], &mut self.sets) {
                         std::mem::swap(&mut louts[b as usize], &mut work);
                         for s in graph.successors(b) {
                             if s != h && loops.contains(l, s) {
@@ -409,7 +566,7 @@ impl MemDep {
             }
             for &b in &body {
                 for &inst in input.block_insts(b) {
-                    for u in self.sites.uses_of_inst(inst) {
+                    for &u in self.sites.uses_of_inst(inst) {
                         let s = std::mem::replace(&mut self.carried_flow[u as usize], EMPTY);
                         if s != EMPTY {
                             self.carried.push((h, u, s));
@@ -437,7 +594,7 @@ impl MemDep {
             let uses = self.sites.uses_of_inst(inst);
             let defs = self.sites.defs_of_inst(inst);
             // 1. Reads see what was written before.
-            for u in uses.clone() {
+            for &u in uses {
                 let k = self.use_shape[u as usize];
                 let set = if k == u32::MAX {
                     state.defs.query_all(&mut self.sets)
@@ -452,7 +609,7 @@ impl MemDep {
             }
             if anti {
                 // 2. Writes see the definitions and reads before them.
-                for d in defs.clone() {
+                for &d in defs {
                     let k = self.def_shape[d as usize];
                     let (o, a) = if k == u32::MAX {
                         (state.defs.query_all(&mut self.sets), state.reads.query_all(&mut self.sets))
@@ -464,7 +621,7 @@ impl MemDep {
                     self.anti[d as usize] = a;
                 }
                 // 3. The reads become live reads.
-                for u in uses {
+                for &u in uses {
                     let item = self.sets.single(u);
                     let k = self.use_shape[u as usize];
                     if k == u32::MAX {
@@ -477,7 +634,7 @@ impl MemDep {
             // 4. The writes: certain ones of known ranges kill. (In the
             // loop-carried pass they only kill: what they define is not
             // carried around the loop yet.)
-            for d in defs {
+            for &d in defs {
                 let item = self.sets.single(d);
                 let k = self.def_shape[d as usize];
                 if k == u32::MAX {
@@ -492,13 +649,13 @@ impl MemDep {
                 let s = self.shapes[k as usize];
                 if carried {
                     if certain {
-                        state.defs.clear_range(&s);
+                        state.defs.clear_range(&s, &mut self.sets);
                     }
                     continue;
                 }
                 state.defs.insert(&s, item, certain, &mut self.sets);
                 if anti && certain {
-                    state.reads.clear_range(&s);
+                    state.reads.clear_range(&s, &mut self.sets);
                 }
             }
             // 5. Symbols the instruction changes.
@@ -542,6 +699,42 @@ impl MemDep {
             has_carried: self.options.loop_carried,
         }
     }
+}
+
+/// A reverse postorder in which every loop's blocks come right after its
+/// header and before the blocks after the loop: a depth-first search that
+/// explores the successors leaving the current block's innermost loop
+/// first, so that they finish first and come last (Bourdoncle's weak
+/// topological order, for the purpose at hand). Reachable blocks only;
+/// explicit stack.
+fn iteration_order<G: Graph>(graph: &G, loops: &cfg_dom::LoopForest) -> Vec<Node> {
+    let n = graph.num_nodes();
+    let Some(entry) = graph.entry() else { return Vec::new() };
+    let mut seen = vec![false; n];
+    let mut post: Vec<Node> = Vec::with_capacity(n);
+    let ordered = |b: Node| -> Vec<Node> {
+        let l = loops.innermost_loop(b);
+        let stays = |s: Node| l.is_some_and(|l| loops.contains(l, s));
+        let mut v: Vec<Node> = graph.successors(b).filter(|&s| !stays(s)).collect();
+        v.extend(graph.successors(b).filter(|&s| stays(s)));
+        v
+    };
+    let mut stack: Vec<(Node, Vec<Node>, usize)> = vec![(entry, ordered(entry), 0)];
+    seen[entry as usize] = true;
+    while let Some((b, succs, k)) = stack.last_mut() {
+        if let Some(&s) = succs.get(*k) {
+            *k += 1;
+            if !std::mem::replace(&mut seen[s as usize], true) {
+                let o = ordered(s);
+                stack.push((s, o, 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
 }
 
 /// Borrowed internals for the baselines (see [`MemDep::parts`]).

@@ -210,8 +210,10 @@ fn search_all<G: Graph>(input: &MemInput<'_, G>, p: Parts<'_>, scratch: &mut Scr
             pos[i as usize] = (b, k);
         }
     }
-    let uses = p.sites.reachable_uses as usize;
-    for u in 0..uses {
+    for u in 0..p.sites.uses.len() {
+        if !p.sites.use_live[u] {
+            continue;
+        }
         let inst = p.sites.uses[u].inst;
         let r = elems_of(extent(&p, p.use_shape[u]));
         query(input, &p, scratch, pos[inst as usize], r, Mode::Defs, per_element);
@@ -220,7 +222,10 @@ fn search_all<G: Graph>(input: &MemInput<'_, G>, p: Parts<'_>, scratch: &mut Scr
     if p.output.is_empty() {
         return;
     }
-    for d in 0..p.sites.reachable_defs as usize {
+    for d in 0..p.sites.defs.len() {
+        if !p.sites.def_live[d] {
+            continue;
+        }
         let inst = p.sites.defs[d].inst;
         let r = elems_of(extent(&p, p.def_shape[d]));
         query(input, &p, scratch, pos[inst as usize], r.clone(), Mode::Defs, per_element);
@@ -292,7 +297,7 @@ fn search_element<G: Graph>(
         for &i in input.block_insts(b)[..end].iter().rev() {
             let defs = p.sites.defs_of_inst(i);
             // Is the element certainly written here?
-            let kills = defs.clone().any(|d| {
+            let kills = defs.iter().any(|&d| {
                 let k = p.def_shape[d as usize];
                 let site = p.sites.defs[d as usize];
                 k != u32::MAX
@@ -302,10 +307,10 @@ fn search_element<G: Graph>(
                     && !input.accesses(i)[site.access as usize].may
             });
             match mode {
-                Mode::Defs => scratch.found.extend(defs.filter(|&d| covers(p.def_shape[d as usize]))),
-                Mode::Reads if !kills => {
-                    scratch.found.extend(p.sites.uses_of_inst(i).filter(|&u| covers(p.use_shape[u as usize])))
-                }
+                Mode::Defs => scratch.found.extend(defs.iter().copied().filter(|&d| covers(p.def_shape[d as usize]))),
+                Mode::Reads if !kills => scratch
+                    .found
+                    .extend(p.sites.uses_of_inst(i).iter().copied().filter(|&u| covers(p.use_shape[u as usize]))),
                 Mode::Reads => {}
             }
             if kills {
@@ -346,7 +351,7 @@ fn search<G: Graph>(
             let defs = p.sites.defs_of_inst(i);
             // Certain writes of exact ranges: the elements defined here.
             let mut killed = Elems::default();
-            for d in defs.clone() {
+            for &d in defs {
                 let k = p.def_shape[d as usize];
                 if k == u32::MAX {
                     continue;
@@ -360,7 +365,7 @@ fn search<G: Graph>(
             }
             match mode {
                 Mode::Defs => {
-                    for d in defs {
+                    for &d in defs {
                         let hit = match extent(p, p.def_shape[d as usize]) {
                             None => !r.is_empty(),
                             Some((o, lo, hi)) => r.meets(o, lo, hi),
@@ -372,7 +377,7 @@ fn search<G: Graph>(
                 }
                 Mode::Reads => {
                     let visible = r.minus(&killed);
-                    for u in p.sites.uses_of_inst(i) {
+                    for &u in p.sites.uses_of_inst(i) {
                         let hit = match extent(p, p.use_shape[u as usize]) {
                             None => !visible.is_empty(),
                             Some((o, lo, hi)) => visible.meets(o, lo, hi),

@@ -57,7 +57,7 @@ pub(crate) struct Rel {
 
 /// One class: sites of one object whose offsets are affine in one symbol
 /// with one scale.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Class {
     pub obj: u32,
     pub sym: u32,
@@ -67,7 +67,7 @@ pub(crate) struct Class {
 }
 
 /// The live sites of one kind.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Layer {
     /// By object id (missing objects are empty).
     pub objs: Vec<SegMap>,
@@ -76,6 +76,20 @@ pub(crate) struct Layer {
 }
 
 impl Layer {
+    /// Pointwise equality (maps and members).
+    pub fn same(&self, other: &Layer, t: &mut SetTable) -> bool {
+        let n = self.objs.len().max(other.objs.len());
+        let empty = SegMap::default();
+        let objs = (0..n).all(|o| {
+            let (a, b) = (self.objs.get(o).unwrap_or(&empty), other.objs.get(o).unwrap_or(&empty));
+            a.same(b, t)
+        });
+        objs && self.classes.len() == other.classes.len()
+            && self.classes.iter().zip(&other.classes).all(|(x, y)| {
+                (x.obj, x.sym, x.scale, x.members) == (y.obj, y.sym, y.scale, y.members) && x.map.same(&y.map, t)
+            })
+    }
+
     /// Empties the layer, keeping capacity.
     pub fn clear(&mut self) {
         self.objs.clear();
@@ -137,7 +151,7 @@ impl Layer {
         }
         let m = self.obj_mut(s.obj);
         if kill && (s.exact || crate::plant::planted(crate::plant::Bug::InexactKills)) {
-            m.assign(s.lo, s.hi, item);
+            m.assign(s.lo, s.hi, item, t);
         } else {
             m.add(s.lo, s.hi, item, t);
         }
@@ -152,7 +166,7 @@ impl Layer {
             };
             let c = &mut self.classes[k];
             if kill && r.exact {
-                c.map.assign(r.lo, r.hi, item);
+                c.map.assign(r.lo, r.hi, item, t);
             } else {
                 c.map.add(r.lo, r.hi, item, t);
             }
@@ -164,15 +178,15 @@ impl Layer {
 
     /// A certain write of a known range: nothing of this layer stays live
     /// on it.
-    pub fn clear_range(&mut self, s: &Shape) {
+    pub fn clear_range(&mut self, s: &Shape, t: &mut SetTable) {
         if s.exact {
             if let Some(m) = self.objs.get_mut(s.obj as usize) {
-                m.assign(s.lo, s.hi, EMPTY);
+                m.assign(s.lo, s.hi, EMPTY, t);
             }
         } else if let Some(r) = s.class.filter(|r| r.exact)
             && let Ok(k) = self.class_index(s.obj, r.sym, r.scale)
         {
-            self.classes[k].map.assign(r.lo, r.hi, EMPTY);
+            self.classes[k].map.assign(r.lo, r.hi, EMPTY, t);
         }
     }
 
@@ -211,9 +225,6 @@ impl Layer {
 
     /// The join of two layers (see the module invariants).
     pub fn join(&self, other: &Layer, t: &mut SetTable) -> Layer {
-        if self == other {
-            return self.clone();
-        }
         let n = self.objs.len().max(other.objs.len());
         let empty = SegMap::default();
         let objs: Vec<SegMap> = (0..n)
@@ -281,7 +292,7 @@ impl Layer {
 
 /// The state at a program point: live definitions, and live reads when
 /// anti-dependences are computed.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct State {
     pub defs: Layer,
     pub reads: Layer,
@@ -292,6 +303,10 @@ impl State {
     pub fn clear(&mut self) {
         self.defs.clear();
         self.reads.clear();
+    }
+
+    pub fn same(&self, other: &State, t: &mut SetTable) -> bool {
+        self.defs.same(&other.defs, t) && self.reads.same(&other.reads, t)
     }
 
     pub fn join(&self, other: &State, t: &mut SetTable) -> State {

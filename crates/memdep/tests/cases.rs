@@ -53,7 +53,7 @@ fn carried_flow_dependences_are_the_ones_crossing_the_back_edge() {
     let deps = MemDep::with_options(options).compute_function(&m, &f, None).unwrap();
     let mi = mem_insts(&f);
     let s = deps.sites();
-    let reads = |i: usize| s.uses_of_inst(mi[i].as_u32()).collect::<Vec<_>>();
+    let reads = |i: usize| s.uses_of_inst(mi[i].as_u32()).to_vec();
     let def = |i: usize, k: u32| s.def_id(mi[i].as_u32(), k).unwrap();
     let carried = |u: u32| deps.carried_defs(1, u).iter().flat_map(|&(a, b)| a..b).collect::<Vec<_>>();
     let (ir1, ir3, ir4, ir5) = (reads(0)[0], reads(2)[0], reads(3)[0], reads(4)[0]);

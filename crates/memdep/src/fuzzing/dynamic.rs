@@ -300,9 +300,9 @@ fn candidates(
     x: u64,
 ) -> SmallVec<[u32; 4]> {
     let sites = deps.sites();
-    let range = if write { sites.defs_of_inst(inst) } else { sites.uses_of_inst(inst) };
+    let ids = if write { sites.defs_of_inst(inst) } else { sites.uses_of_inst(inst) };
     let mut out = SmallVec::new();
-    for id in range {
+    for &id in ids {
         let s = if write { sites.def_site(id) } else { sites.use_site(id) };
         let Some(s) = s else { continue };
         let fits = match (access, s.access) {
