@@ -16,6 +16,7 @@ mod du;
 mod generate;
 mod import;
 mod input;
+mod memdep_cmd;
 mod out;
 mod run;
 mod sim_cmd;
@@ -197,6 +198,22 @@ enum Command {
         #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = size::parse_size)]
         max_memory: u64,
     },
+    /// Memory dependences over tensor descriptors: per read, the writes it
+    /// depends on and why, loop-carried ones with their distance.
+    ///
+    /// FILE may be IR text or a WebAssembly module. `json` adds output and
+    /// anti dependences and edge counts; `dot` draws the dependences over
+    /// the CFG.
+    Memdep {
+        /// The IR file or `.wasm` module (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = memdep_cmd::Format::Text)]
+        format: memdep_cmd::Format,
+    },
     /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
     ///
     /// A function that cannot be imported is listed and becomes an extern;
@@ -276,6 +293,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
             import::import(&module, output.as_deref(), func, !no_names, quiet, out)
         }
         Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts, out),
+        Command::Memdep { file, func, format } => Ok(memdep_cmd::run(&file, func.as_deref(), format, out)),
         Command::Gen(args) => {
             let line: Vec<String> = std::env::args().skip(1).collect();
             generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)
