@@ -12,6 +12,8 @@
 //! before on the run (per opcode, not only in total), and PRE's total never
 //! more than LCM's.
 
+pub mod programs;
+
 use crate::{Method, Plant, is_computation};
 use ir_core::entity::EntityRef;
 use ir_core::interp::{Config, Memory, Stats, TrapKind, run};
