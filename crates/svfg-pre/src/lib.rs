@@ -74,5 +74,5 @@ mod vn;
 
 pub use lcm::{LcmStats, lcm};
 pub use pre::{Method, Plant, PreError, Stats, build_svfg, gvn, run, svfg_pre};
-pub use svfg::{Source, Svfg, SvfgError, SvfgPhi};
+pub use svfg::{ArgSource, Source, Svfg, SvfgError, SvfgPhi};
 pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers, can_trap, commutes, is_computation};

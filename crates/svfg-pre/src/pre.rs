@@ -32,7 +32,7 @@
 //! define opaque numbers (available nowhere); calls, intrinsics, stores and
 //! tensor instructions are never moved or removed.
 
-use crate::svfg::{Source, Svfg, SvfgPhi};
+use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
 use crate::vn::{ValueKind, ValueNumber, ValueNumbers, can_trap, is_computation};
 use cfg_dom::{DomTree, DominanceFrontiers, Graph, Idf, Node};
 use ir_core::entity::EntityRef;
@@ -291,6 +291,8 @@ impl Walk {
             }
         }
 
+        let phi_of: rustc_hash::FxHashMap<(u32, Node), u32> =
+            svfg.phis.iter().enumerate().map(|(i, p)| ((p.value.0, p.node), i as u32)).collect();
         // Search: the dominator-tree walk with a stack per value number
         // (sources of t) and one per value number of available vars.
         let mut stack: Vec<Vec<Source>> = vec![Vec::new(); nv];
@@ -363,14 +365,15 @@ impl Walk {
                     let top = stack[vn.index()].last().copied().unwrap_or(Source::Bottom);
                     let args = match vns.kind(vn) {
                         Some(ValueKind::Expr(key)) => {
-                            let mut out: SmallVec<[Option<Var>; 3]> = SmallVec::new();
+                            let mut out: SmallVec<[ArgSource; 3]> = SmallVec::new();
                             let mut ok = true;
                             for &a in &key.args {
                                 match vns.kind(a) {
-                                    Some(ValueKind::Const(_)) => out.push(None),
-                                    _ => match avail[a.index()].last() {
-                                        Some(&v) => out.push(Some(v)),
-                                        None => ok = false,
+                                    Some(ValueKind::Const(_)) => out.push(ArgSource::Imm),
+                                    _ => match (avail[a.index()].last(), phi_of.get(&(a.0, s))) {
+                                        (Some(&v), _) => out.push(ArgSource::Var(v)),
+                                        (None, Some(&q)) => out.push(ArgSource::Phi(q)),
+                                        (None, None) => ok = false,
                                     },
                                 }
                             }
@@ -429,6 +432,9 @@ impl Walk {
         // Split edges and insert, then create the phis.
         let mut split: rustc_hash::FxHashMap<(Node, Node), Block> = Default::default();
         let mut pending: Vec<(Node, Vec<(Node, Arg)>, Var)> = Vec::new();
+        // The value each materialized phi takes on each edge (sub-values
+        // inserted on an edge are reused by the values built on them).
+        let mut edge_value: Vec<SmallVec<[Option<Arg>; 2]>> = vec![SmallVec::new(); svfg.phis.len()];
         for (i, phi) in svfg.phis.iter().enumerate() {
             let Some(dst) = phi_var[i] else { continue };
             let Some(ValueKind::Expr(key)) = self.vns.kind(phi.value) else { continue };
@@ -446,9 +452,12 @@ impl Walk {
                             .args
                             .iter()
                             .zip(phi.insert_args[k].iter().flatten())
-                            .map(|(&a, &var)| match (var, self.vns.kind(a)) {
-                                (Some(var), _) => Arg::Var(var),
-                                (None, Some(ValueKind::Const(imm))) => Arg::Imm(*imm),
+                            .map(|(&a, &src)| match (src, self.vns.kind(a)) {
+                                (ArgSource::Var(var), _) => Arg::Var(var),
+                                (ArgSource::Imm, Some(ValueKind::Const(imm))) => Arg::Imm(*imm),
+                                (ArgSource::Phi(q), _) => {
+                                    edge_value[q as usize].get(k).copied().flatten().unwrap_or(Arg::Var(dst))
+                                }
                                 _ => Arg::Var(dst),
                             })
                             .collect();
@@ -459,6 +468,7 @@ impl Walk {
                 };
                 incoming.push((p, value));
             }
+            edge_value[i] = incoming.iter().map(|&(_, v)| Some(v)).collect();
             pending.push((phi.node, incoming, dst));
         }
         for (s, incoming, dst) in pending {
@@ -557,7 +567,9 @@ fn emit(func: &mut Function, at: Block, op: Opcode, cc: u8, dst: Var, args: &[Ar
     };
 }
 
-/// mds, cus (with insertability) and use marking, by worklists.
+/// mds, cus (with insertability) and use marking, by worklists; cus and
+/// use marking go value by value (operands' numbers are smaller, so a
+/// sub-value's phis are settled before the values built on them).
 fn properties(svfg: &mut Svfg, occurrences: &mut [(Inst, Repl)], _plant: Plant) {
     let n = svfg.phis.len();
     // Users: (user phi, operand index) per phi.
@@ -583,66 +595,110 @@ fn properties(svfg: &mut Svfg, occurrences: &mut [(Inst, Repl)], _plant: Plant) 
             }
         }
     }
-    // Can-be-available.
-    let insertable = |phi: &SvfgPhi, k: usize| phi.insert_args[k].is_some();
-    let mut work: Vec<u32> = Vec::new();
-    for i in 0..n {
-        let phi = &svfg.phis[i];
-        let bad = phi
-            .sources
-            .iter()
-            .enumerate()
-            .any(|(k, s)| *s == Source::Bottom && (!phi.down_safe || !insertable(phi, k)));
-        if bad {
-            svfg.phis[i].can_be_avail = false;
-            work.push(i as u32);
+    // Phis are grouped by value number, in increasing order.
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for i in 1..=n {
+        if i == n || svfg.phis[i].value != svfg.phis[start].value {
+            groups.push((start, i));
+            start = i;
         }
     }
-    while let Some(i) = work.pop() {
-        // Forward: users of an unavailable phi.
-        for &(u, k) in &users[i as usize] {
-            let user = &svfg.phis[u as usize];
-            if user.can_be_avail && (!user.down_safe || !insertable(user, k as usize)) {
-                svfg.phis[u as usize].can_be_avail = false;
-                work.push(u);
+    // Can-be-available.
+    fn insertable(phis: &[SvfgPhi], phi: &SvfgPhi, k: usize) -> bool {
+        match &phi.insert_args[k] {
+            None => false,
+            Some(args) => args.iter().all(|a| match a {
+                ArgSource::Phi(q) => phis[*q as usize].can_be_avail,
+                _ => true,
+            }),
+        }
+    }
+    for &(lo, hi) in &groups {
+        let mut work: Vec<u32> = Vec::new();
+        for i in lo..hi {
+            let phi = &svfg.phis[i];
+            let bad = phi
+                .sources
+                .iter()
+                .enumerate()
+                .any(|(k, s)| *s == Source::Bottom && (!phi.down_safe || !insertable(&svfg.phis, phi, k)));
+            if bad {
+                svfg.phis[i].can_be_avail = false;
+                work.push(i as u32);
             }
         }
-        // Backward: a down-safe phi that stays unavailable would waste the
-        // insertions of the phis feeding it.
-        if svfg.phis[i as usize].down_safe {
-            let srcs = svfg.phis[i as usize].sources.clone();
-            for s in srcs {
-                if let Source::Phi(q) = s
-                    && svfg.phis[q as usize].can_be_avail
-                {
-                    svfg.phis[q as usize].can_be_avail = false;
-                    work.push(q);
+        while let Some(i) = work.pop() {
+            // Forward: users of an unavailable phi.
+            for &(u, k) in &users[i as usize] {
+                let user = &svfg.phis[u as usize];
+                if user.can_be_avail && (!user.down_safe || !insertable(&svfg.phis, user, k as usize)) {
+                    svfg.phis[u as usize].can_be_avail = false;
+                    work.push(u);
+                }
+            }
+            // Backward: a down-safe phi that stays unavailable would waste
+            // the insertions of the phis feeding it.
+            if svfg.phis[i as usize].down_safe {
+                let srcs = svfg.phis[i as usize].sources.clone();
+                for s in srcs {
+                    if let Source::Phi(q) = s
+                        && svfg.phis[q as usize].can_be_avail
+                    {
+                        svfg.phis[q as usize].can_be_avail = false;
+                        work.push(q);
+                    }
                 }
             }
         }
     }
-    // Used: read by a computation, or by a used available phi.
-    let mut work: Vec<u32> = Vec::new();
+    // Used: read by a computation, by a used available phi, or as the
+    // sub-value of an insertion.
     for (_, repl) in occurrences.iter_mut() {
         if let Repl::Phi(p) = *repl {
             let phi = &mut svfg.phis[p as usize];
-            if !phi.can_be_avail {
-                *repl = Repl::Keep;
-            } else if !phi.used {
+            if phi.can_be_avail {
                 phi.used = true;
-                work.push(p);
+            } else {
+                *repl = Repl::Keep;
             }
         }
     }
-    while let Some(i) = work.pop() {
-        let srcs = svfg.phis[i as usize].sources.clone();
-        for s in srcs {
-            if let Source::Phi(q) = s
-                && svfg.phis[q as usize].can_be_avail
-                && !svfg.phis[q as usize].used
-            {
+    for &(lo, hi) in groups.iter().rev() {
+        let mut work: Vec<u32> = (lo as u32..hi as u32).filter(|&i| svfg.phis[i as usize].used).collect();
+        while let Some(i) = work.pop() {
+            let srcs = svfg.phis[i as usize].sources.clone();
+            for s in srcs {
+                if let Source::Phi(q) = s
+                    && svfg.phis[q as usize].can_be_avail
+                    && !svfg.phis[q as usize].used
+                {
+                    svfg.phis[q as usize].used = true;
+                    work.push(q);
+                }
+            }
+        }
+        for i in lo..hi {
+            let phi = &svfg.phis[i];
+            if !(phi.used && phi.can_be_avail) {
+                continue;
+            }
+            let mut subs: SmallVec<[u32; 4]> = SmallVec::new();
+            for (k, s) in phi.sources.iter().enumerate() {
+                let inserted = match s {
+                    Source::Bottom => true,
+                    Source::Phi(q) => !svfg.phis[*q as usize].can_be_avail,
+                    _ => false,
+                };
+                if inserted {
+                    subs.extend(phi.insert_args[k].iter().flatten().filter_map(|a| match a {
+                        ArgSource::Phi(q) => Some(*q),
+                        _ => None,
+                    }));
+                }
+            }
+            for q in subs {
                 svfg.phis[q as usize].used = true;
-                work.push(q);
             }
         }
     }

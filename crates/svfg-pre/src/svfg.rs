@@ -36,6 +36,19 @@ pub enum Source {
     Real(Var),
 }
 
+/// Where an operand of an inserted computation comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ArgSource {
+    /// It is an immediate.
+    Imm,
+    /// A var available at the end of the predecessor.
+    Var(Var),
+    /// The same operand of the phi (index) of the sub-value at the same
+    /// node: the sub-value is itself made available on that edge (the
+    /// document's reuse of available sub-values).
+    Phi(u32),
+}
+
 /// One phi of a value number `t`.
 #[derive(Clone, Debug)]
 pub struct SvfgPhi {
@@ -45,9 +58,10 @@ pub struct SvfgPhi {
     pub node: Node,
     /// One source per CFG predecessor of `node`, in `pred_slice` order.
     pub sources: SmallVec<[Source; 2]>,
-    /// For each operand, the vars holding `t`'s operands at the end of the
-    /// predecessor (for an insertion), or `None` when one is unavailable.
-    pub insert_args: SmallVec<[Option<SmallVec<[Option<Var>; 3]>>; 2]>,
+    /// For each operand, where each of `t`'s operands comes from for an
+    /// insertion at the end of the predecessor, or `None` when one is
+    /// unavailable there.
+    pub insert_args: SmallVec<[Option<SmallVec<[ArgSource; 3]>>; 2]>,
     /// mds: every path from the phi computes `t` before leaving `dn(t)`'s
     /// region or the function.
     pub down_safe: bool,
