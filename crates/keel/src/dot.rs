@@ -20,6 +20,9 @@ pub(crate) enum What {
     Postdomtree,
     /// The CFG with loops drawn as nested clusters.
     Loops,
+    /// The semi-SVFG of `svfg-pre` over the function in SSA form: phis of
+    /// value numbers and their operand sources.
+    Svfg,
 }
 
 pub(crate) fn dot(
@@ -55,6 +58,13 @@ pub(crate) fn dot(
         What::Domtree => dot::dom_tree(&DomTree::of(&graph), label),
         What::Postdomtree => dot::post_dom_tree(&PostDomTree::of(&graph), label),
         What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label).expect("the forest of this graph"),
+        What::Svfg => match crate::pre_cmd::svfg_dot(&module, f) {
+            Ok(t) => t,
+            Err(msg) => {
+                crate::out::say(msg);
+                return Ok(ExitCode::FAILURE);
+            }
+        },
     };
     out.write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
