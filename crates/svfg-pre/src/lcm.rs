@@ -277,10 +277,7 @@ pub fn lcm(func: &mut Function) -> LcmStats {
     let mut split: FxHashMap<(Node, Node), Block> = FxHashMap::default();
     for (p, s, e) in inserts {
         let (k, model) = &exprs[e as usize];
-        let at = match p {
-            None => None,
-            Some(p) => Some(edge_block(func, &cfg, p, s, &mut split, &mut stats)),
-        };
+        let at = p.map(|p| edge_block(func, &cfg, p, s, &mut split, &mut stats));
         let (b, at_end) = at.unwrap_or((block(s), false));
         let first = func.block_insts(b).find(|&i| func.opcode(i) != Opcode::Phi);
         let term = func.terminator(b);

@@ -134,6 +134,9 @@ pub fn run(func: &mut Function, method: Method, plant: Plant) -> Result<Stats, P
     Ok(stats)
 }
 
+/// A phi to create: its node, `(predecessor, value)` pairs, its var.
+type PendingPhi = (Node, Vec<(Node, Arg)>, Var);
+
 /// How a computation is rewritten.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Repl {
@@ -219,7 +222,7 @@ impl Walk {
                 Some(ValueKind::Phi(b, _)) => Some(node(*b)),
                 Some(ValueKind::Load { .. }) => load_node[i],
                 Some(ValueKind::Expr(k)) => {
-                    k.args.iter().fold(Some(root), |acc, a| deeper(acc, dn.get(a.index()).copied().flatten()))
+                    k.args.iter().try_fold(root, |acc, a| deeper(Some(acc), dn.get(a.index()).copied().flatten()))
                 }
                 None => None,
             };
@@ -431,7 +434,7 @@ impl Walk {
         }
         // Split edges and insert, then create the phis.
         let mut split: rustc_hash::FxHashMap<(Node, Node), Block> = Default::default();
-        let mut pending: Vec<(Node, Vec<(Node, Arg)>, Var)> = Vec::new();
+        let mut pending: Vec<PendingPhi> = Vec::new();
         // The value each materialized phi takes on each edge (sub-values
         // inserted on an edge are reused by the values built on them).
         let mut edge_value: Vec<SmallVec<[Option<Arg>; 2]>> = vec![SmallVec::new(); svfg.phis.len()];
