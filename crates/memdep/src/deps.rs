@@ -375,10 +375,12 @@ impl MemDeps {
 }
 
 /// The DU side in range form: for each definition, the uses whose flow set
-/// contains it, found by a sweep over definition ids that keeps the uses
-/// "open" at the current id as runs of consecutive use ids (a use opens at
-/// the start of each of its ranges and closes at the end). O(ranges ·
-/// log + output).
+/// contains it. The uses are first grouped by flow set (interned, so the
+/// uses sharing a set are listed once, as runs of consecutive ids); then a
+/// sweep over definition ids keeps the uses "open" at the current id as
+/// disjoint runs: each run of users of a set opens at the start of each of
+/// the set's ranges and closes at its end. O((distinct sets' ranges × their
+/// user runs) · log + output).
 pub(crate) fn transpose(
     num_defs: usize,
     flow: &[SetId],
@@ -387,51 +389,73 @@ pub(crate) fn transpose(
     out: &mut Vec<(u32, u32)>,
 ) {
     use std::collections::BTreeMap;
-    // Events by definition position: (position, use, opening).
+    // The users of each set, as runs of consecutive use ids.
+    let num_sets = sets.starts.len().saturating_sub(1);
+    let by_set: Vec<(u32, u32)> = flow.iter().enumerate().map(|(u, &s)| (s, u as u32)).collect();
+    let (mut us, mut ul) = (Vec::new(), Vec::new());
+    cfg_dom::csr::bucket(num_sets, &by_set, &mut us, &mut ul);
+    // Events by definition position: (position, run index).
+    let mut runs_of: Vec<(u32, u32)> = Vec::new();
     let mut opens: Vec<(u32, u32)> = Vec::new();
     let mut closes: Vec<(u32, u32)> = Vec::new();
-    for (u, &s) in flow.iter().enumerate() {
-        for &(lo, hi) in sets.get(s) {
-            opens.push((lo, u as u32));
-            closes.push((hi, u as u32));
+    for s in 0..num_sets {
+        let users = cfg_dom::csr::row(&us, &ul, s);
+        let ranges = sets.get(s as SetId);
+        if users.is_empty() || ranges.is_empty() {
+            continue;
+        }
+        let mut k = 0;
+        while k < users.len() {
+            let mut e = k + 1;
+            while e < users.len() && users[e] == users[e - 1] + 1 {
+                e += 1;
+            }
+            let run = runs_of.len() as u32;
+            runs_of.push((users[k], users[e - 1] + 1));
+            for &(lo, hi) in ranges {
+                opens.push((lo, run));
+                closes.push((hi, run));
+            }
+            k = e;
         }
     }
     let (mut os, mut ol, mut cs, mut cl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     cfg_dom::csr::bucket(num_defs + 1, &opens, &mut os, &mut ol);
     cfg_dom::csr::bucket(num_defs + 1, &closes, &mut cs, &mut cl);
-    // Runs of open uses: start -> end (half-open), disjoint, non-adjacent.
-    let mut runs: BTreeMap<u32, u32> = BTreeMap::new();
+    // Open uses: start -> end (half-open), disjoint, non-adjacent.
+    let mut open: BTreeMap<u32, u32> = BTreeMap::new();
     start.clear();
     out.clear();
     for d in 0..num_defs {
-        for &u in cfg_dom::csr::row(&cs, &cl, d) {
-            // Close u: split the run holding it.
-            let (&s, &e) = runs.range(..=u).next_back().expect("an open use is in a run");
-            runs.remove(&s);
-            if s < u {
-                runs.insert(s, u);
+        for &r in cfg_dom::csr::row(&cs, &cl, d) {
+            // Close [a, b): split the open run holding it.
+            let (a, b) = runs_of[r as usize];
+            let (&s, &e) = open.range(..=a).next_back().expect("an open use is in a run");
+            open.remove(&s);
+            if s < a {
+                open.insert(s, a);
             }
-            if u + 1 < e {
-                runs.insert(u + 1, e);
+            if b < e {
+                open.insert(b, e);
             }
         }
-        for &u in cfg_dom::csr::row(&os, &ol, d) {
-            // Open u: merge with the runs ending at u and starting at u + 1.
-            let mut s = u;
-            let mut e = u + 1;
-            if let Some((&ps, &pe)) = runs.range(..u).next_back()
-                && pe == u
+        for &r in cfg_dom::csr::row(&os, &ol, d) {
+            // Open [a, b): merge with the runs ending at a and starting at b.
+            let (a, b) = runs_of[r as usize];
+            let (mut s, mut e) = (a, b);
+            if let Some((&ps, &pe)) = open.range(..a).next_back()
+                && pe == a
             {
                 s = ps;
-                runs.remove(&ps);
+                open.remove(&ps);
             }
-            if let Some(ne) = runs.remove(&(u + 1)) {
+            if let Some(ne) = open.remove(&b) {
                 e = ne;
             }
-            runs.insert(s, e);
+            open.insert(s, e);
         }
         start.push(out.len() as u32);
-        out.extend(runs.iter().map(|(&s, &e)| (s, e)));
+        out.extend(open.iter().map(|(&s, &e)| (s, e)));
     }
     start.push(out.len() as u32);
 }
