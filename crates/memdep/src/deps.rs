@@ -375,12 +375,12 @@ impl MemDeps {
 }
 
 /// The DU side in range form: for each definition, the uses whose flow set
-/// contains it. The uses are first grouped by flow set (interned, so the
-/// uses sharing a set are listed once, as runs of consecutive ids); then a
-/// sweep over definition ids keeps the uses "open" at the current id as
-/// disjoint runs: each run of users of a set opens at the start of each of
-/// the set's ranges and closes at its end. O((distinct sets' ranges × their
-/// user runs) · log + output).
+/// contains it. A sweep over use ids: between consecutive uses the flow
+/// set changes by what one adds and the other drops (nothing when the sets
+/// are equal, as they often are: interned), and each definition in the
+/// change opens or closes a run of its uses there. The runs come out per
+/// definition in order, so the cost is the changes between consecutive
+/// flow sets (a merge of their range lists) plus twice the output.
 pub(crate) fn transpose(
     num_defs: usize,
     flow: &[SetId],
@@ -388,74 +388,34 @@ pub(crate) fn transpose(
     start: &mut Vec<u32>,
     out: &mut Vec<(u32, u32)>,
 ) {
-    use std::collections::BTreeMap;
-    // The users of each set, as runs of consecutive use ids.
-    let num_sets = sets.starts.len().saturating_sub(1);
-    let by_set: Vec<(u32, u32)> = flow.iter().enumerate().map(|(u, &s)| (s, u as u32)).collect();
-    let (mut us, mut ul) = (Vec::new(), Vec::new());
-    cfg_dom::csr::bucket(num_sets, &by_set, &mut us, &mut ul);
-    // Events by definition position: (position, run index).
-    let mut runs_of: Vec<(u32, u32)> = Vec::new();
-    let mut opens: Vec<(u32, u32)> = Vec::new();
-    let mut closes: Vec<(u32, u32)> = Vec::new();
-    for s in 0..num_sets {
-        let users = cfg_dom::csr::row(&us, &ul, s);
-        let ranges = sets.get(s as SetId);
-        if users.is_empty() || ranges.is_empty() {
+    // (definition, use where a run of it opens or closes): toggles.
+    let mut toggles: Vec<(u32, u32)> = Vec::new();
+    let mut changed: Vec<(u32, u32)> = Vec::new();
+    let mut prev: &[(u32, u32)] = &[];
+    let mut prev_id = None;
+    for u in 0..=flow.len() {
+        let (cur, cur_id): (&[(u32, u32)], _) = match flow.get(u) {
+            Some(&s) => (sets.get(s), Some(s)),
+            None => (&[], None),
+        };
+        if cur_id == prev_id && u < flow.len() {
             continue;
         }
-        let mut k = 0;
-        while k < users.len() {
-            let mut e = k + 1;
-            while e < users.len() && users[e] == users[e - 1] + 1 {
-                e += 1;
-            }
-            let run = runs_of.len() as u32;
-            runs_of.push((users[k], users[e - 1] + 1));
-            for &(lo, hi) in ranges {
-                opens.push((lo, run));
-                closes.push((hi, run));
-            }
-            k = e;
+        changed.clear();
+        sets::minus(cur, prev, &mut changed);
+        sets::minus(prev, cur, &mut changed);
+        for &(lo, hi) in &changed {
+            toggles.extend((lo..hi).map(|d| (d, u as u32)));
         }
+        (prev, prev_id) = (cur, cur_id);
     }
-    let (mut os, mut ol, mut cs, mut cl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    cfg_dom::csr::bucket(num_defs + 1, &opens, &mut os, &mut ol);
-    cfg_dom::csr::bucket(num_defs + 1, &closes, &mut cs, &mut cl);
-    // Open uses: start -> end (half-open), disjoint, non-adjacent.
-    let mut open: BTreeMap<u32, u32> = BTreeMap::new();
+    let (mut ts, mut tl) = (Vec::new(), Vec::new());
+    cfg_dom::csr::bucket(num_defs, &toggles, &mut ts, &mut tl);
     start.clear();
     out.clear();
     for d in 0..num_defs {
-        for &r in cfg_dom::csr::row(&cs, &cl, d) {
-            // Close [a, b): split the open run holding it.
-            let (a, b) = runs_of[r as usize];
-            let (&s, &e) = open.range(..=a).next_back().expect("an open use is in a run");
-            open.remove(&s);
-            if s < a {
-                open.insert(s, a);
-            }
-            if b < e {
-                open.insert(b, e);
-            }
-        }
-        for &r in cfg_dom::csr::row(&os, &ol, d) {
-            // Open [a, b): merge with the runs ending at a and starting at b.
-            let (a, b) = runs_of[r as usize];
-            let (mut s, mut e) = (a, b);
-            if let Some((&ps, &pe)) = open.range(..a).next_back()
-                && pe == a
-            {
-                s = ps;
-                open.remove(&ps);
-            }
-            if let Some(ne) = open.remove(&b) {
-                e = ne;
-            }
-            open.insert(s, e);
-        }
         start.push(out.len() as u32);
-        out.extend(open.iter().map(|(&s, &e)| (s, e)));
+        out.extend(cfg_dom::csr::row(&ts, &tl, d).chunks_exact(2).map(|p| (p[0], p[1])));
     }
     start.push(out.len() as u32);
 }

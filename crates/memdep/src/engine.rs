@@ -101,6 +101,9 @@ pub struct MemDep {
     louts: Vec<State>,
     carried_flow: Vec<SetId>,
     carried: Vec<(Node, u32, SetId)>,
+    /// Per object: some site may write it (a "writes anything" site writes
+    /// every object). Reads of the others need not be tracked.
+    written: Vec<bool>,
     /// Symbol liveness: per block, a bitset over the symbols accesses name
     /// (dense indices `sym_index`), live on entry.
     sym_index: Vec<u32>,
@@ -145,6 +148,7 @@ impl MemDep {
         self.louts.clear();
         self.carried_flow.clear();
         self.carried.clear();
+        self.written.clear();
     }
 
     /// Memory dependences of `code` on its CFG `graph`; an error when the
@@ -369,6 +373,15 @@ impl MemDep {
         };
         number(&mut uses);
         number(&mut defs);
+        self.written.clear();
+        self.written.resize(no as usize, false);
+        for &(_, site, shape, _) in &defs {
+            if site.access == ANY {
+                self.written.fill(true);
+                break;
+            }
+            self.written[self.shapes[shape as usize].obj as usize] = true;
+        }
         for &(_, site, shape, live) in &uses {
             self.sites.uses.push(site);
             self.use_shape.push(shape);
@@ -663,14 +676,20 @@ impl MemDep {
                     self.output[d as usize] = o;
                     self.anti[d as usize] = a;
                 }
-                // 3. The reads become live reads.
+                // 3. The reads become live reads (of objects something
+                // writes: no anti-dependence can end at the others).
                 for &u in uses {
                     let item = self.sets.single(u);
                     let k = self.use_shape[u as usize];
                     if k == u32::MAX {
-                        state.reads.insert_everywhere(item, lens(), &mut self.sets);
+                        let written = &self.written;
+                        let lens = lens().enumerate().map(|(o, len)| if written[o] { len } else { 0 });
+                        state.reads.insert_everywhere(item, lens, &mut self.sets);
                     } else {
-                        state.reads.insert(&self.shapes[k as usize], item, false, &mut self.sets);
+                        let s = &self.shapes[k as usize];
+                        if self.written[s.obj as usize] {
+                            state.reads.insert(s, item, false, &mut self.sets);
+                        }
                     }
                 }
             }

@@ -183,30 +183,7 @@ impl SetTable {
         }
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
-        let (ra, rb) = (self.ranges(a), self.ranges(b));
-        let mut j = 0;
-        for &(lo, hi) in ra {
-            let mut cur = lo;
-            while j < rb.len() && rb[j].1 <= cur {
-                j += 1;
-            }
-            let mut k = j;
-            while cur < hi {
-                match rb.get(k) {
-                    Some(&(blo, bhi)) if blo < hi => {
-                        if blo > cur {
-                            out.push((cur, blo));
-                        }
-                        cur = cur.max(bhi);
-                        k += 1;
-                    }
-                    _ => {
-                        out.push((cur, hi));
-                        cur = hi;
-                    }
-                }
-            }
-        }
+        minus(self.ranges(a), self.ranges(b), &mut out);
         self.scratch = out;
         let s = self.intern_scratch();
         self.diff_memo.insert((a, b), s);
@@ -245,6 +222,34 @@ impl SetTable {
         let s = self.intern_scratch();
         self.inter_memo.insert(key, s);
         s
+    }
+}
+
+/// Appends `a ∖ b` (canonical range lists; the result is canonical) to
+/// `out`.
+pub(crate) fn minus(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let mut j = 0;
+    for &(lo, hi) in a {
+        let mut cur = lo;
+        while j < b.len() && b[j].1 <= cur {
+            j += 1;
+        }
+        let mut k = j;
+        while cur < hi {
+            match b.get(k) {
+                Some(&(blo, bhi)) if blo < hi => {
+                    if blo > cur {
+                        out.push((cur, blo));
+                    }
+                    cur = cur.max(bhi);
+                    k += 1;
+                }
+                _ => {
+                    out.push((cur, hi));
+                    cur = hi;
+                }
+            }
+        }
     }
 }
 
