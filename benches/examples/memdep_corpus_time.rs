@@ -29,6 +29,15 @@ fn main() {
         let t = Instant::now();
         let b = if n < 6000 { Some(memdep::naive(&cfg, &code).unwrap()) } else { None };
         let eb = t.elapsed();
-        println!("{name} @{} insts {n} blocks {}: memdep {e:?} (+adapter {e2:?}) naive {:?} pairs {} ranges {} uses {} defs {}", f.name(), f.num_blocks(), b.map(|_| eb), c.pairs, c.ranges, c.uses, c.defs);
+        println!(
+            "{name} @{} insts {n} blocks {}: memdep {e:?} (+adapter {e2:?}) naive {:?} pairs {} ranges {} uses {} defs {}",
+            f.name(),
+            f.num_blocks(),
+            b.map(|_| eb),
+            c.pairs,
+            c.ranges,
+            c.uses,
+            c.defs
+        );
     }
 }

@@ -45,6 +45,8 @@ use crate::sets::{EMPTY, SetId, SetTable};
 use crate::state::{Rel, Shape, State};
 use cfg_dom::{Dfs, DomTree, Graph, Node};
 
+mod symbols;
+
 /// What to compute.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Options {
@@ -180,108 +182,6 @@ impl MemDep {
         self.sets.clear();
         self.number_sites(input);
         self.symbol_liveness(input);
-    }
-
-    /// Which symbols each block may still need on entry: used by an access
-    /// reachable from there before the symbol takes an unrelated value
-    /// (an induction variable advancing along a back edge keeps its
-    /// relation, so it stays live through its header). Classes of other
-    /// symbols can only cost time, and are dropped on entry. Backward
-    /// bitset dataflow, round robin in postorder.
-    fn symbol_liveness<G: Graph>(&mut self, input: &MemInput<'_, G>) {
-        let n = input.num_blocks();
-        self.sym_index.clear();
-        let mut next = 0u32;
-        let mut index = |s: u32, ix: &mut Vec<u32>| -> u32 {
-            if ix.len() <= s as usize {
-                ix.resize(s as usize + 1, u32::MAX);
-            }
-            if ix[s as usize] == u32::MAX {
-                ix[s as usize] = next;
-                next += 1;
-            }
-            ix[s as usize]
-        };
-        if !self.options.symbolic {
-            self.sym_words = 0;
-            self.sym_live.clear();
-            return;
-        }
-        for inst in 0..input.num_insts() as u32 {
-            for a in input.accesses(inst) {
-                if let Offset::Affine { sym, .. } = a.offset {
-                    index(sym, &mut self.sym_index);
-                }
-            }
-        }
-        let w = (next as usize).div_ceil(64);
-        self.sym_words = w;
-        self.sym_live.clear();
-        self.sym_live.resize(n * w, 0);
-        if w == 0 {
-            return;
-        }
-        let bit = |ix: &[u32], s: u32| ix.get(s as usize).copied().filter(|&i| i != u32::MAX);
-        let mut gen_ = vec![0u64; n * w];
-        let mut kill = vec![0u64; n * w];
-        for b in 0..n as Node {
-            let (g, k) = (&mut gen_[b as usize * w..][..w], &mut kill[b as usize * w..][..w]);
-            for &s in input.changes_at_entry(b) {
-                if let Some(i) = bit(&self.sym_index, s) {
-                    k[i as usize / 64] |= 1 << (i % 64);
-                }
-            }
-            for &inst in input.block_insts(b) {
-                for a in input.accesses(inst) {
-                    if let Offset::Affine { sym, .. } = a.offset
-                        && let Some(i) = bit(&self.sym_index, sym)
-                        && k[i as usize / 64] & (1 << (i % 64)) == 0
-                    {
-                        g[i as usize / 64] |= 1 << (i % 64);
-                    }
-                }
-                for &s in input.changes_after(inst) {
-                    if let Some(i) = bit(&self.sym_index, s) {
-                        k[i as usize / 64] |= 1 << (i % 64);
-                    }
-                }
-            }
-        }
-        let post: Vec<Node> = self.dfs.postorder().to_vec();
-        let graph = input.graph();
-        let mut out = vec![0u64; w];
-        loop {
-            let mut changed = false;
-            for &b in &post {
-                out.iter_mut().for_each(|x| *x = 0);
-                for s in graph.successors(b) {
-                    for (o, l) in out.iter_mut().zip(&self.sym_live[s as usize * w..][..w]) {
-                        *o |= l;
-                    }
-                }
-                let base = b as usize * w;
-                for i in 0..w {
-                    let v = gen_[base + i] | (out[i] & !kill[base + i]);
-                    if v != self.sym_live[base + i] {
-                        self.sym_live[base + i] = v;
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-    }
-
-    /// True when `sym` may be needed from the entry of `b` on.
-    fn sym_live_at(&self, b: Node, sym: u32) -> bool {
-        match self.sym_index.get(sym as usize) {
-            Some(&i) if i != u32::MAX && self.sym_words > 0 => {
-                self.sym_live[b as usize * self.sym_words + i as usize / 64] & (1 << (i % 64)) != 0
-            }
-            _ => false,
-        }
     }
 
     /// What [`MemDep::prepare`] left, for the baselines: the traversal, the
@@ -421,7 +321,7 @@ impl MemDep {
         self.pending.clear();
         self.pending.resize(n, false);
         // Bourdoncle's recursive strategy over a weak topological order
-        // (each loop contiguous, header first; see `iteration_order`):
+        // (each loop contiguous, header first; see `crate::wto`):
         // sweep a loop's blocks in order, again while its header's input
         // changed, then go on past it; so the code after a loop is computed
         // once, from the loop's final state, and a loop with many back edges
@@ -431,7 +331,7 @@ impl MemDep {
         // leave work behind.
         self.loops.compute(graph);
         let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
-        let order = iteration_order(&rpo, &self.loops);
+        let order = crate::wto::iteration_order(&rpo, &self.loops);
         let len = order.len();
         let mut position = vec![u32::MAX; n];
         for (k, &b) in order.iter().enumerate() {
@@ -763,51 +663,6 @@ impl MemDep {
     }
 }
 
-/// A reverse postorder in which every loop's blocks are contiguous, its
-/// header first (Bourdoncle's weak topological order): the reverse
-/// postorder `rpo` with each loop collapsed into its header, expanded
-/// loop by loop. Forward edges go forward in it (an edge leaving a loop
-/// goes from after the loop's header to after the whole loop, since the
-/// header precedes its target in `rpo`). Reachable blocks only; explicit
-/// stack.
-fn iteration_order(rpo: &[Node], loops: &cfg_dom::LoopForest) -> Vec<Node> {
-    // Items per loop (and at the top, index `num_loops`), in `rpo` order:
-    // a block, or a child loop at its header's place.
-    #[derive(Copy, Clone)]
-    enum Item {
-        Block(Node),
-        Loop(u32),
-    }
-    let top = loops.num_loops();
-    let mut items: Vec<Vec<Item>> = vec![Vec::new(); top + 1];
-    for &b in rpo {
-        match loops.innermost_loop(b) {
-            None => items[top].push(Item::Block(b)),
-            Some(l) => {
-                if loops.header(l) == b {
-                    let parent = loops.parent(l).map_or(top, |p| p.index());
-                    items[parent].push(Item::Loop(l.as_u32()));
-                }
-                items[l.index()].push(Item::Block(b));
-            }
-        }
-    }
-    let mut order = Vec::with_capacity(rpo.len());
-    let mut stack: Vec<(usize, usize)> = vec![(top, 0)];
-    while let Some((list, k)) = stack.last_mut() {
-        let Some(&item) = items[*list].get(*k) else {
-            stack.pop();
-            continue;
-        };
-        *k += 1;
-        match item {
-            Item::Block(b) => order.push(b),
-            Item::Loop(l) => stack.push((l as usize, 0)),
-        }
-    }
-    order
-}
-
 /// Borrowed internals for the baselines (see [`MemDep::parts`]).
 pub(crate) struct Parts<'a> {
     pub dfs: &'a Dfs,
@@ -843,55 +698,5 @@ pub(crate) fn shape(a: &crate::code::Access, len: u64, symbolic: bool) -> Shape 
             Shape { obj: a.object, lo: blo, hi: bhi, exact: false, class }
         }
         _ => Shape { obj: a.object, lo: blo, hi: bhi, exact: false, class: None },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use cfg_dom::{CsrGraph, LoopForest};
-
-    /// On random (mostly irreducible) and structured graphs: the order is
-    /// the reachable blocks, each once, forward edges go forward in it,
-    /// and every loop is contiguous with its header first.
-    #[test]
-    fn every_loop_is_contiguous_header_first() {
-        for seed in 0..200u64 {
-            let n = 2 + (seed as usize * 7) % 60;
-            let g = if seed % 2 == 0 {
-                ir_gen::graphs::random(n, 2, seed)
-            } else {
-                ir_gen::graphs::irreducible(n, n / 4 + 1, seed)
-            };
-            let g = CsrGraph::from_edges(g.nodes, Some(0), g.edges.iter().copied()).unwrap();
-            let mut dfs = Dfs::new();
-            dfs.compute(&g);
-            let loops = LoopForest::of(&g);
-            let rpo: Vec<Node> = dfs.reverse_postorder().collect();
-            let order = iteration_order(&rpo, &loops);
-            let mut sorted = order.clone();
-            sorted.sort_unstable();
-            let mut reachable = rpo.clone();
-            reachable.sort_unstable();
-            assert_eq!(sorted, reachable, "seed {seed}");
-            let mut pos = vec![usize::MAX; g.num_nodes()];
-            for (k, &b) in order.iter().enumerate() {
-                pos[b as usize] = k;
-            }
-            for l in loops.loops() {
-                let h = pos[loops.header(l) as usize];
-                let body = loops.body(l);
-                let hi = body.iter().map(|&b| pos[b as usize]).max().unwrap();
-                assert!(body.iter().all(|&b| pos[b as usize] >= h), "seed {seed}: header not first");
-                assert_eq!(hi - h + 1, body.len(), "seed {seed}: loop not contiguous");
-            }
-            // Edges that are not retreating in the DFS go forward.
-            for &b in &rpo {
-                for s in g.successors(b) {
-                    let retreating = dfs.is_ancestor(s, b);
-                    assert!(retreating || pos[s as usize] > pos[b as usize], "seed {seed}: {b} -> {s}");
-                }
-            }
-        }
     }
 }
