@@ -33,7 +33,7 @@
 //! result is a pure function of the module and function.
 
 use crate::code::{Access, Effects, MemCode, ObjectId, Offset, SymbolChange, SymbolId};
-use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, InstId, Node, VarId, Versioned};
+use cfg_dom::{CsrGraph, DomTree, Idf, InstId, Node, VarId, Versioned};
 use ir_core::{Arg, Callee, Format, Function, Imm, Inst, Module, Opcode, Operand, Slot, Type};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -172,7 +172,7 @@ pub struct KeelBuffers {
     pub(crate) cfg: CsrGraph,
     vinput: cfg_dom::InputBuffers,
     dt: DomTree,
-    df: DominanceFrontiers,
+    idf: Idf,
     facts: VarFacts,
     placement: PhiPlacement,
     renamer: Renamer,
@@ -247,9 +247,9 @@ impl KeelCode {
             b.rec.use_start.extend_from_slice(input.use_starts());
             b.rec.use_ver.resize(input.all_uses().len(), NO_VERSION);
             b.dt.compute(&b.cfg);
-            b.df.compute(&b.cfg, &b.dt).ok()?;
+            b.idf.compute(&b.cfg, &b.dt).ok()?;
             b.facts.compute(&input, &b.dt).ok()?;
-            b.placement.place(&input, &b.df, &b.facts, Policy::SemiPruned, None).ok()?;
+            b.placement.place(&input, &mut b.idf, &b.facts, Policy::SemiPruned, None).ok()?;
             b.renamer.run(&input, &b.dt, &b.placement, &mut b.rec).ok()?;
             Some(())
         })();
