@@ -28,16 +28,29 @@ const DRAM: u64 = 1 << 22;
 /// A kernel of about `n` tensor instructions (memory instructions in all),
 /// from `seed`.
 pub fn kernel(n: usize, seed: u64) -> Module {
-    let text = kernel_text(n, seed);
-    ir_core::text::parse(&text).unwrap_or_else(|d| panic!("the kernel does not parse: {d:?}")).0
+    kernel_sized(n, seed, DRAM)
 }
 
 /// The text of [`kernel`].
 pub fn kernel_text(n: usize, seed: u64) -> String {
+    kernel_text_sized(n, seed, DRAM)
+}
+
+/// [`kernel`] with DRAM objects of `dram` elements (at least 2048): tiles
+/// wrap around sooner, and an access with an unknown offset covers fewer
+/// elements (what the element-by-element oracle needs to finish).
+pub fn kernel_sized(n: usize, seed: u64, dram: u64) -> Module {
+    let text = kernel_text_sized(n, seed, dram);
+    ir_core::text::parse(&text).unwrap_or_else(|d| panic!("the kernel does not parse: {d:?}")).0
+}
+
+/// The text of [`kernel_sized`].
+pub fn kernel_text_sized(n: usize, seed: u64, dram: u64) -> String {
+    assert!(dram >= 2048, "tiles need DRAM objects of at least 2048 elements");
     let mut rng = SplitMix64::new(seed);
     let mut s = String::new();
     for name in ["x", "y", "z"] {
-        writeln!(s, "mem @{name}: f32[{DRAM}] dram").unwrap();
+        writeln!(s, "mem @{name}: f32[{dram}] dram").unwrap();
     }
     writeln!(s, "mem @w: f32[4096] wram").unwrap();
     for name in ["a", "b", "c", "d"] {
@@ -85,14 +98,14 @@ pub fn kernel_text(n: usize, seed: u64) -> String {
                 body(&mut s, &mut rng, "%o", "%o", &mut made);
                 writeln!(s, "    %t = add %t, 1\n    jump bb{h}\nbb{x}:").unwrap();
                 block = x;
-                tile_base = (tile_base + trips * tile) % (DRAM - 16 * tile);
+                tile_base = (tile_base + trips * tile) % (dram - 16 * tile);
             }
             4 | 5 => {
                 // Unrolled: exact offsets.
                 for _ in 0..1 + rng.next_u64() % 3 {
                     let o = tile_base.to_string();
                     body(&mut s, &mut rng, &o, &o, &mut made);
-                    tile_base = (tile_base + tile) % (DRAM - 16 * tile);
+                    tile_base = (tile_base + tile) % (dram - 16 * tile);
                 }
             }
             6 => {

@@ -319,7 +319,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
             import::import(&module, output.as_deref(), func, !no_names, quiet, out)
         }
         Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts, out),
-        Command::Memdep { file, func, format } => Ok(memdep_cmd::run(&file, func.as_deref(), format, out)),
+        Command::Memdep { file, func, format } => memdep_cmd::run(&file, func.as_deref(), format, out),
         Command::Pre { file, func, method, stats, format } => {
             pre_cmd::pre(&file, func.as_deref(), method, stats, format, out)
         }

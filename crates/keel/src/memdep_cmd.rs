@@ -5,8 +5,8 @@
 //! carried around a loop are marked with their iteration distance.
 //!
 //! FILE is IR text or a WebAssembly module. Calls use the module's call
-//! summaries. Output goes to the writer `main` hands over; a write error
-//! ends the command (a closed pipe quietly).
+//! summaries. Output goes to the writer `main` hands over; write errors
+//! are returned to `main` (which ends quietly on a closed pipe).
 
 use crate::input::Input;
 use crate::source::Loaded;
@@ -29,10 +29,11 @@ pub(crate) enum Format {
     Dot,
 }
 
-/// Runs the command: 0 on success, 1 on bad input (or a failed write).
-pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn Write) -> ExitCode {
-    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
-    let Some(loaded) = Loaded::load(&input) else { return ExitCode::FAILURE };
+/// Runs the command: 0 on success, 1 on bad input; write errors go back
+/// to `main`.
+pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
+    let Some(loaded) = Loaded::load(&input) else { return Ok(ExitCode::FAILURE) };
     let module = &loaded.module;
     let funcs: Vec<&Function> = match func {
         Some(name) => {
@@ -41,20 +42,13 @@ pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn 
                 Some(f) => vec![f],
                 None => {
                     eprintln!("keel: no function @{name}");
-                    return ExitCode::FAILURE;
+                    return Ok(ExitCode::FAILURE);
                 }
             }
         }
         None => module.functions().map(|(_, f)| f).collect(),
     };
-    match write_all(module, &funcs, format, out) {
-        Ok(code) => code,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("keel: cannot write output: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    write_all(module, &funcs, format, out)
 }
 
 /// One function's analysis and what the views need of it.

@@ -375,10 +375,12 @@ impl MemDeps {
 }
 
 /// The DU side in range form: for each definition, the uses whose flow set
-/// contains it, found by a sweep over definition ids that keeps the uses
-/// "open" at the current id as runs of consecutive use ids (a use opens at
-/// the start of each of its ranges and closes at the end). O(ranges ·
-/// log + output).
+/// contains it. A sweep over use ids: between consecutive uses the flow
+/// set changes by what one adds and the other drops (nothing when the sets
+/// are equal, as they often are: interned), and each definition in the
+/// change opens or closes a run of its uses there. The runs come out per
+/// definition in order, so the cost is the changes between consecutive
+/// flow sets (a merge of their range lists) plus twice the output.
 pub(crate) fn transpose(
     num_defs: usize,
     flow: &[SetId],
@@ -386,52 +388,34 @@ pub(crate) fn transpose(
     start: &mut Vec<u32>,
     out: &mut Vec<(u32, u32)>,
 ) {
-    use std::collections::BTreeMap;
-    // Events by definition position: (position, use, opening).
-    let mut opens: Vec<(u32, u32)> = Vec::new();
-    let mut closes: Vec<(u32, u32)> = Vec::new();
-    for (u, &s) in flow.iter().enumerate() {
-        for &(lo, hi) in sets.get(s) {
-            opens.push((lo, u as u32));
-            closes.push((hi, u as u32));
+    // (definition, use where a run of it opens or closes): toggles.
+    let mut toggles: Vec<(u32, u32)> = Vec::new();
+    let mut changed: Vec<(u32, u32)> = Vec::new();
+    let mut prev: &[(u32, u32)] = &[];
+    let mut prev_id = None;
+    for u in 0..=flow.len() {
+        let (cur, cur_id): (&[(u32, u32)], _) = match flow.get(u) {
+            Some(&s) => (sets.get(s), Some(s)),
+            None => (&[], None),
+        };
+        if cur_id == prev_id && u < flow.len() {
+            continue;
         }
+        changed.clear();
+        sets::minus(cur, prev, &mut changed);
+        sets::minus(prev, cur, &mut changed);
+        for &(lo, hi) in &changed {
+            toggles.extend((lo..hi).map(|d| (d, u as u32)));
+        }
+        (prev, prev_id) = (cur, cur_id);
     }
-    let (mut os, mut ol, mut cs, mut cl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    cfg_dom::csr::bucket(num_defs + 1, &opens, &mut os, &mut ol);
-    cfg_dom::csr::bucket(num_defs + 1, &closes, &mut cs, &mut cl);
-    // Runs of open uses: start -> end (half-open), disjoint, non-adjacent.
-    let mut runs: BTreeMap<u32, u32> = BTreeMap::new();
+    let (mut ts, mut tl) = (Vec::new(), Vec::new());
+    cfg_dom::csr::bucket(num_defs, &toggles, &mut ts, &mut tl);
     start.clear();
     out.clear();
     for d in 0..num_defs {
-        for &u in cfg_dom::csr::row(&cs, &cl, d) {
-            // Close u: split the run holding it.
-            let (&s, &e) = runs.range(..=u).next_back().expect("an open use is in a run");
-            runs.remove(&s);
-            if s < u {
-                runs.insert(s, u);
-            }
-            if u + 1 < e {
-                runs.insert(u + 1, e);
-            }
-        }
-        for &u in cfg_dom::csr::row(&os, &ol, d) {
-            // Open u: merge with the runs ending at u and starting at u + 1.
-            let mut s = u;
-            let mut e = u + 1;
-            if let Some((&ps, &pe)) = runs.range(..u).next_back()
-                && pe == u
-            {
-                s = ps;
-                runs.remove(&ps);
-            }
-            if let Some(ne) = runs.remove(&(u + 1)) {
-                e = ne;
-            }
-            runs.insert(s, e);
-        }
         start.push(out.len() as u32);
-        out.extend(runs.iter().map(|(&s, &e)| (s, e)));
+        out.extend(cfg_dom::csr::row(&ts, &tl, d).chunks_exact(2).map(|p| (p[0], p[1])));
     }
     start.push(out.len() as u32);
 }

@@ -10,13 +10,14 @@
 //!    along a back edge and is reset along any other edge, and symbols
 //!    changing on entry lose their relations, and classes of symbols that
 //!    nothing ahead uses are dropped (a backward liveness over symbols).
-//!    The entry starts empty. Blocks are taken from a worklist, lowest
-//!    position first in a reverse postorder that puts each loop's body
-//!    right after its header and before the loop's exits, and revisited
-//!    only when an input changed, until nothing changes: the least fixed
-//!    point, which is exactly the textbook reaching definitions at element
-//!    granularity for exact ranges. A loop reaches its fixed point before
-//!    the code after it is visited, so that code is computed once. (The
+//!    The entry starts empty. Blocks are visited in a weak topological
+//!    order (a reverse postorder in which each loop is contiguous, header
+//!    first) with Bourdoncle's recursive strategy: a loop's blocks are
+//!    swept, again while its header's input changed, before the code after
+//!    it; a block is processed only when an input changed, until nothing
+//!    changes: the least fixed point, which is exactly the textbook
+//!    reaching definitions at element granularity for exact ranges. The
+//!    code after a loop is computed once, from the loop's final state. (The
 //!    document seeds each block with its immediate dominator's state; in
 //!    reverse postorder the dominator's state reaches a block through its
 //!    processed predecessors on the first visit anyway, and seeding
@@ -43,6 +44,8 @@ use crate::segmap::INF;
 use crate::sets::{EMPTY, SetId, SetTable};
 use crate::state::{Rel, Shape, State};
 use cfg_dom::{Dfs, DomTree, Graph, Node};
+
+mod symbols;
 
 /// What to compute.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -100,6 +103,9 @@ pub struct MemDep {
     louts: Vec<State>,
     carried_flow: Vec<SetId>,
     carried: Vec<(Node, u32, SetId)>,
+    /// Per object: some site may write it (a "writes anything" site writes
+    /// every object). Reads of the others need not be tracked.
+    written: Vec<bool>,
     /// Symbol liveness: per block, a bitset over the symbols accesses name
     /// (dense indices `sym_index`), live on entry.
     sym_index: Vec<u32>,
@@ -144,6 +150,7 @@ impl MemDep {
         self.louts.clear();
         self.carried_flow.clear();
         self.carried.clear();
+        self.written.clear();
     }
 
     /// Memory dependences of `code` on its CFG `graph`; an error when the
@@ -175,108 +182,6 @@ impl MemDep {
         self.sets.clear();
         self.number_sites(input);
         self.symbol_liveness(input);
-    }
-
-    /// Which symbols each block may still need on entry: used by an access
-    /// reachable from there before the symbol takes an unrelated value
-    /// (an induction variable advancing along a back edge keeps its
-    /// relation, so it stays live through its header). Classes of other
-    /// symbols can only cost time, and are dropped on entry. Backward
-    /// bitset dataflow, round robin in postorder.
-    fn symbol_liveness<G: Graph>(&mut self, input: &MemInput<'_, G>) {
-        let n = input.num_blocks();
-        self.sym_index.clear();
-        let mut next = 0u32;
-        let mut index = |s: u32, ix: &mut Vec<u32>| -> u32 {
-            if ix.len() <= s as usize {
-                ix.resize(s as usize + 1, u32::MAX);
-            }
-            if ix[s as usize] == u32::MAX {
-                ix[s as usize] = next;
-                next += 1;
-            }
-            ix[s as usize]
-        };
-        if !self.options.symbolic {
-            self.sym_words = 0;
-            self.sym_live.clear();
-            return;
-        }
-        for inst in 0..input.num_insts() as u32 {
-            for a in input.accesses(inst) {
-                if let Offset::Affine { sym, .. } = a.offset {
-                    index(sym, &mut self.sym_index);
-                }
-            }
-        }
-        let w = (next as usize).div_ceil(64);
-        self.sym_words = w;
-        self.sym_live.clear();
-        self.sym_live.resize(n * w, 0);
-        if w == 0 {
-            return;
-        }
-        let bit = |ix: &[u32], s: u32| ix.get(s as usize).copied().filter(|&i| i != u32::MAX);
-        let mut gen_ = vec![0u64; n * w];
-        let mut kill = vec![0u64; n * w];
-        for b in 0..n as Node {
-            let (g, k) = (&mut gen_[b as usize * w..][..w], &mut kill[b as usize * w..][..w]);
-            for &s in input.changes_at_entry(b) {
-                if let Some(i) = bit(&self.sym_index, s) {
-                    k[i as usize / 64] |= 1 << (i % 64);
-                }
-            }
-            for &inst in input.block_insts(b) {
-                for a in input.accesses(inst) {
-                    if let Offset::Affine { sym, .. } = a.offset
-                        && let Some(i) = bit(&self.sym_index, sym)
-                        && k[i as usize / 64] & (1 << (i % 64)) == 0
-                    {
-                        g[i as usize / 64] |= 1 << (i % 64);
-                    }
-                }
-                for &s in input.changes_after(inst) {
-                    if let Some(i) = bit(&self.sym_index, s) {
-                        k[i as usize / 64] |= 1 << (i % 64);
-                    }
-                }
-            }
-        }
-        let post: Vec<Node> = self.dfs.postorder().to_vec();
-        let graph = input.graph();
-        let mut out = vec![0u64; w];
-        loop {
-            let mut changed = false;
-            for &b in &post {
-                out.iter_mut().for_each(|x| *x = 0);
-                for s in graph.successors(b) {
-                    for (o, l) in out.iter_mut().zip(&self.sym_live[s as usize * w..][..w]) {
-                        *o |= l;
-                    }
-                }
-                let base = b as usize * w;
-                for i in 0..w {
-                    let v = gen_[base + i] | (out[i] & !kill[base + i]);
-                    if v != self.sym_live[base + i] {
-                        self.sym_live[base + i] = v;
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-    }
-
-    /// True when `sym` may be needed from the entry of `b` on.
-    fn sym_live_at(&self, b: Node, sym: u32) -> bool {
-        match self.sym_index.get(sym as usize) {
-            Some(&i) if i != u32::MAX && self.sym_words > 0 => {
-                self.sym_live[b as usize * self.sym_words + i as usize / 64] & (1 << (i % 64)) != 0
-            }
-            _ => false,
-        }
     }
 
     /// What [`MemDep::prepare`] left, for the baselines: the traversal, the
@@ -368,6 +273,15 @@ impl MemDep {
         };
         number(&mut uses);
         number(&mut defs);
+        self.written.clear();
+        self.written.resize(no as usize, false);
+        for &(_, site, shape, _) in &defs {
+            if site.access == ANY {
+                self.written.fill(true);
+                break;
+            }
+            self.written[self.shapes[shape as usize].obj as usize] = true;
+        }
         for &(_, site, shape, live) in &uses {
             self.sites.uses.push(site);
             self.use_shape.push(shape);
@@ -406,34 +320,76 @@ impl MemDep {
         self.outs.resize_with(n, State::default);
         self.pending.clear();
         self.pending.resize(n, false);
-        // A worklist by position in a loop-aware reverse postorder, lowest
-        // first: a loop runs to its fixed point before the code after it
-        // is visited, so that code is computed once, from the loop's final
-        // state.
+        // Bourdoncle's recursive strategy over a weak topological order
+        // (each loop contiguous, header first; see `crate::wto`):
+        // sweep a loop's blocks in order, again while its header's input
+        // changed, then go on past it; so the code after a loop is computed
+        // once, from the loop's final state, and a loop with many back edges
+        // is swept, not restarted at each. Blocks are processed only when
+        // an input changed. Rounds repeat while anything is pending: only
+        // an irreducible loop, entered elsewhere than at its header, can
+        // leave work behind.
         self.loops.compute(graph);
-        let rpo = iteration_order(graph, &self.loops);
+        let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
+        let order = crate::wto::iteration_order(&rpo, &self.loops);
+        let len = order.len();
         let mut position = vec![u32::MAX; n];
-        for (k, &b) in rpo.iter().enumerate() {
+        for (k, &b) in order.iter().enumerate() {
             position[b as usize] = k as u32;
             self.pending[b as usize] = true;
         }
-        let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<u32>> =
-            (0..rpo.len() as u32).map(std::cmp::Reverse).collect();
-        let mut work = std::mem::take(&mut self.work);
-        while let Some(std::cmp::Reverse(k)) = queue.pop() {
-            let b = rpo[k as usize];
-            if !std::mem::replace(&mut self.pending[b as usize], false) {
-                continue;
+        // Where the loop headed at each position ends (exclusive). Every
+        // loop is contiguous in the order; the test keeps the sweep sound
+        // should one not be.
+        let mut loop_end = vec![u32::MAX; len];
+        for l in self.loops.loops() {
+            let body = self.loops.body(l);
+            let (mut lo, mut hi) = (u32::MAX, 0u32);
+            for &b in body {
+                let p = position[b as usize];
+                lo = lo.min(p);
+                hi = hi.max(p);
             }
-            self.entry_state(input, b, &mut work);
-            self.transfer(input, b, &mut work, false);
-            if !work.same(&self.outs[b as usize], &mut self.sets) {
-                std::mem::swap(&mut self.outs[b as usize], &mut work);
-                for s in graph.successors(b) {
-                    if !std::mem::replace(&mut self.pending[s as usize], true) && position[s as usize] != u32::MAX {
-                        queue.push(std::cmp::Reverse(position[s as usize]));
+            let h = position[self.loops.header(l) as usize];
+            if lo == h && (hi - lo + 1) as usize == body.len() {
+                loop_end[h as usize] = hi + 1;
+            }
+        }
+        let mut work = std::mem::take(&mut self.work);
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        loop {
+            let mut pos = 0u32;
+            stack.clear();
+            while (pos as usize) < len {
+                let end = loop_end[pos as usize];
+                if end != u32::MAX && stack.last().is_none_or(|&(s, _)| s != pos) {
+                    stack.push((pos, end));
+                }
+                let b = order[pos as usize];
+                if std::mem::replace(&mut self.pending[b as usize], false) {
+                    self.entry_state(input, b, &mut work);
+                    self.transfer(input, b, &mut work, false);
+                    if !work.same(&self.outs[b as usize], &mut self.sets) {
+                        std::mem::swap(&mut self.outs[b as usize], &mut work);
+                        for s in graph.successors(b) {
+                            self.pending[s as usize] = true;
+                        }
                     }
                 }
+                pos += 1;
+                while let Some(&(s, e)) = stack.last() {
+                    if pos < e {
+                        break;
+                    }
+                    if self.pending[order[s as usize] as usize] {
+                        pos = s;
+                        break;
+                    }
+                    stack.pop();
+                }
+            }
+            if !order.iter().any(|&b| self.pending[b as usize]) {
+                break;
             }
         }
         self.work = work;
@@ -620,14 +576,20 @@ impl MemDep {
                     self.output[d as usize] = o;
                     self.anti[d as usize] = a;
                 }
-                // 3. The reads become live reads.
+                // 3. The reads become live reads (of objects something
+                // writes: no anti-dependence can end at the others).
                 for &u in uses {
                     let item = self.sets.single(u);
                     let k = self.use_shape[u as usize];
                     if k == u32::MAX {
-                        state.reads.insert_everywhere(item, lens(), &mut self.sets);
+                        let written = &self.written;
+                        let lens = lens().enumerate().map(|(o, len)| if written[o] { len } else { 0 });
+                        state.reads.insert_everywhere(item, lens, &mut self.sets);
                     } else {
-                        state.reads.insert(&self.shapes[k as usize], item, false, &mut self.sets);
+                        let s = &self.shapes[k as usize];
+                        if self.written[s.obj as usize] {
+                            state.reads.insert(s, item, false, &mut self.sets);
+                        }
                     }
                 }
             }
@@ -699,42 +661,6 @@ impl MemDep {
             has_carried: self.options.loop_carried,
         }
     }
-}
-
-/// A reverse postorder in which every loop's blocks come right after its
-/// header and before the blocks after the loop: a depth-first search that
-/// explores the successors leaving the current block's innermost loop
-/// first, so that they finish first and come last (Bourdoncle's weak
-/// topological order, for the purpose at hand). Reachable blocks only;
-/// explicit stack.
-fn iteration_order<G: Graph>(graph: &G, loops: &cfg_dom::LoopForest) -> Vec<Node> {
-    let n = graph.num_nodes();
-    let Some(entry) = graph.entry() else { return Vec::new() };
-    let mut seen = vec![false; n];
-    let mut post: Vec<Node> = Vec::with_capacity(n);
-    let ordered = |b: Node| -> Vec<Node> {
-        let l = loops.innermost_loop(b);
-        let stays = |s: Node| l.is_some_and(|l| loops.contains(l, s));
-        let mut v: Vec<Node> = graph.successors(b).filter(|&s| !stays(s)).collect();
-        v.extend(graph.successors(b).filter(|&s| stays(s)));
-        v
-    };
-    let mut stack: Vec<(Node, Vec<Node>, usize)> = vec![(entry, ordered(entry), 0)];
-    seen[entry as usize] = true;
-    while let Some((b, succs, k)) = stack.last_mut() {
-        if let Some(&s) = succs.get(*k) {
-            *k += 1;
-            if !std::mem::replace(&mut seen[s as usize], true) {
-                let o = ordered(s);
-                stack.push((s, o, 0));
-            }
-        } else {
-            post.push(*b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
 }
 
 /// Borrowed internals for the baselines (see [`MemDep::parts`]).

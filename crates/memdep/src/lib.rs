@@ -100,6 +100,7 @@ mod queries;
 mod segmap;
 mod sets;
 mod state;
+mod wto;
 
 pub use code::{
     Access, Effects, InputBuffers, InputError, MemCode, MemInput, ObjectId, Offset, SymbolChange, SymbolId,

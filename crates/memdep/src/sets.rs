@@ -143,31 +143,7 @@ impl SetTable {
         if a == EMPTY {
             return b;
         }
-        let key = (a.min(b), a.max(b));
-        if let Some(&s) = self.union_memo.get(&key) {
-            return s;
-        }
-        let mut out = std::mem::take(&mut self.scratch);
-        out.clear();
-        let (ra, rb) = (self.ranges(a), self.ranges(b));
-        let (mut i, mut j) = (0, 0);
-        while i < ra.len() || j < rb.len() {
-            let r = if j == rb.len() || (i < ra.len() && ra[i].0 <= rb[j].0) {
-                i += 1;
-                ra[i - 1]
-            } else {
-                j += 1;
-                rb[j - 1]
-            };
-            match out.last_mut() {
-                Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
-                _ => out.push(r),
-            }
-        }
-        self.scratch = out;
-        let s = self.intern_scratch();
-        self.union_memo.insert(key, s);
-        s
+        self.memoised(Op::Union, a.min(b), a.max(b))
     }
 
     /// `a ∖ b`.
@@ -178,39 +154,7 @@ impl SetTable {
         if a == b {
             return EMPTY;
         }
-        if let Some(&s) = self.diff_memo.get(&(a, b)) {
-            return s;
-        }
-        let mut out = std::mem::take(&mut self.scratch);
-        out.clear();
-        let (ra, rb) = (self.ranges(a), self.ranges(b));
-        let mut j = 0;
-        for &(lo, hi) in ra {
-            let mut cur = lo;
-            while j < rb.len() && rb[j].1 <= cur {
-                j += 1;
-            }
-            let mut k = j;
-            while cur < hi {
-                match rb.get(k) {
-                    Some(&(blo, bhi)) if blo < hi => {
-                        if blo > cur {
-                            out.push((cur, blo));
-                        }
-                        cur = cur.max(bhi);
-                        k += 1;
-                    }
-                    _ => {
-                        out.push((cur, hi));
-                        cur = hi;
-                    }
-                }
-            }
-        }
-        self.scratch = out;
-        let s = self.intern_scratch();
-        self.diff_memo.insert((a, b), s);
-        s
+        self.memoised(Op::Diff, a, b)
     }
 
     /// `a ∩ b`.
@@ -221,30 +165,110 @@ impl SetTable {
         if a == b {
             return a;
         }
-        let key = (a.min(b), a.max(b));
-        if let Some(&s) = self.inter_memo.get(&key) {
+        self.memoised(Op::Inter, a.min(b), a.max(b))
+    }
+
+    /// `a op b` from its memo, or computed on the range lists, interned
+    /// and remembered.
+    fn memoised(&mut self, op: Op, a: SetId, b: SetId) -> SetId {
+        let memo = match op {
+            Op::Union => &self.union_memo,
+            Op::Diff => &self.diff_memo,
+            Op::Inter => &self.inter_memo,
+        };
+        if let Some(&s) = memo.get(&(a, b)) {
             return s;
         }
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
         let (ra, rb) = (self.ranges(a), self.ranges(b));
-        let (mut i, mut j) = (0, 0);
-        while i < ra.len() && j < rb.len() {
-            let lo = ra[i].0.max(rb[j].0);
-            let hi = ra[i].1.min(rb[j].1);
-            if lo < hi {
-                out.push((lo, hi));
-            }
-            if ra[i].1 < rb[j].1 {
-                i += 1;
-            } else {
-                j += 1;
-            }
+        match op {
+            Op::Union => unite(ra, rb, &mut out),
+            Op::Diff => minus(ra, rb, &mut out),
+            Op::Inter => intersect(ra, rb, &mut out),
         }
         self.scratch = out;
         let s = self.intern_scratch();
-        self.inter_memo.insert(key, s);
+        let memo = match op {
+            Op::Union => &mut self.union_memo,
+            Op::Diff => &mut self.diff_memo,
+            Op::Inter => &mut self.inter_memo,
+        };
+        memo.insert((a, b), s);
         s
+    }
+}
+
+/// The memoised operations of [`SetTable`].
+#[derive(Copy, Clone)]
+enum Op {
+    Union,
+    Diff,
+    Inter,
+}
+
+/// Appends `a ∪ b` (canonical range lists; the result is canonical) to
+/// `out`.
+fn unite(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let r = if j == b.len() || (i < a.len() && a[i].0 <= b[j].0) {
+            i += 1;
+            a[i - 1]
+        } else {
+            j += 1;
+            b[j - 1]
+        };
+        match out.last_mut() {
+            Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
+            _ => out.push(r),
+        }
+    }
+}
+
+/// Appends `a ∩ b` (canonical range lists; the result is canonical) to
+/// `out`.
+fn intersect(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let lo = a[i].0.max(b[j].0);
+        let hi = a[i].1.min(b[j].1);
+        if lo < hi {
+            out.push((lo, hi));
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+}
+
+/// Appends `a ∖ b` (canonical range lists; the result is canonical) to
+/// `out`.
+pub(crate) fn minus(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let mut j = 0;
+    for &(lo, hi) in a {
+        let mut cur = lo;
+        while j < b.len() && b[j].1 <= cur {
+            j += 1;
+        }
+        let mut k = j;
+        while cur < hi {
+            match b.get(k) {
+                Some(&(blo, bhi)) if blo < hi => {
+                    if blo > cur {
+                        out.push((cur, blo));
+                    }
+                    cur = cur.max(bhi);
+                    k += 1;
+                }
+                _ => {
+                    out.push((cur, hi));
+                    cur = hi;
+                }
+            }
+        }
     }
 }
 

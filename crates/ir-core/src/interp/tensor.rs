@@ -155,6 +155,7 @@ pub(super) fn execute(
                 memory.reserve_temporary(c.len)?;
             }
             let mut out = Vec::with_capacity(if through_temp { c.len } else { 0 });
+            observe(0, true, c.mem, c.start, c.len);
             let (mul, add) = if elem.is_float() { (Opcode::Fmul, Opcode::Fadd) } else { (Opcode::Mul, Opcode::Add) };
             for i in 0..m {
                 for j in 0..n {
@@ -182,7 +183,6 @@ pub(super) fn execute(
             if through_temp {
                 store(memory, *c, 0, &out);
             }
-            observe(0, true, c.mem, c.start, c.len);
             Ok(None)
         }
         _ => {
@@ -246,6 +246,7 @@ pub(super) fn execute(
                     value(memory, i)?;
                 }
             }
+            observe(0, true, dst.mem, dst.start, dst.len);
             let mut chunk = [0u64; CHUNK];
             let mut done = 0;
             while done < dst.len {
@@ -256,7 +257,6 @@ pub(super) fn execute(
                 store(memory, dst, done, &chunk[..len]);
                 done += len;
             }
-            observe(0, true, dst.mem, dst.start, dst.len);
             Ok(None)
         }
     }

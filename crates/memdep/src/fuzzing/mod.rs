@@ -158,6 +158,11 @@ pub fn check_module(module: &Module, entry: FuncId, runs: &[Vec<Imm>], fuel: u64
         if !affine && sym != exact {
             r.failures.push(differ(name, "the analysis", &sym, "the analysis without symbols", &exact));
         }
+        for (what, deps) in [("without symbols", &exact), ("with symbols", &sym)] {
+            if let Some(e) = du_mismatch(deps) {
+                r.failures.push(format!("@{name}: {what}: {e}"));
+            }
+        }
         // Carried definitions are reaching definitions.
         for &(h, u, s) in &sym.carried {
             if let Some(d) = sym.sets.get(s).iter().flat_map(|&(a, b)| a..b).find(|&d| !sym.reaches(d, u)) {
@@ -207,6 +212,23 @@ pub fn check(module: &Module, entry: FuncId, runs: &[Vec<Imm>], fuel: u64, exter
         panic!("{} failures; the first: {first}\n{}", r.failures.len(), ir_core::text::print_module(module));
     }
     r
+}
+
+/// The DU side checked against its definition: definition `d` reaches
+/// use `u` in [`MemDeps::uses_of`] exactly when `d` is in `u`'s flow set
+/// (the pairs expanded one by one). `None` when they agree, else the
+/// first definition whose uses differ.
+pub fn du_mismatch(deps: &MemDeps) -> Option<String> {
+    let mut expected: Vec<Vec<u32>> = vec![Vec::new(); deps.sites().num_defs()];
+    for u in 0..deps.sites().num_uses() as u32 {
+        for d in deps.defs_of_iter(u) {
+            expected[d as usize].push(u);
+        }
+    }
+    expected.iter().enumerate().find_map(|(d, want)| {
+        let got: Vec<u32> = deps.uses_of_iter(d as u32).collect();
+        (got != *want).then(|| format!("definition {d} reaches uses {got:?} in the DU side, {want:?} by the flow sets"))
+    })
 }
 
 fn differ(func: &str, a: &str, x: &MemDeps, b: &str, y: &MemDeps) -> String {
