@@ -69,6 +69,7 @@
 pub mod fuzzing;
 mod lcm;
 mod pre;
+mod properties;
 mod svfg;
 mod vn;
 
