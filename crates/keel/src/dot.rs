@@ -23,6 +23,9 @@ pub(crate) enum What {
     /// One block's data-dependence DAG (`--block bbN`) with the pebbling
     /// order and where spills happen (`--regs P`).
     Dag,
+    /// The semi-SVFG of `svfg-pre` over the function in SSA form: phis of
+    /// value numbers and their operand sources.
+    Svfg,
 }
 
 pub(crate) fn dot(
@@ -64,6 +67,13 @@ pub(crate) fn dot(
         What::Postdomtree => dot::post_dom_tree(&PostDomTree::of(&graph), label),
         What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label).expect("the forest of this graph"),
         What::Dag => unreachable!("drawn above"),
+        What::Svfg => match crate::pre_cmd::svfg_dot(&module, f) {
+            Ok(t) => t,
+            Err(msg) => {
+                crate::out::say(msg);
+                return Ok(ExitCode::FAILURE);
+            }
+        },
     };
     out.write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)

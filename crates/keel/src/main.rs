@@ -16,8 +16,10 @@ mod du;
 mod generate;
 mod import;
 mod input;
+mod memdep_cmd;
 mod out;
 mod regalloc_cmd;
+mod pre_cmd;
 mod run;
 mod sim_cmd;
 mod size;
@@ -233,6 +235,47 @@ enum Command {
         #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = size::parse_size)]
         max_memory: u64,
     },
+    /// Memory dependences over tensor descriptors: per read, the writes it
+    /// depends on and why, loop-carried ones with their distance.
+    ///
+    /// FILE may be IR text or a WebAssembly module. `json` adds output and
+    /// anti dependences and edge counts; `dot` draws the dependences over
+    /// the CFG.
+    Memdep {
+        /// The IR file or `.wasm` module (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = memdep_cmd::Format::Text)]
+        format: memdep_cmd::Format,
+    },
+    /// Partial redundancy elimination: semantic PRE on the sparse value flow
+    /// graph (default), lazy code motion or plain GVN; prints the module.
+    ///
+    /// Each function is put in SSA form first. FILE may be IR text or a
+    /// WebAssembly module. `--stats` adds computations removed and inserted,
+    /// phis placed, created and deleted, and phase times.
+    ///
+    /// Exit status: 0 on success, 1 on bad input or an unwritable output, 2
+    /// on bad usage.
+    Pre {
+        /// The IR file or `.wasm` module (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// The transform.
+        #[arg(long, value_enum, default_value_t = pre_cmd::PreMethod::Svfg)]
+        method: pre_cmd::PreMethod,
+        /// Add statistics.
+        #[arg(long)]
+        stats: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = pre_cmd::Format::Text)]
+        format: pre_cmd::Format,
+    },
     /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
     ///
     /// A function that cannot be imported is listed and becomes an extern;
@@ -317,6 +360,10 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Regalloc { file, func, regs, vregs, method, stats, format } => {
             let args = regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, stats, format };
             regalloc_cmd::regalloc(&args, out)
+        }
+        Command::Memdep { file, func, format } => memdep_cmd::run(&file, func.as_deref(), format, out),
+        Command::Pre { file, func, method, stats, format } => {
+            pre_cmd::pre(&file, func.as_deref(), method, stats, format, out)
         }
         Command::Gen(args) => {
             let line: Vec<String> = std::env::args().skip(1).collect();
