@@ -35,7 +35,7 @@
 use crate::properties::properties;
 use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
 use crate::vn::{ValueKind, ValueNumber, ValueNumbers, can_trap, is_computation};
-use cfg_dom::{DomTree, DominanceFrontiers, Graph, Idf, Node};
+use cfg_dom::{DomTree, Graph, Idf, Node};
 use ir_core::entity::EntityRef;
 use ir_core::{Arg, Block, Format, Function, FunctionBuilder, Imm, Inst, Opcode, Var, block, node};
 use smallvec::SmallVec;
@@ -256,8 +256,8 @@ impl Walk {
         let mut with_phis: Vec<ValueNumber> = Vec::new();
         if method == Method::Svfg {
             let mut idf = Idf::of(&cfg, &dt).expect("the tree belongs to the graph");
-            let df = DominanceFrontiers::of(&cfg, &dt).expect("the tree belongs to the graph");
             let mut out = Vec::new();
+            let mut frontier = Vec::new();
             for (i, occ) in j0.iter().enumerate() {
                 if occ.is_empty() {
                     continue;
@@ -288,7 +288,8 @@ impl Walk {
                 if any {
                     svfg.dn[i] = Some(d);
                     with_phis.push(vn);
-                    for &y in df.frontier(d) {
+                    idf.frontier(d, &mut frontier);
+                    for &y in &frontier {
                         svfg.eps_at[y as usize].push(vn);
                     }
                 }
