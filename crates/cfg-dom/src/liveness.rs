@@ -125,6 +125,14 @@ impl Liveness {
         done
     }
 
+    /// Bytes of the bit matrices [`Liveness::compute`] allocates for
+    /// `blocks` blocks and `vars` vars: five `blocks × ⌈vars / 64⌉` word
+    /// matrices (gen, kill, join-gen, live-in, live-out). Quadratic when
+    /// both grow, so callers facing hostile sizes check it first.
+    pub fn matrix_bytes(blocks: usize, vars: usize) -> u64 {
+        (blocks as u64).saturating_mul(vars.div_ceil(64) as u64).saturating_mul(5 * 8)
+    }
+
     /// [`Liveness::compute`] on an input already checked.
     pub fn compute_input<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>) {
         self.clear();

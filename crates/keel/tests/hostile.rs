@@ -109,6 +109,11 @@ const SUBCOMMANDS: &[&[&str]] = &[
     &["import"],
     &["asm"],
     &["sim"],
+    &["regalloc", "--regs", "4"],
+    &["regalloc", "--regs", "4", "--method", "briggs"],
+    &["pre", "--stats"],
+    &["dot", "--what", "svfg"],
+    &["memdep"],
 ];
 
 fn every_subcommand(file: &Path) {

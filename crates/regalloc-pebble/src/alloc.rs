@@ -92,6 +92,27 @@ pub struct Options {
     /// home slot ([`crate::webs`]). On by default; `false` allocates the
     /// vars as given.
     pub webs: bool,
+    /// Most bytes the liveness bit matrices may take
+    /// ([`cfg_dom::Liveness::matrix_bytes`] over the blocks and the vars
+    /// plus definitions, which bound the webs); a larger function is
+    /// refused with [`AllocError::TooLarge`] before anything is allocated.
+    /// Default [`DEFAULT_MAX_LIVENESS_BYTES`].
+    pub max_liveness_bytes: u64,
+}
+
+/// The default [`Options::max_liveness_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_LIVENESS_BYTES: u64 = 1 << 30;
+
+/// [`AllocError::TooLarge`] when the liveness matrices of `input` (its
+/// vars plus its definitions, a bound on its webs) exceed `limit` bytes.
+pub(crate) fn check_size<G: Graph, C: cfg_dom::VarCode>(input: &Input<'_, G, C>, limit: u64) -> Result<(), AllocError> {
+    let defs: usize = (0..input.num_insts() as InstId).map(|i| input.defs(i).len()).sum();
+    let names = input.num_vars().saturating_add(defs);
+    let bytes = Liveness::matrix_bytes(input.num_blocks(), names);
+    if bytes > limit {
+        return Err(AllocError::TooLarge { blocks: input.num_blocks(), names, bytes, limit });
+    }
+    Ok(())
 }
 
 impl Default for Options {
@@ -103,6 +124,7 @@ impl Default for Options {
             carry: true,
             loop_weight: 10,
             webs: true,
+            max_liveness_bytes: DEFAULT_MAX_LIVENESS_BYTES,
         }
     }
 }
@@ -136,6 +158,18 @@ pub enum AllocError {
         /// Registers there are.
         have: u32,
     },
+    /// The function is too large for the liveness bit matrices within the
+    /// budget ([`Options::max_liveness_bytes`]).
+    TooLarge {
+        /// Blocks.
+        blocks: usize,
+        /// Vars plus definitions (a bound on the webs).
+        names: usize,
+        /// Bytes the matrices would take.
+        bytes: u64,
+        /// The budget.
+        limit: u64,
+    },
 }
 
 impl fmt::Display for AllocError {
@@ -150,6 +184,10 @@ impl fmt::Display for AllocError {
                     RegClass::Scalar => "scalar",
                     RegClass::Vector => "vector",
                 }
+            ),
+            AllocError::TooLarge { blocks, names, bytes, limit } => write!(
+                f,
+                "too large to allocate: liveness over {blocks} blocks and {names} names needs {bytes} bytes of bit matrices, over the limit of {limit}"
             ),
         }
     }
@@ -205,6 +243,7 @@ impl Allocator {
         // definitions there).
         {
             let input = Input::new(graph, code, &mut self.input)?;
+            check_size(&input, options.max_liveness_bytes)?;
             for b in 0..input.num_blocks() as Node {
                 if let Some(&i) = input.block_insts(b).iter().find(|&&i| input.is_phi(i)) {
                     return Err(AllocError::Code(CodeError::Phi { inst: i }));
@@ -226,6 +265,7 @@ impl Allocator {
         options: &Options,
     ) -> Result<Allocation, AllocError> {
         let input = Input::new(graph, code, &mut self.input)?;
+        check_size(&input, options.max_liveness_bytes)?;
         self.liveness.compute_input(&input);
         self.loops.compute(graph);
         let fx = Facts::new(&input, &self.liveness, &self.loops, options);

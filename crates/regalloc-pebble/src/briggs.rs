@@ -39,7 +39,9 @@ use crate::webs::{WebView, Webs};
 use cfg_dom::{Graph, Input, InputBuffers, InstId, Liveness, LoopForest, Node, VarId};
 
 /// Allocates `code` on `graph` with `regs` registers per class by
-/// Chaitin-Briggs (module doc).
+/// Chaitin-Briggs (module doc). Functions whose liveness matrices would
+/// exceed [`crate::DEFAULT_MAX_LIVENESS_BYTES`] are refused
+/// ([`AllocError::TooLarge`]).
 pub fn allocate<G: Graph, C: RegCode>(
     graph: &G,
     code: &C,
@@ -48,6 +50,7 @@ pub fn allocate<G: Graph, C: RegCode>(
 ) -> Result<Allocation, AllocError> {
     let mut buffers = InputBuffers::default();
     let input = Input::new(graph, code, &mut buffers)?;
+    crate::alloc::check_size(&input, crate::alloc::DEFAULT_MAX_LIVENESS_BYTES)?;
     for b in 0..input.num_blocks() as Node {
         for &i in input.block_insts(b) {
             if input.is_phi(i) {

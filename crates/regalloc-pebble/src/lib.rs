@@ -123,7 +123,7 @@ mod facts;
 mod global;
 mod parallel_move;
 mod pass;
-pub use alloc::{AllocError, Allocator, GlobalStep, Options, allocate};
+pub use alloc::{AllocError, Allocator, DEFAULT_MAX_LIVENESS_BYTES, GlobalStep, Options, allocate};
 mod checker;
 pub mod exact;
 #[cfg(feature = "fuzzing")]

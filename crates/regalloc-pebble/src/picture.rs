@@ -52,6 +52,7 @@ pub fn block_game<G: Graph, C: RegCode>(
             num_nodes: input.num_blocks(),
         })));
     }
+    crate::alloc::check_size(&input, crate::alloc::DEFAULT_MAX_LIVENESS_BYTES)?;
     let mut liveness = Liveness::new();
     liveness.compute_input(&input);
     let mut bd = BlockDag::default();

@@ -121,3 +121,15 @@ fn damaged_allocations_are_errors_never_panics() {
     }
     assert!(damaged > 1500 && caught * 3 > damaged * 2, "{caught} of {damaged} damaged allocations caught");
 }
+
+#[test]
+fn functions_over_the_liveness_budget_are_refused() {
+    let t = Toy::new(vars(2), vec![0], vec![stmt(&[1], &[0], InstKind::Pure)], vec![(vec![0], vec![])]);
+    for webs in [true, false] {
+        let o = Options { webs, max_liveness_bytes: 0, ..Options::with_regs(4) };
+        let e = allocate(&t, &t, &o).unwrap_err();
+        assert!(matches!(e, AllocError::TooLarge { blocks: 1, limit: 0, .. }), "{e:?}");
+        assert!(e.to_string().contains("too large to allocate"), "{e}");
+        assert!(allocate(&t, &t, &Options { webs, ..Options::with_regs(4) }).is_ok());
+    }
+}
