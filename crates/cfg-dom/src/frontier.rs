@@ -270,13 +270,27 @@ impl IteratedFrontiers {
     /// IDF of `defs` into `out` (cleared first), sorted by node id.
     /// Unreachable and out-of-range nodes in `defs` are ignored.
     pub fn query(&mut self, defs: impl IntoIterator<Item = Node>, out: &mut Vec<Node>) {
+        self.query_deeper(defs, None, out);
+    }
+
+    /// The part of IDF(`defs`) deeper than `floor` in the dominator tree
+    /// (all of it for `None`) into `out` (cleared first), sorted by node
+    /// id. Exact, and cheaper than filtering [`IteratedFrontiers::query`]:
+    /// a frontier is never deeper than its node (y ∈ DF(x) implies
+    /// depth(y) ≤ depth(x)), so nodes at or above the floor cannot lead
+    /// below it and are never walked. A caller that wants only the IDF
+    /// strictly dominated by `d` passes `depth(d)` and keeps the nodes `d`
+    /// dominates.
+    pub fn query_deeper(&mut self, defs: impl IntoIterator<Item = Node>, floor: Option<u32>, out: &mut Vec<Node>) {
         out.clear();
+        // Levels are compared as depth + 1, so "no floor" is 0.
+        let floor = floor.map_or(0usize, |f| f as usize + 1);
         self.next_query();
         let q = self.query;
         let mut top = 0usize;
         for d in defs {
             let Some(&depth) = self.depth.get(d as usize) else { continue };
-            if depth == NONE || self.queued[d as usize] == q {
+            if depth == NONE || (depth as usize) < floor || self.queued[d as usize] == q {
                 continue;
             }
             self.queued[d as usize] = q;
@@ -289,7 +303,7 @@ impl IteratedFrontiers {
         }
         // Take the deepest waiting node; insertions are never deeper than
         // the current level, so `top` only moves down.
-        while top > 0 {
+        while top > floor {
             let Some(x) = self.bank[top - 1].pop() else {
                 top -= 1;
                 continue;
@@ -306,7 +320,7 @@ impl IteratedFrontiers {
             while let Some(u) = self.walk.pop() {
                 for &y in row(&self.join_start, &self.joins, u as usize) {
                     let dy = self.depth[y as usize];
-                    if dy <= level && self.in_idf[y as usize] != q {
+                    if dy <= level && dy as usize >= floor && self.in_idf[y as usize] != q {
                         self.in_idf[y as usize] = q;
                         out.push(y);
                         if self.queued[y as usize] != q {

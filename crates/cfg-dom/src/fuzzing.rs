@@ -348,6 +348,22 @@ pub fn check_iterated_frontiers(g: &impl Graph, idf: &mut IteratedFrontiers, see
             let want = oracle::iterate_frontiers(&frontiers, defs.iter().copied());
             same(g, format_args!("Idf ({:?}, budget {budget:?}): IDF({defs:?})", by.method()), want, out.clone());
         }
+        // IDF below a floor: the oracle's IDF filtered by depth.
+        for defs in sets.iter().take(n + 4) {
+            let full = oracle::iterate_frontiers(&frontiers, defs.iter().copied());
+            for floor in [0u32, 1, 2, 5] {
+                out.clear();
+                by.query_deeper(defs.iter().copied(), Some(floor), &mut out);
+                out.sort_unstable();
+                let want: Vec<Node> =
+                    full.iter().copied().filter(|&y| dt.depth(y).is_some_and(|d| d > floor)).collect();
+                same(g, format_args!("Idf ({:?}): IDF({defs:?}) below depth {floor}", by.method()), want, out.clone());
+                idf.query_deeper(defs.iter().copied(), Some(floor), &mut out);
+                let want: Vec<Node> =
+                    full.iter().copied().filter(|&y| dt.depth(y).is_some_and(|d| d > floor)).collect();
+                same(g, format_args!("IteratedFrontiers: IDF({defs:?}) below depth {floor}"), want, out.clone());
+            }
+        }
         for x in 0..n as Node + 2 {
             by.frontier(x, &mut out);
             let mut want = frontiers.get(x as usize).unwrap_or(&none).clone();

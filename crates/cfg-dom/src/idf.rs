@@ -59,6 +59,8 @@ pub struct Idf {
     work: Vec<Node>,
     /// Scratch for the sorted output of subtree walks.
     sorted: Vec<Node>,
+    /// Dominator-tree depth per node (`u32::MAX` when unreachable).
+    depth: Vec<u32>,
 }
 
 impl Idf {
@@ -114,6 +116,8 @@ impl Idf {
             self.walks.compute(g, dt)?;
             self.method = IdfMethod::SubtreeWalks;
         }
+        self.depth.clear();
+        self.depth.extend((0..n as Node).map(|v| dt.depth(v).unwrap_or(u32::MAX)));
         self.num_nodes = n;
         self.stamp = g.stamp();
         if self.placed.len() < n {
@@ -171,25 +175,38 @@ impl Idf {
     /// order but deterministic. Unreachable and out-of-range nodes in
     /// `defs` are ignored.
     pub fn query(&mut self, defs: impl IntoIterator<Item = Node>, out: &mut Vec<Node>) {
+        self.query_deeper(defs, None, out);
+    }
+
+    /// The part of IDF(`defs`) deeper than `floor` in the dominator tree
+    /// (all of it for `None`) appended to `out` (not cleared), in no
+    /// particular order but deterministic. Exact: frontiers never go
+    /// deeper, so nodes at or above the floor are never expanded (see
+    /// [`IteratedFrontiers::query_deeper`]). For the IDF strictly dominated
+    /// by `d`, pass `depth(d)` and keep the nodes `d` dominates.
+    pub fn query_deeper(&mut self, defs: impl IntoIterator<Item = Node>, floor: Option<u32>, out: &mut Vec<Node>) {
         match self.method {
             IdfMethod::None => {}
             IdfMethod::SubtreeWalks => {
-                self.walks.query(defs, &mut self.sorted);
+                self.walks.query_deeper(defs, floor, &mut self.sorted);
                 out.extend_from_slice(&self.sorted);
             }
             IdfMethod::FrontierSets => {
                 let q = self.next_query();
                 let n = self.num_nodes;
+                // Unreachable nodes have depth NONE (u32::MAX): above no floor,
+                // but their frontiers are empty.
+                let deeper = |depth: &[u32], v: Node| floor.is_none_or(|f| depth[v as usize] > f);
                 self.work.clear();
                 for d in defs {
-                    if (d as usize) < n && self.queued[d as usize] != q {
+                    if (d as usize) < n && deeper(&self.depth, d) && self.queued[d as usize] != q {
                         self.queued[d as usize] = q;
                         self.work.push(d);
                     }
                 }
                 while let Some(x) = self.work.pop() {
                     for &y in self.df.frontier(x) {
-                        if self.placed[y as usize] == q {
+                        if self.placed[y as usize] == q || !deeper(&self.depth, y) {
                             continue;
                         }
                         self.placed[y as usize] = q;

@@ -75,6 +75,11 @@ pub struct Function {
     params: Vec<Var>,
     vars: PrimaryMap<Var, VarData>,
     var_names: FxHashMap<Box<str>, Var>,
+    /// Per base name, the last suffix `k` [`Function::add_var`] gave out
+    /// (`base_k`): every `base_j` with `j ≤ k` is taken and names are never
+    /// freed, so the next search starts after it (linear, not quadratic,
+    /// when a pass adds many vars with one base name; same names).
+    name_suffix: FxHashMap<Box<str>, u64>,
     next_version: FxHashMap<Var, u32>,
     num_blocks: u32,
     pub(crate) insts: PrimaryMap<Inst, InstData>,
@@ -122,6 +127,7 @@ impl Function {
             params: Vec::new(),
             vars: PrimaryMap::new(),
             var_names: FxHashMap::default(),
+            name_suffix: FxHashMap::default(),
             next_version: FxHashMap::default(),
             num_blocks: 0,
             insts: PrimaryMap::new(),
@@ -276,11 +282,18 @@ impl Function {
         }
     }
 
-    fn unique_var_name(&self, base: String) -> String {
+    fn unique_var_name(&mut self, base: String) -> String {
         if !self.var_names.contains_key(base.as_str()) {
             return base;
         }
-        (1u64..).map(|k| format!("{base}_{k}")).find(|n| !self.var_names.contains_key(n.as_str())).unwrap_or(base)
+        let start = self.name_suffix.get(base.as_str()).map_or(1, |&k| k + 1);
+        let Some((k, name)) =
+            (start..).map(|k| (k, format!("{base}_{k}"))).find(|(_, n)| !self.var_names.contains_key(n.as_str()))
+        else {
+            return base;
+        };
+        self.name_suffix.insert(base.into_boxed_str(), k);
+        name
     }
 
     fn push_var(&mut self, name: Box<str>, ty: Type, origin: Option<Var>) -> Var {

@@ -165,8 +165,14 @@ impl MemDep {
     /// The analysis on a checked input.
     pub(crate) fn run<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
         self.prepare(input);
-        self.fixpoint(input);
         self.carried.clear();
+        if self.sites.uses.is_empty() && self.sites.defs.is_empty() {
+            // No access and no effect: every answer is empty, and the
+            // fixpoint over the CFG (quadratic in the nesting depth of
+            // loops on deep nests) has nothing to compute.
+            return self.freeze(input);
+        }
+        self.fixpoint(input);
         if self.options.loop_carried {
             self.carried_pass(input);
         }
@@ -341,18 +347,42 @@ impl MemDep {
         // Where the loop headed at each position ends (exclusive). Every
         // loop is contiguous in the order; the test keeps the sweep sound
         // should one not be.
+        // Each loop's lowest and highest position and size, folded from its
+        // own blocks and then from child loops into parents (children
+        // first): linear, where walking every body would be quadratic on
+        // deep nests.
         let mut loop_end = vec![u32::MAX; len];
+        let nl = self.loops.num_loops();
+        let (mut lo, mut hi, mut size) = (vec![u32::MAX; nl], vec![0u32; nl], vec![0usize; nl]);
         for l in self.loops.loops() {
-            let body = self.loops.body(l);
-            let (mut lo, mut hi) = (u32::MAX, 0u32);
-            for &b in body {
+            for &b in self.loops.own_nodes(l) {
                 let p = position[b as usize];
-                lo = lo.min(p);
-                hi = hi.max(p);
+                lo[l.index()] = lo[l.index()].min(p);
+                hi[l.index()] = hi[l.index()].max(p);
+                size[l.index()] += 1;
             }
+        }
+        let mut postorder = Vec::with_capacity(nl);
+        let mut walk: Vec<(cfg_dom::LoopId, bool)> = self.loops.roots().map(|l| (l, false)).collect();
+        while let Some((l, done)) = walk.pop() {
+            if done {
+                postorder.push(l);
+            } else {
+                walk.push((l, true));
+                walk.extend(self.loops.children(l).iter().map(|&c| (c, false)));
+            }
+        }
+        for &l in &postorder {
             let h = position[self.loops.header(l) as usize];
-            if lo == h && (hi - lo + 1) as usize == body.len() {
-                loop_end[h as usize] = hi + 1;
+            let (a, z, k) = (lo[l.index()], hi[l.index()], size[l.index()]);
+            debug_assert_eq!(k, self.loops.body(l).len(), "own nodes and child loops partition the body");
+            if a == h && z != u32::MAX && (z - a + 1) as usize == k {
+                loop_end[h as usize] = z + 1;
+            }
+            if let Some(p) = self.loops.parent(l) {
+                lo[p.index()] = lo[p.index()].min(a);
+                hi[p.index()] = hi[p.index()].max(z);
+                size[p.index()] += k;
             }
         }
         let mut work = std::mem::take(&mut self.work);

@@ -264,7 +264,10 @@ impl Walk {
                 }
                 let Some(d) = dn[i] else { continue };
                 out.clear();
-                idf.query(occ.iter().copied(), &mut out);
+                // Only phis strictly below dn are kept: ask for the IDF
+                // deeper than dn (linear on deep loop nests, where the
+                // whole IDF of each value is as deep as the nest).
+                idf.query_deeper(occ.iter().copied(), dt.depth(d), &mut out);
                 out.sort_unstable();
                 let vn = ValueNumber(i as u32);
                 let mut any = false;
