@@ -21,6 +21,7 @@ mod config;
 mod exec;
 mod memory;
 mod ops;
+pub mod scalar;
 mod tensor;
 mod trap;
 
