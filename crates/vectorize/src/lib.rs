@@ -1,10 +1,25 @@
-//! `vectorize`: rule-based vectorization.
+//! `vectorize`: rule-based vectorization of a graph IR (digest §003).
 //!
-//! **Status: not yet implemented.** This crate exposes no API yet. It will
-//! turn a program `p: T -> R` into `/p/: array[T] -> array[R]` with one
-//! vectorization rule per primitive and rewrite-on-construction
-//! optimization rules (digest §003), over a graph view of `ir-core` code.
-//!
-//! Depends on: `ir-core`.
+//! Work in progress.
 
 #![deny(missing_docs)]
+
+mod builder;
+pub mod eval;
+mod graph;
+mod infer;
+mod ops;
+mod schedule;
+pub mod text;
+mod types;
+mod value;
+mod verify;
+
+pub use builder::Builder;
+pub use graph::{Arg, Graph, LambdaData, MAX_FLAGGED_ARGS, NameError, NewNode, NodeData, Sym, valid_name};
+pub use infer::{TypeError, infer};
+pub use ops::{Op, Prim, PrimKind};
+pub use schedule::{Schedule, StaleSchedule};
+pub use types::{NodeTy, ValTy};
+pub use value::{Array, ArrayBuilder, Container, Value};
+pub use verify::{VerifyError, verify};
