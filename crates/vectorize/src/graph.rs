@@ -451,6 +451,21 @@ impl Graph {
         }
     }
 
+    /// A mark to roll back to ([`Graph::rollback`]).
+    pub(crate) fn checkpoint(&self) -> (usize, usize, usize) {
+        (self.nodes.len(), self.args.len(), self.arrays.len())
+    }
+
+    /// Removes every node, argument and constant added since `mark`
+    /// (lambdas and functions must not have been added since).
+    pub(crate) fn rollback(&mut self, mark: (usize, usize, usize)) {
+        self.nodes.truncate(mark.0);
+        self.names.truncate(mark.0);
+        self.args.truncate(mark.1);
+        self.arrays.truncate(mark.2);
+        self.epoch += 1;
+    }
+
     /// Adds a constant array to the pool; use it with [`Op::Array`].
     pub fn add_array_const(&mut self, value: Value) -> u32 {
         self.arrays.push(value);

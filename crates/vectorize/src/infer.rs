@@ -30,7 +30,7 @@
 use crate::graph::{Arg, Graph, MAX_FLAGGED_ARGS, Sym};
 use crate::ops::Op;
 use crate::types::{NodeTy, ValTy};
-use ir_core::{Opcode, Type, TypeClass};
+use ir_core::{Type, TypeClass};
 
 /// Why a node does not type.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -338,7 +338,42 @@ fn no_flags(args: &[Arg], what: &str) -> R<()> {
     if args.iter().any(|a| a.bcast) { err(format!("`{what}` takes no `*` flags")) } else { Ok(()) }
 }
 
-/// True for the conversion opcodes (`sext` ... `bitcast`).
-pub fn is_conversion(o: Opcode) -> bool {
-    o.format() == ir_core::Format::Convert
+/// The flags ("same in every lane") of a lifted node's arguments, decided
+/// from their types: an argument whose depth is its position's base depth
+/// is the same in every lane, one with `depth` more levels is mapped. For
+/// positions whose base type depends on the result (`select`'s values,
+/// `index`'s array, ...), `hint` (the node's result type) decides; without
+/// it they are taken as mapped. `None` when a type fits neither.
+pub(crate) fn flags_for(g: &Graph, op: Op, depth: u32, args: &[Sym], hint: Option<ValTy>) -> Option<Vec<bool>> {
+    if depth == 0 {
+        return Some(vec![false; args.len()]);
+    }
+    let base_result = hint.and_then(|h| h.unlift(depth));
+    let mut flags = Vec::with_capacity(args.len());
+    for (i, &a) in args.iter().enumerate() {
+        let t = g.val_ty(a)?;
+        let base = match op {
+            Op::Unary(_) | Op::Binary(_) | Op::Setp(_) | Op::Fsetp(_) | Op::Convert(_) | Op::Assert => Some(0),
+            Op::Select if i == 0 => Some(0),
+            Op::Select => base_result.map(|r| r.depth),
+            Op::Sum | Op::Max | Op::Any => Some(1),
+            Op::Index if i == 1 => Some(0),
+            Op::Index | Op::Concat => base_result.map(|r| r.depth + 1),
+            Op::Broadcast if i == 1 => Some(0),
+            Op::Broadcast => base_result.and_then(|r| r.depth.checked_sub(1)),
+            Op::Partition if i == 1 => Some(1),
+            Op::Partition => base_result.and_then(|r| r.depth.checked_sub(1)),
+            _ => None,
+        };
+        flags.push(match base {
+            Some(b) if t.depth == b => true,
+            Some(b) if t.depth == b + depth => false,
+            Some(_) => return None,
+            None => false,
+        });
+    }
+    if flags.iter().all(|&f| f) {
+        return None;
+    }
+    Some(flags)
 }

@@ -46,3 +46,27 @@ fn smoke() {
     assert_eq!(r, vec![Value::f32s(&[6.0, 0.0, 10.0])]);
     assert_eq!(xs.to_string(), "[[1.0, 2.0], [], [5.0]]");
 }
+
+#[test]
+fn vmap_smoke() {
+    let (g, _) = parse(P).unwrap();
+    let p = g.function("p").unwrap();
+    let v = vectorize::vectorize(&g, p, &[true, true, true]).unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", print_graph(&v.graph));
+    let m = g.function("mean").unwrap();
+    let v = vectorize::vectorize(&g, m, &[true]).unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", print_graph(&v.graph));
+    let xs = Value::array_of(vectorize::ValTy::array(ir_core::Type::F32, 1), &[Value::f32s(&[1.0, 2.0]), Value::f32s(&[]), Value::f32s(&[5.0])]).unwrap();
+    let r = eval(&v.graph, v.func, &[xs], EvalConfig::default()).unwrap();
+    println!("{}", r[0]);
+    let n = g.function("nested").unwrap();
+    let v = vectorize::vectorize(&g, n, &[true, false]).unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", print_graph(&v.graph));
+    vectorize::verify(&v.graph).unwrap_or_else(|e| panic!("{:?}", e));
+    let xs = Value::array_of(vectorize::ValTy::array(ir_core::Type::F32, 2), &[
+        Value::array_of(vectorize::ValTy::array(ir_core::Type::F32, 1), &[Value::f32s(&[1.0, 2.0]), Value::f32s(&[]), Value::f32s(&[5.0])]).unwrap(),
+        Value::array_of(vectorize::ValTy::array(ir_core::Type::F32, 1), &[Value::f32s(&[3.0])]).unwrap(),
+    ]).unwrap();
+    let r = eval(&v.graph, v.func, &[xs, Value::f32(2.0)], EvalConfig::default()).unwrap();
+    println!("{}", r[0]);
+}
