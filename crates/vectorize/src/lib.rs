@@ -7,6 +7,9 @@
 mod bits;
 mod builder;
 pub mod eval;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+pub mod generate;
 mod graph;
 mod infer;
 mod ops;

@@ -332,8 +332,10 @@ impl<'g> Evaluator<'g> {
                         Some(m) => Some(self.value(m)?.clone()),
                         None => None,
                     };
-                    let v = prims::lifted(op, n.depth, &largs, mask.as_ref(), result, budget)
-                        .map_err(|(k, m)| fail(k, Some(sym), m))?;
+                    let v = prims::lifted(op, n.depth, &largs, mask.as_ref(), result, budget).map_err(|(k, m)| {
+                        let name = if n.depth > 0 { format!("{}.{}", op.prim(), n.depth) } else { op.prim().name() };
+                        fail(k, Some(sym), format!("`{name}`: {m}"))
+                    })?;
                     if v.ty() != Some(result) {
                         return Err(fail(TrapKind::Malformed, Some(sym), format!("computed a value that is not a {result}")));
                     }

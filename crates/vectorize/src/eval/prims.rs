@@ -284,42 +284,120 @@ fn container_of(args: &[LiftArg<'_>], k: u32) -> R<Container> {
     first.map(|f| f.container(k)).map_or_else(|| malformed("a lifted operation with no mapped argument"), Ok)
 }
 
-/// A mask of depth `j >= 1`.
-fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget: &mut Budget) -> R<Value> {
-    let j = m.depth();
-    let container = container_of(args, k)?;
-    let first = args.iter().find(|a| !a.same).and_then(|a| a.value.array()).ok_or((TrapKind::Malformed, String::new()))?;
-    if !first.same_container(m, j) {
-        return Err((TrapKind::ShapeMismatch, "the mask and the mapped arguments differ in their outer levels".into()));
+/// The result of a mask with no true value: shaped like the mask (its
+/// levels), each of its level-`j` lanes the zero of `item` (scalar zero or
+/// an empty array).
+fn mask_zero(m: &Array, item: ValTy) -> Value {
+    let mut b = ArrayBuilder::new(item);
+    for _ in 0..m.data().len() {
+        b.push_zero();
     }
+    Value::from(m.container(m.depth()).assemble(b.finish()))
+}
+
+/// A mask of depth `j >= 1`, applied level by level from the outside:
+/// a lane (or the whole value) whose part of the mask holds no true value
+/// is not examined at all and holds zeros shaped like that part of the
+/// mask; otherwise the mapped arguments must have as many lanes as the
+/// mask there, and the walk goes down; at level `j` a lane whose bit is
+/// true is computed (the operation lifted `k - j` deep on its items) and
+/// one whose bit is false holds the zero of its type. So arguments are
+/// compared only along lanes that are computed, and lifting a masked node
+/// (mask and mapped arguments one level deeper) computes, lane by lane,
+/// exactly what the node computes. Iterative: one stack entry per open
+/// level.
+fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget: &mut Budget) -> R<Value> {
     let Some(item_ty) = result.unlift(k) else { return malformed("the result type is not lifted") };
-    if j == k {
-        budget.burn(container.lanes() as u64)?;
+    let j = m.depth();
+    let zero_item = item_ty.lift(k - j);
+    budget.burn(m.data().len() as u64)?;
+    if m.data().iter().all(|&b| b == 0) {
+        return Ok(mask_zero(m, zero_item));
+    }
+    if j == 1 && k == 1 {
+        let container = container_of(args, 1)?;
+        if container.lanes() != m.len() {
+            return Err((TrapKind::ShapeMismatch, format!("a mask of {} lanes for {} lanes", m.len(), container.lanes())));
+        }
         if let Some(out) = fast(op, k, args, Some(m), &container, item_ty, budget)? {
             return Ok(out);
         }
         return generic(op, k, args, Some(m), &container, item_ty, budget);
     }
-    // j < k: each level-j lane is a depth-(k - j) operation or a zero.
-    let outer = first.container(j);
-    let lanes = outer.lanes();
-    budget.burn(lanes as u64)?;
-    let inner_ty = item_ty.lift(k - j);
-    let mut out = ArrayBuilder::new(inner_ty);
-    let items: Vec<Option<&Array>> = args.iter().map(|a| if a.same { None } else { a.value.array() }).collect();
-    for lane in 0..lanes {
-        if m.data()[lane] == 0 {
-            out.push_zero();
-            continue;
-        }
-        let vals: Vec<Value> =
-            args.iter().zip(&items).map(|(a, it)| it.map_or_else(|| a.value.clone(), |x| x.item(j, lane))).collect();
-        let sub: Vec<LiftArg<'_>> = vals.iter().zip(args).map(|(v, a)| LiftArg { value: v, same: a.same }).collect();
-        let r = lifted(op, k - j, &sub, None, inner_ty, budget)?;
-        out.push(&r);
+    struct Level {
+        args: Vec<Value>,
+        mask: Array,
+        next: usize,
+        out: ArrayBuilder,
+        /// The operation's depth left for this level's lanes.
+        depth: u32,
     }
-    budget.room(out.len() as u64)?;
-    Ok(Value::from(outer.assemble(out.finish())))
+    let same: Vec<bool> = args.iter().map(|a| a.same).collect();
+    let lanes_of = |vals: &[Value], n: usize| -> R<()> {
+        for (v, &s) in vals.iter().zip(&same) {
+            if !s && arr(v)?.len() != n {
+                return Err((TrapKind::ShapeMismatch, "the mask and the mapped arguments differ in their outer levels".into()));
+            }
+        }
+        Ok(())
+    };
+    let top: Vec<Value> = args.iter().map(|a| a.value.clone()).collect();
+    lanes_of(&top, m.len())?;
+    let mut stack =
+        vec![Level { args: top, mask: m.clone(), next: 0, out: ArrayBuilder::new(result.unlift(1).unwrap_or(result)), depth: k - 1 }];
+    let mut size = 0u64;
+    loop {
+        let Some(level) = stack.last_mut() else { return malformed("an empty mask stack") };
+        if level.next == level.mask.len() {
+            let done = stack.pop().map(|l| l.out.finish()).ok_or((TrapKind::Malformed, String::new()))?;
+            match stack.last_mut() {
+                Some(parent) => {
+                    parent.out.push(&Value::from(done));
+                    continue;
+                }
+                None => return Ok(Value::from(done)),
+            }
+        }
+        let i = level.next;
+        level.next += 1;
+        match level.mask.item(1, i) {
+            Value::Scalar(bit) => {
+                if bit.bits() == 0 {
+                    level.out.push_zero();
+                    continue;
+                }
+                let items: Vec<Value> = level
+                    .args
+                    .iter()
+                    .zip(&same)
+                    .map(|(v, &s)| if s { Ok(v.clone()) } else { arr(v).map(|x| x.item(1, i)) })
+                    .collect::<R<_>>()?;
+                let sub: Vec<LiftArg<'_>> = items.iter().zip(&same).map(|(v, &s)| LiftArg { value: v, same: s }).collect();
+                let ty = item_ty.lift(level.depth);
+                let r = lifted(op, level.depth, &sub, None, ty, budget)?;
+                size = size.saturating_add(r.array().map_or(1, |a| a.data().len() as u64));
+                budget.room(size)?;
+                level.out.push(&r);
+            }
+            Value::Array(sub) => {
+                if sub.data().iter().all(|&b| b == 0) {
+                    level.out.push(&mask_zero(&sub, zero_item));
+                    continue;
+                }
+                let items: Vec<Value> = level
+                    .args
+                    .iter()
+                    .zip(&same)
+                    .map(|(v, &s)| if s { Ok(v.clone()) } else { arr(v).map(|x| x.item(1, i)) })
+                    .collect::<R<_>>()?;
+                lanes_of(&items, sub.len())?;
+                let depth = level.depth - 1;
+                let out = ArrayBuilder::new(item_ty.lift(depth));
+                stack.push(Level { args: items, mask: (*sub).clone(), next: 0, out, depth });
+            }
+            Value::Tuple(_) => return malformed("a tuple mask"),
+        }
+    }
 }
 
 fn lane_on(mask: Option<&Array>, lane: usize) -> bool {

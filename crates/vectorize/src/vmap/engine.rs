@@ -35,8 +35,9 @@ pub(super) enum Mode {
     /// active.
     Masked,
     /// Not a lane level: a lambda called per element by a `map` that is
-    /// the same in every lane; a guard param (some lane active) guards it.
-    Guarded,
+    /// the same in every lane (which runs only when some lane is active),
+    /// copied as it is.
+    Plain,
 }
 
 /// What identifies a vectorized lambda.
@@ -59,7 +60,6 @@ pub(super) struct LamDone {
     pub results: Bits,
     pub nresults: usize,
     pub lanes_param: bool,
-    pub guard_param: bool,
 }
 
 /// A lambda being vectorized.
@@ -72,7 +72,6 @@ pub(super) struct Frame {
     lanes: Option<Sym>,
     guard: Option<Sym>,
     pub lanes_param: bool,
-    pub guard_param: bool,
     witness: Option<Sym>,
     /// Lambdas a strategy created for the node in progress.
     pub wrappers: Vec<Sym>,
@@ -263,7 +262,6 @@ impl<'a> Engine<'a> {
             lanes: None,
             guard: None,
             lanes_param: false,
-            guard_param: false,
             witness: mask.or(witness),
             wrappers: Vec::new(),
         });
@@ -291,7 +289,6 @@ impl<'a> Engine<'a> {
             results: Bits::from_flags(flags),
             nresults: results.len(),
             lanes_param: f.lanes_param,
-            guard_param: f.guard_param,
         };
         self.memo.insert(key, done.clone());
         Ok(done)
@@ -303,7 +300,7 @@ impl<'a> Engine<'a> {
             return Ok(l);
         }
         let f = self.frame();
-        if f.key.mode == Mode::Guarded {
+        if f.key.mode == Mode::Plain {
             return Err(self.error(VectorizeErrorKind::Rule, None, "a batched value inside a per-element lambda"));
         }
         let l = match f.witness {
@@ -319,19 +316,15 @@ impl<'a> Engine<'a> {
         Ok(l)
     }
 
-    /// True when some lane of the current frame is active (an `i1`).
-    pub fn guard(&mut self) -> R<Sym> {
+    /// True when some lane of the current frame is active (an `i1`);
+    /// `None` in a per-element lambda, which runs only when some lane is.
+    pub fn guard(&mut self) -> R<Option<Sym>> {
         if let Some(g) = self.frame().guard {
-            return Ok(g);
+            return Ok(Some(g));
         }
         let g = match (self.frame().key.mode, self.frame().mask) {
+            (Mode::Plain, _) => return Ok(None),
             (Mode::Masked, Some(m)) => self.build(Op::Any, 0, &[Arg::mapped(m)], None)?,
-            (Mode::Guarded, _) => {
-                let out = self.frame().out;
-                let p = self.st.g.add_param(out, ValTy::scalar(Type::I1));
-                self.frame_mut().guard_param = true;
-                p
-            }
             _ => {
                 let n = self.lanes()?;
                 let zero = self.constant(Imm::int(Type::I64, 0))?;
@@ -339,7 +332,7 @@ impl<'a> Engine<'a> {
             }
         };
         self.frame_mut().guard = Some(g);
-        Ok(g)
+        Ok(Some(g))
     }
 
     pub fn constant(&mut self, imm: Imm) -> R<Sym> {
@@ -446,8 +439,9 @@ impl<'a> Engine<'a> {
         }
         let args: Vec<Arg> = src.args(node).iter().enumerate().map(|(i, &a)| Arg { sym: self.vsym(a).sym, bcast: n.is_bcast(i) }).collect();
         let mut mask = n.mask.map(|m| self.vsym(m).sym);
-        if self.purity.node_may_trap(src, node) {
-            let g = self.guard()?;
+        if self.purity.node_may_trap(src, node)
+            && let Some(g) = self.guard()?
+        {
             mask = Some(match mask {
                 None => g,
                 Some(m) => {
@@ -473,9 +467,10 @@ impl<'a> Engine<'a> {
         let own = match n.mask {
             None => None,
             Some(m) => {
+                // A mask the same in every lane becomes one per lane: a
+                // scalar mask on a lifted node would blank the whole value.
                 let v = self.vsym(m);
-                let depth = self.st.g.val_ty(v.sym).map_or(0, |t| t.depth);
-                Some(if v.batched || depth == 0 { v.sym } else { self.materialize(v.sym)? })
+                Some(if v.batched { v.sym } else { self.materialize(v.sym)? })
             }
         };
         let frame_mask =
@@ -609,6 +604,13 @@ impl Stager for Tpl<'_, '_> {
                 TVal::Lifted(x) => Some(Aligned::Mapped(x)),
                 TVal::Lit(_) => None,
             });
+        }
+        // Batched only through its mask: one argument must still be mapped.
+        if self.k == 0 && !aligned.iter().any(|a| matches!(a, Some(Aligned::Mapped(_)))) {
+            if let Some(a) = aligned.iter_mut().find(|a| matches!(a, Some(Aligned::Same(_)))) {
+                let Some(Aligned::Same(x)) = *a else { unreachable!() };
+                *a = Some(Aligned::Mapped(self.eng.materialize(x).map_err(|e| e.message)?));
+            }
         }
         let reference = aligned.iter().find_map(|a| match a {
             Some(Aligned::Mapped(x)) => Some(*x),

@@ -80,9 +80,6 @@ impl Engine<'_> {
         if d.lanes_param {
             all.push(Arg::mapped(x.lanes.ok_or_else(missing)?));
         }
-        if d.guard_param {
-            all.push(Arg::mapped(x.guard.ok_or_else(missing)?));
-        }
         let r = self.build_in(scope, Op::Apply, 0, &all, None, None)?;
         self.unpack(scope, r, d.nresults)
     }
@@ -99,9 +96,6 @@ impl Engine<'_> {
         let mut x = Extras { mask: self.frame().mask, ..Extras::default() };
         if d.iter().any(|d| d.lanes_param) {
             x.lanes = Some(self.lanes()?);
-        }
-        if d.iter().any(|d| d.guard_param) {
-            x.guard = Some(self.guard()?);
         }
         Ok(x)
     }
@@ -149,7 +143,7 @@ impl Engine<'_> {
             let ke = self.key(le, w[1], pattern.clone(), mode, join.clone());
             let Some(dt) = self.done(&kt) else { return Ok(Step::Need(kt)) };
             let Some(de) = self.done(&ke) else { return Ok(Step::Need(ke)) };
-            // Extra values both wrappers take: mask, lanes, guard.
+            // Extra values both wrappers take: mask, lanes.
             let x = self.frame_extras(&[&dt, &de])?;
             let mut extra_vals = Vec::new();
             let mut extra_tys = Vec::new();
@@ -179,7 +173,7 @@ impl Engine<'_> {
             self.set_tuple(node, parts);
             return Ok(Step::Done);
         }
-        if mode == Mode::Guarded {
+        if mode == Mode::Plain {
             return Err(self.error(VectorizeErrorKind::Rule, Some(node), "a batched condition inside a per-element lambda"));
         }
         let pure = !always_mask && !self.purity.lambda_may_trap(src, lt) && !self.purity.lambda_may_trap(src, le);
@@ -235,13 +229,12 @@ impl Engine<'_> {
             let Some(db) = self.done(&kb) else { return Ok(Step::Need(kb)) };
             let state = self.initial_state(&init, &pattern)?;
             let mut x = self.frame_extras(&[&dc, &db])?;
-            x.guard = Some(self.guard()?);
+            x.guard = self.guard()?;
             let mut extra_vals = Vec::new();
             for v in [x.mask, x.lanes, x.guard].into_iter().flatten() {
                 extra_vals.push(v);
             }
             let tys: Vec<ValTy> = state.iter().chain(&extra_vals).map(|&s| self.ty(s)).collect();
-            let mut guard_param = None;
             for (wi, d) in w.iter().zip([&dc, &db]) {
                 let ps = self.params(*wi, &tys);
                 let (st, rest) = ps.split_at(n);
@@ -253,9 +246,11 @@ impl Engine<'_> {
                 };
                 let outs = self.apply_in(*wi, d, st, wx)?;
                 if *wi == w[0] {
-                    let g = wx.guard.expect("the guard param");
-                    guard_param = Some(g);
-                    let r = self.build_in(*wi, Op::Binary(Opcode::And), 0, &[Arg::mapped(outs[0]), Arg::mapped(g)], None, None)?;
+                    // Run only if some lane is active (an empty batch runs nothing).
+                    let r = match wx.guard {
+                        Some(g) => self.build_in(*wi, Op::Binary(Opcode::And), 0, &[Arg::mapped(outs[0]), Arg::mapped(g)], None, None)?,
+                        None => outs[0],
+                    };
                     self.st.g.set_results(*wi, &[r]);
                 } else {
                     let mut res = outs;
@@ -263,7 +258,6 @@ impl Engine<'_> {
                     self.st.g.set_results(*wi, &res);
                 }
             }
-            let _ = guard_param;
             let mut all = vec![Arg::mapped(w[0]), Arg::mapped(w[1])];
             all.extend(state.iter().chain(&extra_vals).map(|&s| Arg::mapped(s)));
             let r = self.build_in(out, Op::While, 0, &all, None, None)?;
@@ -272,7 +266,7 @@ impl Engine<'_> {
             self.set_tuple(node, parts);
             return Ok(Step::Done);
         }
-        if mode == Mode::Guarded {
+        if mode == Mode::Plain {
             return Err(self.error(VectorizeErrorKind::Rule, Some(node), "a batched condition inside a per-element lambda"));
         }
         let w = self.wrappers(2);
@@ -334,18 +328,28 @@ impl Engine<'_> {
             .collect()
     }
 
-    /// `map` with nothing batched: a `map` over a per-element lambda.
+    /// `map` with nothing batched: a `map` over a per-element lambda. If
+    /// it may trap and no lane may be active, its mapped arrays are
+    /// replaced by empty ones then, so it runs nothing.
     pub(super) fn uniform_map(&mut self, node: Sym) -> R<Step> {
         let src = self.src;
         let n = src.data(node);
         let args = src.args(node);
         let out = self.frame().out;
-        let key = self.key(args[0], out, Bits::new(), Mode::Guarded, Bits::new());
+        let key = self.key(args[0], out, Bits::new(), Mode::Plain, Bits::new());
         let Some(d) = self.done(&key) else { return Ok(Step::Need(key)) };
+        let guard = if self.purity.node_may_trap(src, node) { self.guard()? } else { None };
         let mut all = vec![Arg::mapped(d.out)];
-        all.extend(args[1..].iter().enumerate().map(|(i, &a)| Arg { sym: self.vsym(a).sym, bcast: n.is_bcast(i + 1) }));
-        if d.guard_param {
-            all.push(Arg::same(self.guard()?));
+        for (i, &a) in args.iter().enumerate().skip(1) {
+            let mut x = self.vsym(a).sym;
+            let whole = n.is_bcast(i);
+            if let (Some(g), false) = (guard, whole) {
+                let empty = crate::value::Value::zero(self.ty(x));
+                let index = self.st.g.add_array_const(empty);
+                let e = self.build(Op::Array(index), 0, &[], None)?;
+                x = self.build(Op::Select, 0, &[Arg::mapped(g), Arg::mapped(x), Arg::mapped(e)], None)?;
+            }
+            all.push(Arg { sym: x, bcast: whole });
         }
         let r = self.build_in(out, Op::Map, 0, &all, None, None)?;
         self.st.stats.copied += 1;
@@ -359,11 +363,26 @@ impl Engine<'_> {
         let n = src.data(node);
         let args = src.args(node);
         let (out, mode) = (self.frame().out, self.frame().key.mode);
-        if mode == Mode::Guarded {
+        if mode == Mode::Plain {
             return Err(self.error(VectorizeErrorKind::Rule, Some(node), "a batched map inside a per-element lambda"));
         }
-        let vals = self.vals(&args[1..]);
+        let mut vals = self.vals(&args[1..]);
         let whole: Vec<bool> = (1..args.len()).map(|i| n.is_bcast(i)).collect();
+        // Under a mask, inactive lanes map over empty arrays: their mapped
+        // values may be zeros of another length than the active lanes'.
+        if let Some(m) = self.frame().mask {
+            for (v, &w) in vals.iter_mut().zip(&whole) {
+                if w {
+                    continue;
+                }
+                let item = if v.batched { self.ty(v.sym).element().expect("an array") } else { self.ty(v.sym) };
+                let index = self.st.g.add_array_const(crate::value::Value::zero(item));
+                let empty = self.build(Op::Array(index), 0, &[], None)?;
+                let x = Arg { sym: v.sym, bcast: !v.batched };
+                let s = self.build(Op::Select, 1, &[Arg::mapped(m), x, Arg::same(empty)], None)?;
+                *v = VSym { sym: s, batched: true };
+            }
+        }
         let inner = Bits::from_flags(vals.iter().zip(&whole).map(|(v, &w)| !w || v.batched));
         let key = self.key(args[0], out, inner, mode, Bits::all(1));
         let Some(d) = self.done(&key) else { return Ok(Step::Need(key)) };

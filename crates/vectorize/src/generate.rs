@@ -1,0 +1,727 @@
+//! A seeded generator of well-typed graphs (and of arguments for them),
+//! for the vectorizer's oracle tests, fuzzing and benchmarks.
+//!
+//! Every generated graph verifies, and every call of its function
+//! terminates: loops count a counter up to a bound of at most 7 (the bound
+//! is `and(v, 7)` of some value, batched or not, so the trip count may
+//! differ between lanes). Graphs mix every primitive: scalar arithmetic of
+//! every class, compares, conversions, `select` of any type, arrays nested
+//! two deep (ragged), `length`/`sum`/`max`/`any`, `index` (an index taken
+//! modulo the length, so it traps only on an empty array), `broadcast`,
+//! `concat`/`partition`, `map` (with arguments passed whole and zipped
+//! arrays), `apply`, `if` and `while` with lambdas nested up to
+//! [`GenConfig::depth`] deep, tuples, and (optionally) user-written lifted
+//! operations with `*` flags and masks. Division by a possibly zero value,
+//! an empty array indexed, and similar traps happen on some inputs, on
+//! purpose: the oracle then checks that the vectorized graph traps too.
+//!
+//! Like `ir-gn`, it is a decoder over a [`Source`] of choices: a seeded
+//! [`ir_gen::SplitMix64`] or a fuzzer's bytes ([`ir_gen::ByteSource`]);
+//! 0 is always the simplest choice, so an empty input decodes to a small
+//! graph. Recursion is bounded by the configuration (lambda nesting is at
+//! most `depth`, types at most two arrays deep), never by the input.
+//!
+//! # Panics
+//! Never for any choices: a node that would not type is a bug of the
+//! generator, which the tests would catch (`Builder` errors are
+//! `expect`ed with a message).
+
+use crate::builder::Builder;
+use crate::graph::{Arg, Graph, Sym};
+use crate::ops::Op;
+use crate::types::{NodeTy, ValTy};
+use crate::value::{ArrayBuilder, Value};
+use ir_core::{FloatCC, Imm, IntCC, Opcode, Type};
+pub use ir_gen::{ByteSource, Source, SplitMix64};
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    /// Nodes attempted per body (nested bodies get fewer).
+    pub nodes: usize,
+    /// Parameters of the function (at least 1).
+    pub params: usize,
+    /// Deepest nesting of lambdas.
+    pub depth: u32,
+    /// Generate `while` loops.
+    pub loops: bool,
+    /// Generate user-written lifted operations (`fadd.1`, `*` flags, masks).
+    pub lifted: bool,
+    /// Allow operations that may trap on some inputs.
+    pub trapping: bool,
+}
+
+impl Default for GenConfig {
+    fn default() -> GenConfig {
+        GenConfig { nodes: 12, params: 3, depth: 2, loops: true, lifted: true, trapping: true }
+    }
+}
+
+/// Counts of the features a graph holds (for coverage assertions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// `map` nodes.
+    pub maps: usize,
+    /// `apply` nodes.
+    pub applies: usize,
+    /// `if` nodes.
+    pub ifs: usize,
+    /// `while` nodes.
+    pub whiles: usize,
+    /// Lifted (depth > 0) nodes written by the generator.
+    pub lifted: usize,
+    /// Masked nodes.
+    pub masked: usize,
+    /// `index` nodes.
+    pub indexes: usize,
+    /// Nodes whose type is nested two arrays deep.
+    pub nested: usize,
+}
+
+/// A generated graph: its function, which parameters to batch, and what
+/// it contains.
+#[derive(Debug)]
+pub struct Generated {
+    /// The graph.
+    pub graph: Graph,
+    /// Its one function.
+    pub func: Sym,
+    /// Which parameters the tests batch (at least one).
+    pub in_axes: Vec<bool>,
+    /// What it contains.
+    pub features: Features,
+}
+
+fn below(s: &mut dyn Source, n: usize) -> usize {
+    s.choose(n as u64) as usize
+}
+
+fn chance(s: &mut dyn Source, percent: u64) -> bool {
+    s.choose(100) >= 100 - percent
+}
+
+const SCALARS: [Type; 5] = [Type::I32, Type::F32, Type::I64, Type::F64, Type::I1];
+
+/// A random value of `ty` (arrays of 0 to 4 elements, ragged when nested).
+pub fn random_value(ty: ValTy, s: &mut dyn Source) -> Value {
+    if ty.depth == 0 {
+        return Value::Scalar(random_scalar(ty.scalar, s));
+    }
+    // Iterative: a stack of builders, one per open level.
+    let mut stack: Vec<(ArrayBuilder, usize)> = Vec::new();
+    let len = |s: &mut dyn Source| if chance(s, 15) { 0 } else { 1 + below(s, 4) };
+    stack.push((ArrayBuilder::new(ValTy::array(ty.scalar, ty.depth - 1)), len(s)));
+    loop {
+        let level = stack.len() as u32;
+        let (b, left) = stack.last_mut().expect("a level");
+        if *left == 0 {
+            let (b, _) = stack.pop().expect("a level");
+            let v = Value::from(b.finish());
+            match stack.last_mut() {
+                Some((parent, _)) => {
+                    parent.push(&v);
+                }
+                None => return v,
+            }
+            continue;
+        }
+        *left -= 1;
+        if level == ty.depth {
+            let x = random_scalar(ty.scalar, s);
+            b.push_scalar(x);
+        } else {
+            let n = len(s);
+            stack.push((ArrayBuilder::new(ValTy::array(ty.scalar, ty.depth - level - 1)), n));
+        }
+    }
+}
+
+fn random_scalar(t: Type, s: &mut dyn Source) -> Imm {
+    match t {
+        Type::I1 => Imm::bool(below(s, 2) == 1),
+        Type::F32 | Type::F64 => {
+            let v = match below(s, 12) {
+                0 => f64::NAN,
+                1 => -0.0,
+                2 => f64::INFINITY,
+                3 => 1e30,
+                n => (n as f64 - 7.0) * 0.75 + below(s, 3) as f64,
+            };
+            if t == Type::F32 { Imm::f32(v as f32) } else { Imm::f64(v) }
+        }
+        _ => {
+            let v = match below(s, 14) {
+                0 => i64::MIN,
+                1 => i64::MAX,
+                2 => -1,
+                n => n as i64 - 6,
+            };
+            Imm::int(t, v)
+        }
+    }
+}
+
+/// Arguments for `func` of `g`: one random value per parameter.
+pub fn random_args(g: &Graph, func: Sym, s: &mut dyn Source) -> Vec<Value> {
+    g.param_types(func).into_iter().map(|t| random_value(t, s)).collect()
+}
+
+struct Gen<'s> {
+    g: Graph,
+    s: &'s mut dyn Source,
+    cfg: GenConfig,
+    features: Features,
+}
+
+/// A body being generated: its lambda and the values it can use.
+struct Body {
+    scope: Sym,
+    pool: Vec<(Sym, ValTy)>,
+    depth: u32,
+}
+
+const INT_UNARY: [Opcode; 6] = [Opcode::Copy, Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
+const FLOAT_UNARY: [Opcode; 8] =
+    [Opcode::Fneg, Opcode::Fabs, Opcode::Fsqrt, Opcode::Fceil, Opcode::Ffloor, Opcode::Ftrunc, Opcode::Fnearest, Opcode::Copy];
+const INT_BINARY: [Opcode; 19] = [
+    Opcode::Add,
+    Opcode::Sub,
+    Opcode::Mul,
+    Opcode::And,
+    Opcode::Or,
+    Opcode::Xor,
+    Opcode::Shl,
+    Opcode::Lshr,
+    Opcode::Ashr,
+    Opcode::Rotl,
+    Opcode::Rotr,
+    Opcode::Smin,
+    Opcode::Smax,
+    Opcode::Umin,
+    Opcode::Umax,
+    Opcode::Sdiv,
+    Opcode::Udiv,
+    Opcode::Srem,
+    Opcode::Urem,
+];
+const FLOAT_BINARY: [Opcode; 7] =
+    [Opcode::Fadd, Opcode::Fsub, Opcode::Fmul, Opcode::Fdiv, Opcode::Fmin, Opcode::Fmax, Opcode::Fcopysign];
+
+fn is_div(o: Opcode) -> bool {
+    matches!(o, Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem)
+}
+
+impl Gen<'_> {
+    fn b(&mut self, scope: Sym) -> Builder<'_> {
+        Builder::new(&mut self.g, scope)
+    }
+
+    fn pick_scalar(&mut self) -> Type {
+        SCALARS[below(self.s, SCALARS.len())]
+    }
+
+    fn pick_ty(&mut self) -> ValTy {
+        let scalar = self.pick_scalar();
+        let depth = match below(self.s, 10) {
+            0..=5 => 0,
+            6..=8 => 1,
+            _ => 2,
+        };
+        ValTy::array(scalar, depth)
+    }
+
+    fn add(&mut self, body: &mut Body, s: Sym) -> Sym {
+        if let Some(t) = self.g.val_ty(s) {
+            if t.depth >= 2 {
+                self.features.nested += 1;
+            }
+            body.pool.push((s, t));
+        }
+        s
+    }
+
+    /// A pool value satisfying `want`, preferring recent ones.
+    fn find(&mut self, body: &Body, want: impl Fn(ValTy) -> bool) -> Option<Sym> {
+        let cands: Vec<Sym> = body.pool.iter().filter(|(_, t)| want(*t)).map(|&(s, _)| s).collect();
+        if cands.is_empty() {
+            return None;
+        }
+        // Bias toward the most recent half.
+        let i = below(self.s, cands.len());
+        let j = cands.len() - 1 - below(self.s, cands.len().div_ceil(2));
+        Some(cands[if chance(self.s, 50) { j } else { i }])
+    }
+
+    fn constant(&mut self, body: &mut Body, t: Type) -> Sym {
+        let v = random_scalar(t, self.s);
+        let c = self.b(body.scope).constant(v);
+        self.add(body, c)
+    }
+
+    /// A value of type `ty`: from the pool, or built.
+    fn value_of(&mut self, body: &mut Body, ty: ValTy) -> Sym {
+        if chance(self.s, 80)
+            && let Some(s) = self.find(body, |t| t == ty)
+        {
+            return s;
+        }
+        self.synth(body, ty)
+    }
+
+    fn synth(&mut self, body: &mut Body, ty: ValTy) -> Sym {
+        if ty.depth == 0 {
+            return self.constant(body, ty.scalar);
+        }
+        let item = ty.element().expect("an array");
+        let x = self.value_of(body, item);
+        let n = self.small_count(body);
+        let r = self.b(body.scope).broadcast(x, n).expect("broadcast types");
+        self.add(body, r)
+    }
+
+    /// An `i64` in `0..=3`, from the pool when possible (so often batched).
+    fn small_count(&mut self, body: &mut Body) -> Sym {
+        let v = self.value_of(body, ValTy::scalar(Type::I64));
+        let three = self.b(body.scope).constant(Imm::int(Type::I64, 3));
+        let r = self.b(body.scope).binary(Opcode::And, v, three).expect("and");
+        self.add(body, r)
+    }
+
+    fn scalar_value(&mut self, body: &mut Body) -> Sym {
+        match self.find(body, |t| t.depth == 0) {
+            Some(s) if chance(self.s, 85) => s,
+            _ => {
+                let t = self.pick_scalar();
+                self.constant(body, t)
+            }
+        }
+    }
+
+    /// A divisor that is never zero or -1 (unless trapping is allowed and
+    /// the dice say so).
+    fn divisor(&mut self, body: &mut Body, b: Sym, t: Type, depth: u32) -> Sym {
+        if self.cfg.trapping && chance(self.s, 10) {
+            return b;
+        }
+        let (m, one) = (Imm::int(t, 63), Imm::int(t, 1));
+        let (mc, oc) = (self.b(body.scope).constant(m), self.b(body.scope).constant(one));
+        let flags = |x: Sym, c: Sym| [Arg::mapped(x), if depth > 0 { Arg::same(c) } else { Arg::mapped(c) }];
+        let masked = self.b(body.scope).node(Op::Binary(Opcode::And), depth, &flags(b, mc), None).expect("and");
+        self.b(body.scope).node(Op::Binary(Opcode::Or), depth, &flags(masked, oc), None).expect("or")
+    }
+
+    fn step(&mut self, body: &mut Body, budget: usize) {
+        let nested = body.depth < self.cfg.depth;
+        let kinds = 20;
+        match below(self.s, kinds) {
+            0 => {
+                let t = self.pick_scalar();
+                self.constant(body, t);
+            }
+            1 | 2 => self.unary(body),
+            3..=5 => self.binary(body),
+            6 => self.compare(body),
+            7 => self.select(body),
+            8 => self.convert(body),
+            9 => self.array_op(body),
+            10 => self.index(body),
+            11 => self.nest(body),
+            12 | 13 if nested => self.map(body, budget),
+            14 if nested => self.apply(body, budget),
+            15 | 16 if nested => self.branch(body, budget),
+            17 if nested && self.cfg.loops => self.repeat(body, budget),
+            18 | 19 if self.cfg.lifted => self.lifted(body),
+            _ => self.binary(body),
+        }
+    }
+
+    fn unary(&mut self, body: &mut Body) {
+        let a = self.scalar_value(body);
+        let t = self.g.val_ty(a).expect("a value").scalar;
+        let op = if t.is_float() { FLOAT_UNARY[below(self.s, 8)] } else { INT_UNARY[below(self.s, 6)] };
+        let r = self.b(body.scope).unary(op, a).expect("unary");
+        self.add(body, r);
+    }
+
+    fn binary(&mut self, body: &mut Body) {
+        let a = self.scalar_value(body);
+        let t = self.g.val_ty(a).expect("a value").scalar;
+        let b = self.value_of(body, ValTy::scalar(t));
+        let op = if t.is_float() { FLOAT_BINARY[below(self.s, 7)] } else { INT_BINARY[below(self.s, INT_BINARY.len())] };
+        let b = if is_div(op) { self.divisor(body, b, t, 0) } else { b };
+        let r = self.b(body.scope).binary(op, a, b).expect("binary");
+        self.add(body, r);
+    }
+
+    fn compare(&mut self, body: &mut Body) {
+        let a = self.scalar_value(body);
+        let t = self.g.val_ty(a).expect("a value").scalar;
+        let b = self.value_of(body, ValTy::scalar(t));
+        let r = if t.is_float() {
+            let cc = FloatCC::ALL[below(self.s, FloatCC::ALL.len())];
+            self.b(body.scope).fsetp(cc, a, b)
+        } else {
+            let cc = IntCC::ALL[below(self.s, IntCC::ALL.len())];
+            self.b(body.scope).setp(cc, a, b)
+        };
+        let r = r.expect("compare");
+        self.add(body, r);
+    }
+
+    fn condition(&mut self, body: &mut Body) -> Sym {
+        match self.find(body, |t| t == ValTy::scalar(Type::I1)) {
+            Some(c) if chance(self.s, 70) => c,
+            _ => {
+                self.compare(body);
+                body.pool.last().expect("a compare").0
+            }
+        }
+    }
+
+    fn select(&mut self, body: &mut Body) {
+        let c = self.condition(body);
+        let ty = match self.find(body, |_| true) {
+            Some(s) => self.g.val_ty(s).expect("a value"),
+            None => self.pick_ty(),
+        };
+        let a = self.value_of(body, ty);
+        let b = self.value_of(body, ty);
+        let r = self.b(body.scope).select(c, a, b).expect("select");
+        self.add(body, r);
+    }
+
+    fn convert(&mut self, body: &mut Body) {
+        let a = self.scalar_value(body);
+        let src = self.g.val_ty(a).expect("a value").scalar;
+        let ops: Vec<(Opcode, Type)> = [
+            Opcode::Sext,
+            Opcode::Zext,
+            Opcode::Trunc,
+            Opcode::Fpext,
+            Opcode::Fptrunc,
+            Opcode::Fptosi,
+            Opcode::Fptoui,
+            Opcode::FptosiSat,
+            Opcode::FptouiSat,
+            Opcode::Sitofp,
+            Opcode::Uitofp,
+            Opcode::Bitcast,
+        ]
+        .into_iter()
+        .flat_map(|o| SCALARS.iter().map(move |&d| (o, d)))
+        .filter(|&(o, d)| o.converts(src, d))
+        .filter(|&(o, _)| self.cfg.trapping || !matches!(o, Opcode::Fptosi | Opcode::Fptoui))
+        .collect();
+        if ops.is_empty() {
+            return;
+        }
+        let (o, d) = ops[below(self.s, ops.len())];
+        let r = self.b(body.scope).convert(o, a, d).expect("convert");
+        self.add(body, r);
+    }
+
+    fn array_op(&mut self, body: &mut Body) {
+        match below(self.s, 5) {
+            0 => {
+                if let Some(xs) = self.find(body, |t| t.depth > 0) {
+                    let r = self.b(body.scope).length(xs).expect("length");
+                    self.add(body, r);
+                }
+            }
+            1 | 2 => {
+                let t = self.pick_scalar();
+                let xs = self.value_of(body, ValTy::array(t, 1));
+                let op = match (below(self.s, 3), t) {
+                    (_, Type::I1) if chance(self.s, 50) => Op::Any,
+                    (0, _) => Op::Max,
+                    _ => Op::Sum,
+                };
+                let r = self.b(body.scope).node(op, 0, &[Arg::mapped(xs)], None).expect("reduction");
+                self.add(body, r);
+            }
+            3 => {
+                let ty = self.pick_ty();
+                if ty.depth < 2 {
+                    let x = self.value_of(body, ty);
+                    let n = self.small_count(body);
+                    let r = self.b(body.scope).broadcast(x, n).expect("broadcast");
+                    self.add(body, r);
+                }
+            }
+            _ => {
+                if let Some(xss) = self.find(body, |t| t.depth == 2) {
+                    let r = self.b(body.scope).concat(xss).expect("concat");
+                    self.add(body, r);
+                }
+            }
+        }
+    }
+
+    /// `index xs, i` with `i` taken modulo `max(length xs, 1)`.
+    fn index(&mut self, body: &mut Body) {
+        let Some(xs) = self.find(body, |t| t.depth > 0) else { return };
+        let v = self.value_of(body, ValTy::scalar(Type::I64));
+        let mut b = self.b(body.scope);
+        let n = b.length(xs).expect("length");
+        let zero = b.constant(Imm::int(Type::I64, 0));
+        let one = b.constant(Imm::int(Type::I64, 1));
+        let pos = b.setp(IntCC::Sgt, n, zero).expect("setp");
+        let safe = b.select(pos, n, one).expect("select");
+        let i = b.binary(Opcode::Urem, v, safe).expect("urem");
+        let r = b.index(xs, i).expect("index");
+        self.features.indexes += 1;
+        self.add(body, r);
+    }
+
+    /// `concat` and `partition` of a nested array, by its own lengths.
+    fn nest(&mut self, body: &mut Body) {
+        let Some(xss) = self.find(body, |t| t.depth == 2) else {
+            self.array_op(body);
+            return;
+        };
+        let mut b = self.b(body.scope);
+        let lens = b.node(Op::Length, 1, &[Arg::mapped(xss)], None).expect("length.1");
+        let flat = b.concat(xss).expect("concat");
+        let r = b.partition(flat, lens).expect("partition");
+        self.features.lifted += 1;
+        self.add(body, r);
+    }
+
+    /// A lambda with params of `params`' types, whose body returns values
+    /// of `results`.
+    fn lambda(&mut self, body: &Body, params: &[ValTy], results: &[ValTy], budget: usize) -> Sym {
+        let (l, ps) = self.b(body.scope).lambda(params);
+        let mut inner = Body { scope: l, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: body.depth + 1 };
+        for _ in 0..budget {
+            self.step(&mut inner, budget / 2);
+        }
+        let rs: Vec<Sym> = results
+            .iter()
+            .map(|&t| {
+                // Prefer the most recent value of the type.
+                match inner.pool.iter().rev().find(|(_, u)| *u == t) {
+                    Some(&(s, _)) if chance(self.s, 80) => s,
+                    _ => self.synth(&mut inner, t),
+                }
+            })
+            .collect();
+        self.g.set_results(l, &rs);
+        l
+    }
+
+    fn args(&mut self, body: &mut Body, n: usize) -> Vec<Sym> {
+        (0..n)
+            .map(|_| match self.find(body, |_| true) {
+                Some(s) => s,
+                None => {
+                    let t = self.pick_ty();
+                    self.synth(body, t)
+                }
+            })
+            .collect()
+    }
+
+    fn map(&mut self, body: &mut Body, budget: usize) {
+        let xs = match self.find(body, |t| t.depth > 0) {
+            Some(x) => x,
+            None => {
+                let t = self.pick_scalar();
+                self.synth(body, ValTy::array(t, 1))
+            }
+        };
+        let xt = self.g.val_ty(xs).expect("a value");
+        let mut args = vec![Arg::mapped(xs)];
+        let mut params = vec![xt.element().expect("an array")];
+        if chance(self.s, 40) {
+            // A second mapped array of the same length.
+            let other = if chance(self.s, 50) {
+                xs
+            } else {
+                let s = self.scalar_value(body);
+                let n = self.b(body.scope).length(xs).expect("length");
+                self.b(body.scope).broadcast(s, n).expect("broadcast")
+            };
+            params.push(self.g.val_ty(other).expect("a value").element().expect("an array"));
+            args.push(Arg::mapped(other));
+        }
+        if chance(self.s, 50) {
+            let w = self.args(body, 1)[0];
+            params.push(self.g.val_ty(w).expect("a value"));
+            args.push(Arg::same(w));
+        }
+        let rt = self.pick_ty();
+        let rt = if rt.depth > 1 { ValTy::scalar(rt.scalar) } else { rt };
+        let l = self.lambda(body, &params, &[rt], budget);
+        let r = self.b(body.scope).map(l, &args).expect("map");
+        self.features.maps += 1;
+        self.add(body, r);
+    }
+
+    fn tuple(&mut self, body: &mut Body, r: Sym, n: usize) {
+        if n == 1 {
+            self.add(body, r);
+            return;
+        }
+        for j in 0..n as u32 {
+            let x = self.b(body.scope).get(r, j).expect("get");
+            self.add(body, x);
+        }
+    }
+
+    fn result_types(&mut self, args: &[Sym]) -> Vec<ValTy> {
+        let n = 1 + below(self.s, 2);
+        (0..n)
+            .map(|_| if !args.is_empty() && chance(self.s, 60) { self.g.val_ty(args[below(self.s, args.len())]).expect("a value") } else { self.pick_ty() })
+            .collect()
+    }
+
+    fn apply(&mut self, body: &mut Body, budget: usize) {
+        let n = 1 + below(self.s, 3);
+        let args = self.args(body, n);
+        let params: Vec<ValTy> = args.iter().map(|&a| self.g.val_ty(a).expect("a value")).collect();
+        let rts = self.result_types(&args);
+        let l = self.lambda(body, &params, &rts, budget);
+        let r = self.b(body.scope).apply(l, &args).expect("apply");
+        self.features.applies += 1;
+        self.tuple(body, r, rts.len());
+    }
+
+    fn branch(&mut self, body: &mut Body, budget: usize) {
+        let c = self.condition(body);
+        let n = 1 + below(self.s, 3);
+        let args = self.args(body, n);
+        let params: Vec<ValTy> = args.iter().map(|&a| self.g.val_ty(a).expect("a value")).collect();
+        let rts = self.result_types(&args);
+        let lt = self.lambda(body, &params, &rts, budget);
+        let le = self.lambda(body, &params, &rts, budget);
+        let r = self.b(body.scope).if_(c, lt, le, &args).expect("if");
+        self.features.ifs += 1;
+        self.tuple(body, r, rts.len());
+    }
+
+    /// `while i < n`: `n = and(v, 7)`, `i` counts up from 0 or from a
+    /// value in 0..=3; the body updates one or two other values.
+    fn repeat(&mut self, body: &mut Body, budget: usize) {
+        let i64t = ValTy::scalar(Type::I64);
+        let v = self.value_of(body, i64t);
+        let seven = self.b(body.scope).constant(Imm::int(Type::I64, 7));
+        let bound = self.b(body.scope).binary(Opcode::And, v, seven).expect("and");
+        let start = if chance(self.s, 50) { self.b(body.scope).constant(Imm::int(Type::I64, 0)) } else { self.small_count(body) };
+        let extra = 1 + below(self.s, 2);
+        let mut init = vec![start, bound];
+        init.extend(self.args(body, extra));
+        let tys: Vec<ValTy> = init.iter().map(|&a| self.g.val_ty(a).expect("a value")).collect();
+        // Condition: i < n.
+        let (lc, pc) = self.b(body.scope).lambda(&tys);
+        let c = self.b(lc).setp(IntCC::Slt, pc[0], pc[1]).expect("setp");
+        self.g.set_results(lc, &[c]);
+        // Body: i + 1, n unchanged, the rest from a generated body.
+        let (lb, pb) = self.b(body.scope).lambda(&tys);
+        let mut inner = Body { scope: lb, pool: pb.iter().copied().zip(tys.iter().copied()).collect(), depth: body.depth + 1 };
+        for _ in 0..budget {
+            self.step(&mut inner, budget / 2);
+        }
+        let one = self.b(lb).constant(Imm::int(Type::I64, 1));
+        let next = self.b(lb).binary(Opcode::Add, pb[0], one).expect("add");
+        let mut rs = vec![next, pb[1]];
+        for &t in &tys[2..] {
+            let s = match inner.pool.iter().rev().find(|(_, u)| *u == t) {
+                Some(&(s, _)) if chance(self.s, 80) => s,
+                _ => self.synth(&mut inner, t),
+            };
+            rs.push(s);
+        }
+        self.g.set_results(lb, &rs);
+        let w = self.b(body.scope).while_(lc, lb, &init).expect("while");
+        self.features.whiles += 1;
+        self.tuple(body, w, tys.len());
+    }
+
+    /// User-written lifted operations: element-wise over an array with a
+    /// `*` scalar, lifted reductions, a gather, masked division.
+    fn lifted(&mut self, body: &mut Body) {
+        let Some(xs) = self.find(body, |t| t.depth == 1) else {
+            self.binary(body);
+            return;
+        };
+        let xt = self.g.val_ty(xs).expect("a value");
+        let t = xt.scalar;
+        self.features.lifted += 1;
+        let r = match below(self.s, 4) {
+            0 if t != Type::I1 => {
+                // xs op *s, or xs op xs.
+                let s = self.value_of(body, ValTy::scalar(t));
+                let op = if t.is_float() { FLOAT_BINARY[below(self.s, 7)] } else { INT_BINARY[below(self.s, 15)] };
+                let other = if chance(self.s, 50) { Arg::same(s) } else { Arg::mapped(xs) };
+                self.b(body.scope).node(Op::Binary(op), 1, &[Arg::mapped(xs), other], None).expect("binary.1")
+            }
+            1 => {
+                let v = random_scalar(t, self.s);
+                let c = self.b(body.scope).constant(v);
+                let cmp = if t.is_float() { Op::Fsetp(FloatCC::Lt) } else { Op::Setp(IntCC::Slt) };
+                let cs = self.b(body.scope).node(cmp, 1, &[Arg::mapped(xs), Arg::same(c)], None).expect("compare.1");
+                let other = self.value_of(body, ValTy::scalar(t));
+                self.b(body.scope).node(Op::Select, 1, &[Arg::mapped(cs), Arg::mapped(xs), Arg::same(other)], None).expect("select.1")
+            }
+            2 if t.is_int() && t != Type::I1 => {
+                // @m q = sdiv.1 xs, *d  with m = xs != 0.
+                let zero = self.b(body.scope).constant(Imm::int(t, 0));
+                let m = self.b(body.scope).node(Op::Setp(IntCC::Ne), 1, &[Arg::mapped(xs), Arg::same(zero)], None).expect("setp.1");
+                let d = self.value_of(body, ValTy::scalar(t));
+                let d = self.divisor(body, d, t, 0);
+                self.features.masked += 1;
+                self.b(body.scope).node(Op::Binary(Opcode::Srem), 1, &[Arg::mapped(xs), Arg::same(d)], Some(m)).expect("srem.1")
+            }
+            _ => {
+                // A gather: index.1 *ys, is  with is in range of ys.
+                let ys = self.find(body, |t| t.depth >= 1).unwrap_or(xs);
+                let ints = self.value_of(body, ValTy::array(Type::I64, 1));
+                self.features.indexes += 1;
+                let mut b = self.b(body.scope);
+                let n = b.length(ys).expect("length");
+                let zero = b.constant(Imm::int(Type::I64, 0));
+                let one = b.constant(Imm::int(Type::I64, 1));
+                let pos = b.setp(IntCC::Sgt, n, zero).expect("setp");
+                let safe = b.select(pos, n, one).expect("select");
+                let is = b.node(Op::Binary(Opcode::Urem), 1, &[Arg::mapped(ints), Arg::same(safe)], None).expect("urem.1");
+                b.node(Op::Index, 1, &[Arg::same(ys), Arg::mapped(is)], None).expect("index.1")
+            }
+        };
+        self.add(body, r);
+    }
+}
+
+/// Generates a graph with one function `@f`.
+pub fn generate(cfg: &GenConfig, s: &mut dyn Source) -> Generated {
+    let mut gn = Gen { g: Graph::new(), s, cfg: cfg.clone(), features: Features::default() };
+    let nparams = 1 + below(gn.s, cfg.params.max(1));
+    let params: Vec<ValTy> = (0..nparams).map(|_| gn.pick_ty()).collect();
+    let f = gn.g.add_function("f", &params).expect("a fresh name");
+    let ps = gn.g.lambda(f).map_or_else(Vec::new, |l| l.params.clone());
+    let mut body = Body { scope: f, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: 0 };
+    for _ in 0..cfg.nodes {
+        gn.step(&mut body, (cfg.nodes / 3).max(2));
+    }
+    let nres = 1 + below(gn.s, 2);
+    let results: Vec<Sym> = (0..nres)
+        .map(|_| {
+            let i = body.pool.len() - 1 - below(gn.s, body.pool.len().min(4));
+            body.pool[i].0
+        })
+        .collect();
+    gn.g.set_results(f, &results);
+    let mut in_axes: Vec<bool> = (0..nparams).map(|_| below(gn.s, 4) != 0).collect();
+    if !in_axes.iter().any(|&b| b) {
+        let i = below(gn.s, nparams);
+        in_axes[i] = true;
+    }
+    let features = gn.features;
+    Generated { graph: gn.g, func: f, in_axes, features }
+}
+
+impl NodeTy {
+    /// True for a value type nested at least `d` arrays deep.
+    pub fn deeper_than(&self, d: u32) -> bool {
+        self.val().is_some_and(|t| t.depth > d)
+    }
+}
