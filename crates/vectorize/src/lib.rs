@@ -11,6 +11,7 @@ pub mod eval;
 pub mod fuzzing;
 pub mod generate;
 mod graph;
+pub mod import;
 mod infer;
 mod ops;
 mod purity;
