@@ -49,11 +49,15 @@ pub struct GenConfig {
     pub lifted: bool,
     /// Allow operations that may trap on some inputs.
     pub trapping: bool,
+    /// Generate array types and operations (`map`, `index`, ...); without
+    /// them graphs are scalar programs with `if`, `while` and `apply`
+    /// (the subset [`crate::lower`] handles once vectorized).
+    pub arrays: bool,
 }
 
 impl Default for GenConfig {
     fn default() -> GenConfig {
-        GenConfig { nodes: 12, params: 3, depth: 2, loops: true, lifted: true, trapping: true }
+        GenConfig { nodes: 12, params: 3, depth: 2, loops: true, lifted: true, trapping: true, arrays: true }
     }
 }
 
@@ -222,6 +226,9 @@ impl Gen<'_> {
 
     fn pick_ty(&mut self) -> ValTy {
         let scalar = self.pick_scalar();
+        if !self.cfg.arrays {
+            return ValTy::scalar(scalar);
+        }
         let depth = match below(self.s, 10) {
             0..=5 => 0,
             6..=8 => 1,
@@ -323,14 +330,14 @@ impl Gen<'_> {
             6 => self.compare(body),
             7 => self.select(body),
             8 => self.convert(body),
-            9 => self.array_op(body),
-            10 => self.index(body),
-            11 => self.nest(body),
-            12 | 13 if nested => self.map(body, budget),
+            9 if self.cfg.arrays => self.array_op(body),
+            10 if self.cfg.arrays => self.index(body),
+            11 if self.cfg.arrays => self.nest(body),
+            12 | 13 if nested && self.cfg.arrays => self.map(body, budget),
             14 if nested => self.apply(body, budget),
             15 | 16 if nested => self.branch(body, budget),
             17 if nested && self.cfg.loops => self.repeat(body, budget),
-            18 | 19 if self.cfg.lifted => self.lifted(body),
+            18 | 19 if self.cfg.lifted && self.cfg.arrays => self.lifted(body),
             _ => self.binary(body),
         }
     }

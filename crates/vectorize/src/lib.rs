@@ -13,6 +13,7 @@ pub mod generate;
 mod graph;
 pub mod import;
 mod infer;
+pub mod lower;
 mod ops;
 mod purity;
 pub mod rules;

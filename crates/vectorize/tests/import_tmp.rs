@@ -36,3 +36,18 @@ bb3:
     let v = vectorize::vectorize(&imp.graph, imp.func, &[true, true, true]).unwrap();
     println!("{}", print_graph(&v.graph));
 }
+
+#[test]
+fn lower_examples() {
+    use vectorize::lower::{lower, LowerOptions, Lanes};
+    let src = std::fs::read_to_string("../../docs/examples/vectorize_examples.kir").unwrap();
+    let (m, _) = ir_core::text::parse(&src).unwrap();
+    for (id, f) in m.functions() {
+        let imp = import_function(&m, id).unwrap_or_else(|e| panic!("{}: {e}", f.name()));
+        let v = vectorize::vectorize(&imp.graph, imp.func, &vec![true; imp.graph.param_types(imp.func).len()]).unwrap();
+        for lanes in [Lanes::Fixed(4), Lanes::Dynamic { capacity: 16 }] {
+            let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 64 }).unwrap_or_else(|e| panic!("{e}"));
+            println!("{}", ir_core::text::print_module(&l.module));
+        }
+    }
+}
