@@ -322,6 +322,22 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// The arguments of a lifted node: per-lane objects (`Err`) and
+    /// scalars the same in every lane (`Ok`).
+    fn lane_args(&self, node: Sym) -> R<Vec<Result<Arg, Mem>>> {
+        let n = self.g.data(node);
+        self.g
+            .args(node)
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| match (self.val(a)?, n.is_bcast(i)) {
+                (LVal::Lanes(m), false) => Ok(Err(m)),
+                (LVal::Scalar(v), true) => Ok(Ok(Arg::Var(v))),
+                _ => err(Some(node), "an argument that is neither per lane nor a scalar"),
+            })
+            .collect()
+    }
+
     /// A lifted element-wise node over lanes.
     fn lanes_op(&mut self, node: Sym) -> R<LVal> {
         let g = self.g;
@@ -336,14 +352,6 @@ impl Lower<'_> {
                 _ => return err(Some(node), "a mask the same in every lane on a lifted node is not lowered"),
             },
         };
-        let mut lv = Vec::with_capacity(args.len());
-        for (i, &a) in args.iter().enumerate() {
-            match (self.val(a)?, n.is_bcast(i)) {
-                (LVal::Lanes(m), false) => lv.push(Err(m)),
-                (LVal::Scalar(v), true) => lv.push(Ok(Arg::Var(v))),
-                _ => return err(Some(node), "an argument that is neither per lane nor a scalar"),
-            }
-        }
         let dst = self.temp_for(node, out_ty.scalar)?;
         // One tensor instruction where it computes the same bits.
         if mask.is_none()
@@ -384,6 +392,7 @@ impl Lower<'_> {
                         }
                     }
                 }
+                let lv = self.lane_args(node)?;
                 let srcs: Vec<TensorArg> = lv
                     .iter()
                     .map(|x| match x {
@@ -399,6 +408,7 @@ impl Lower<'_> {
                 }
             }
         }
+        let lv = self.lane_args(node)?;
         // A loop over the lanes.
         let (i, header, exit) = self.begin_loop(self.lanes);
         let mut ops = Vec::with_capacity(lv.len());
