@@ -182,6 +182,9 @@ struct Body {
     scope: Sym,
     pool: Vec<(Sym, ValTy)>,
     depth: u32,
+    /// Values computed by `map`, `apply`, `if` and `while`: results prefer
+    /// them, so that the control flow matters to what a graph returns.
+    structured: Vec<Sym>,
 }
 
 const INT_UNARY: [Opcode; 6] = [Opcode::Copy, Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
@@ -498,7 +501,7 @@ impl Gen<'_> {
     /// of `results`.
     fn lambda(&mut self, body: &Body, params: &[ValTy], results: &[ValTy], budget: usize) -> Sym {
         let (l, ps) = self.b(body.scope).lambda(params);
-        let mut inner = Body { scope: l, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: body.depth + 1 };
+        let mut inner = Body { scope: l, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: body.depth + 1, structured: Vec::new() };
         for _ in 0..budget {
             self.step(&mut inner, budget / 2);
         }
@@ -562,16 +565,19 @@ impl Gen<'_> {
         let r = self.b(body.scope).map(l, &args).expect("map");
         self.features.maps += 1;
         self.add(body, r);
+        body.structured.push(r);
     }
 
     fn tuple(&mut self, body: &mut Body, r: Sym, n: usize) {
         if n == 1 {
             self.add(body, r);
+            body.structured.push(r);
             return;
         }
         for j in 0..n as u32 {
             let x = self.b(body.scope).get(r, j).expect("get");
             self.add(body, x);
+            body.structured.push(x);
         }
     }
 
@@ -606,11 +612,25 @@ impl Gen<'_> {
         self.tuple(body, r, rts.len());
     }
 
+    /// Some scalar of the pool as an `i64` (so a loop bound often depends
+    /// on a batched parameter).
+    fn to_i64(&mut self, body: &mut Body) -> Sym {
+        let a = self.scalar_value(body);
+        let t = self.g.val_ty(a).expect("a value").scalar;
+        let mut b = self.b(body.scope);
+        let r = match t {
+            Type::I64 => Ok(a),
+            Type::F32 | Type::F64 => b.convert(Opcode::FptosiSat, a, Type::I64),
+            _ => b.convert(Opcode::Sext, a, Type::I64),
+        };
+        r.expect("a conversion to i64")
+    }
+
     /// `while i < n`: `n = and(v, 7)`, `i` counts up from 0 or from a
     /// value in 0..=3; the body updates one or two other values.
     fn repeat(&mut self, body: &mut Body, budget: usize) {
         let i64t = ValTy::scalar(Type::I64);
-        let v = self.value_of(body, i64t);
+        let v = self.to_i64(body);
         let seven = self.b(body.scope).constant(Imm::int(Type::I64, 7));
         let bound = self.b(body.scope).binary(Opcode::And, v, seven).expect("and");
         let start = if chance(self.s, 50) { self.b(body.scope).constant(Imm::int(Type::I64, 0)) } else { self.small_count(body) };
@@ -624,7 +644,7 @@ impl Gen<'_> {
         self.g.set_results(lc, &[c]);
         // Body: i + 1, n unchanged, the rest from a generated body.
         let (lb, pb) = self.b(body.scope).lambda(&tys);
-        let mut inner = Body { scope: lb, pool: pb.iter().copied().zip(tys.iter().copied()).collect(), depth: body.depth + 1 };
+        let mut inner = Body { scope: lb, pool: pb.iter().copied().zip(tys.iter().copied()).collect(), depth: body.depth + 1, structured: Vec::new() };
         for _ in 0..budget {
             self.step(&mut inner, budget / 2);
         }
@@ -705,13 +725,16 @@ pub fn generate(cfg: &GenConfig, s: &mut dyn Source) -> Generated {
     let params: Vec<ValTy> = (0..nparams).map(|_| gn.pick_ty()).collect();
     let f = gn.g.add_function("f", &params).expect("a fresh name");
     let ps = gn.g.lambda(f).map_or_else(Vec::new, |l| l.params.clone());
-    let mut body = Body { scope: f, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: 0 };
+    let mut body = Body { scope: f, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: 0, structured: Vec::new() };
     for _ in 0..cfg.nodes {
         gn.step(&mut body, (cfg.nodes / 3).max(2));
     }
     let nres = 1 + below(gn.s, 2);
     let results: Vec<Sym> = (0..nres)
         .map(|_| {
+            if !body.structured.is_empty() && chance(gn.s, 60) {
+                return body.structured[below(gn.s, body.structured.len())];
+            }
             let i = body.pool.len() - 1 - below(gn.s, body.pool.len().min(4));
             body.pool[i].0
         })
