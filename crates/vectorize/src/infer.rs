@@ -53,7 +53,7 @@ fn err<T>(msg: impl Into<String>) -> R<T> {
 /// The result type of `op` at lift depth `depth` with `args` and `mask`.
 /// `target` is the declared scalar of a conversion (ignored otherwise).
 pub fn infer(g: &Graph, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> R<NodeTy> {
-    let name = op.prim().name();
+    let name = PrimName(op);
     if let Some(n) = op.prim().arity()
         && args.len() != n
     {
@@ -92,9 +92,19 @@ pub fn infer(g: &Graph, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, tar
     }
 }
 
+/// A primitive's name, formatted only when an error message needs it.
+#[derive(Clone, Copy)]
+struct PrimName(Op);
+
+impl core::fmt::Display for PrimName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", self.0.prim())
+    }
+}
+
 /// Typing of the lifted (element and array) operations.
 fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> R<ValTy> {
-    let name = op.prim().name();
+    let name = PrimName(op);
     let mut base = Vec::with_capacity(args.len());
     let mut mapped = false;
     for (i, a) in args.iter().enumerate() {

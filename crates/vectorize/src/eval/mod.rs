@@ -16,7 +16,7 @@
 //! fuel per node, call and lane, and a cap on the size of any array; a
 //! trap (division by zero, index out of bounds, shape mismatch, failed
 //! `assert`, fuel, size) is an [`EvalError`] naming the node, never a
-//! panic, whatever graph it is given (unverified ones included).
+//! panic; a graph that does not verify is refused up front.
 
 mod prims;
 
@@ -102,9 +102,12 @@ fn fail(kind: TrapKind, sym: Option<Sym>, message: impl Into<String>) -> EvalErr
 }
 
 impl<'g> Evaluator<'g> {
-    /// An evaluator for `graph` (which should verify; one that does not
-    /// gives `Malformed` errors, not panics). Fails on a cyclic body.
+    /// An evaluator for `graph`, which is verified first: a graph that does
+    /// not verify is a `Malformed` error naming its first problem.
     pub fn new(graph: &'g Graph, config: EvalConfig) -> R<Evaluator<'g>> {
+        if let Err(e) = crate::verify::verify(graph) {
+            return Err(fail(TrapKind::Malformed, e[0].sym, format!("the graph does not verify: {}", e[0].message)));
+        }
         let sched = Schedule::new(graph).map_err(|s| fail(TrapKind::Malformed, Some(s), "a cycle in a body"))?;
         Ok(Evaluator { graph, sched, env: vec![None; graph.len()], config, fuel_used: 0 })
     }

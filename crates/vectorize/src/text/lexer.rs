@@ -90,7 +90,13 @@ pub(crate) fn lex(src: &str) -> Vec<(Tok<'_>, Span)> {
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
                 i = run(i + 1, name_char);
-                Tok::Word(&src[start..i])
+                // `nan:0xPAYLOAD` is one literal.
+                if &src[start..i] == "nan" && bytes.get(i) == Some(&b':') {
+                    i = run(i + 1, lit_char);
+                    Tok::Lit(&src[start..i])
+                } else {
+                    Tok::Word(&src[start..i])
+                }
             }
             b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b':' | b'=' | b'<' | b'>' | b'*' => {
                 i += 1;

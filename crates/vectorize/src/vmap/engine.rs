@@ -513,6 +513,9 @@ enum TVal {
     Orig(usize),
     /// A node the template built (batched).
     Lifted(Sym),
+    /// A node the template built from values the same in every lane: not
+    /// lifted (JAX does not batch a primitive with no batched input).
+    Same(Sym),
     /// A literal, typed where it is used.
     Lit(String),
 }
@@ -568,12 +571,50 @@ impl Tpl<'_, '_> {
                 let t = self.eng.st.g.val_ty(v.sym);
                 (v, t == Some(if v.batched { want.array_of() } else { want }))
             }
+            Some(TVal::Same(s)) => {
+                let t = self.eng.st.g.val_ty(s);
+                (VSym { sym: s, batched: false }, t == Some(want))
+            }
             _ => return Err("the rule produced a literal".into()),
         };
         if !ok {
             return Err(format!("it produced a {} where a {} was needed", self.eng.st.g.val_ty(v.sym).map_or("?".into(), |t| t.to_string()), want.array_of()));
         }
         Ok(v)
+    }
+}
+
+impl Tpl<'_, '_> {
+    /// `op` at the node's own depth on values the same in every lane
+    /// (guarded if it may trap).
+    fn unlifted(&mut self, op: Op, prim: Prim, args: &[Slot], target: Option<Type>) -> Result<Slot, String> {
+        let src = self.eng.src;
+        let n = src.data(self.node);
+        let scalars: Vec<Option<Type>> = args
+            .iter()
+            .map(|s| match &self.slots[s.0 as usize] {
+                TVal::Orig(j) => self.eng.st.g.val_ty(self.eng.vsym(src.args(self.node)[*j]).sym).map(|t| t.scalar),
+                TVal::Same(x) | TVal::Lifted(x) => self.eng.st.g.val_ty(*x).map(|t| t.scalar),
+                TVal::Lit(_) => None,
+            })
+            .collect();
+        let mut built = Vec::with_capacity(args.len());
+        for (i, s) in args.iter().enumerate() {
+            built.push(match self.slots[s.0 as usize].clone() {
+                TVal::Orig(j) => Arg { sym: self.eng.vsym(src.args(self.node)[j]).sym, bcast: self.k > 0 && n.is_bcast(j) },
+                TVal::Same(x) | TVal::Lifted(x) => Arg::mapped(x),
+                TVal::Lit(text) => {
+                    let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
+                    let imm = ir_core::parse_literal(&text, t).map_err(|e| e.0)?;
+                    let c = self.eng.constant(imm).map_err(|e| e.message)?;
+                    Arg { sym: c, bcast: self.k > 0 }
+                }
+            });
+        }
+        let mask = if op.traps() && op.maskable() { self.eng.guard().map_err(|e| e.message)? } else { None };
+        let scope = self.eng.frame().out;
+        let s = self.eng.st.build(scope, op, self.k, &built, mask, target)?;
+        Ok(self.push(TVal::Same(s)))
     }
 }
 
@@ -597,11 +638,24 @@ impl Stager for Tpl<'_, '_> {
             Op::Convert(_) => n.ty.val().map(|t| t.scalar),
             _ => None,
         };
+        // No batched input: build it unlifted (unless the node is batched
+        // only through its mask, which its root must then carry).
+        let batched = |t: &TVal, e: &Engine<'_>| match t {
+            TVal::Orig(j) => e.vsym(src.args(self.node)[*j]).batched,
+            TVal::Lifted(_) => true,
+            TVal::Same(_) | TVal::Lit(_) => false,
+        };
+        let mask_batched = n.mask.is_some_and(|m| self.eng.vsym(m).batched);
+        if !args.iter().any(|s| batched(&self.slots[s.0 as usize], self.eng)) && !(root && mask_batched) {
+            return self.unlifted(op, prim, args, target);
+        }
         let mut aligned = Vec::with_capacity(args.len());
         for s in args {
             aligned.push(match self.slots[s.0 as usize].clone() {
                 TVal::Orig(j) => Some(self.align(j)?),
                 TVal::Lifted(x) => Some(Aligned::Mapped(x)),
+                TVal::Same(x) if self.k == 0 => Some(Aligned::Same(x)),
+                TVal::Same(x) => Some(Aligned::Mapped(self.eng.materialize(x).map_err(|e| e.message)?)),
                 TVal::Lit(_) => None,
             });
         }
