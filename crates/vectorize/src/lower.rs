@@ -487,7 +487,7 @@ impl Lower<'_> {
                 };
                 let elem = self.elem(data);
                 let out_ty = if n.op == Op::Length { Type::I64 } else { n.ty.val().map_or(elem, |t| t.scalar) };
-                let dst = self.temp(out_ty)?;
+                let dst = self.temp_for(node, out_ty)?;
                 let (i, header, exit) = self.begin_loop(self.lanes);
                 let (off, end, next, len) = (self.var(Type::I64), self.var(Type::I64), self.var(Type::I64), self.var(Type::I64));
                 self.fb().ins().load(off, offsets, i);
@@ -523,7 +523,7 @@ impl Lower<'_> {
                 if !self.lanes_syms.contains(&args[1]) {
                     return err(Some(node), "a broadcast to another count than the lanes");
                 }
-                let dst = self.temp(self.f.var_type(x).unwrap_or(Type::I64))?;
+                let dst = self.temp_for(node, self.f.var_type(x).unwrap_or(Type::I64))?;
                 let d = self.all(dst);
                 self.fb().ins().tensor(Opcode::Tfill, d, &[TensorArg::Scalar(Arg::Var(x))]);
                 Ok(LVal::Lanes(dst))
