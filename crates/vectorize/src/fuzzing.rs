@@ -126,6 +126,41 @@ pub fn configs() -> [GenConfig; 4] {
     ]
 }
 
+/// Scalar programs (no array types), which vectorize into the subset
+/// [`crate::lower`] handles.
+pub fn scalar_config() -> GenConfig {
+    GenConfig { arrays: false, lifted: false, ..GenConfig::default() }
+}
+
+/// Vectorizes, lowers to Keel (with `lanes` exact) and interprets: the
+/// results must be the graph's per lane (or both trap).
+pub fn check_lowered(gn: &Generated, s: &mut dyn Source, lanes: usize) -> Result<(), String> {
+    use crate::lower::{Lanes, LowerOptions, lower};
+    let v = Vectorizer::default().vectorize(&gn.graph, gn.func, &gn.in_axes).map_err(|e| e.to_string())?;
+    let l = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(lanes as u64), elements: 0 })
+        .map_err(|e| format!("lower: {e}\n{}", print_graph(&v.graph)))?;
+    let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, lanes, s);
+    let mut ev = Evaluator::new(&gn.graph, EvalConfig { fuel: LANE_FUEL, ..EvalConfig::default() }).map_err(|e| e.to_string())?;
+    let want: Result<Vec<Vec<Value>>, _> = per_lane.iter().map(|a| ev.call(gn.func, a)).collect();
+    let config = ir_core::interp::Config { fuel: LANE_FUEL.saturating_mul(16 * lanes as u64 + 16), ..Default::default() };
+    let got = l.run(&stack(&gn.graph.param_types(gn.func), &gn.in_axes, &per_lane, &shared), config);
+    match (want, got) {
+        (Ok(w), Ok(g)) => {
+            for (r, gr) in g.iter().enumerate() {
+                for (i, wl) in w.iter().enumerate() {
+                    let have = gr.array().map(|a| a.item(1, i));
+                    if have.as_ref() != Some(&wl[r]) {
+                        return Err(format!("lowered result {r}, lane {i}: {have:?} instead of {}", wl[r]));
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Err(_), Err(_)) => Ok(()),
+        (w, g) => Err(format!("the graph {} but the lowered function {}", if w.is_ok() { "returns" } else { "traps" }, if g.is_ok() { "returns" } else { "traps" })),
+    }
+}
+
 /// Text round trip: prints, parses, prints identically, and verifies.
 pub fn check_text(g: &Graph) -> Result<Graph, String> {
     let text = print_graph(g);
@@ -196,14 +231,22 @@ pub fn check_generated(gn: &Generated, s: &mut dyn Source, batches: &[usize]) ->
 }
 
 /// The fuzz property on arbitrary bytes: panics with a description on any
-/// failure.
+/// failure. The first byte picks a configuration (one of [`configs`], or
+/// scalar programs that are also lowered to Keel and interpreted); the
+/// rest decode the graph; the batches' values come from a seed hashed
+/// from all the bytes.
 pub fn check(bytes: &[u8]) {
-    let pick = bytes.first().copied().unwrap_or(0) as usize % 4;
-    let cfg = &configs()[pick];
+    let pick = bytes.first().copied().unwrap_or(0) as usize % 5;
     let mut s = ByteSource::new(bytes.get(1..).unwrap_or(&[]));
-    let gn = generate(cfg, &mut s);
     let mut rng = ir_gen::SplitMix64::new(bytes.iter().fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b))));
-    if let Err(e) = check_generated(&gn, &mut rng, &[0, 1, 7]) {
+    let result = if pick == 4 {
+        let gn = generate(&scalar_config(), &mut s);
+        check_generated(&gn, &mut rng, &[0, 1, 7]).and_then(|_| check_lowered(&gn, &mut rng, 5))
+    } else {
+        let gn = generate(&configs()[pick], &mut s);
+        check_generated(&gn, &mut rng, &[0, 1, 7]).map(|_| ())
+    };
+    if let Err(e) = result {
         panic!("{e}");
     }
 }
