@@ -22,6 +22,10 @@ pub(crate) enum What {
 }
 
 pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> ExitCode {
+    // A graph-IR file (`.vg`) is drawn as its graph.
+    if crate::vectorize_cmd::is_graph_file(file) {
+        return crate::written(crate::vectorize_cmd::dot_graph(file, &mut std::io::stdout().lock()));
+    }
     let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
     let Some((module, _)) = input.parse() else { return ExitCode::FAILURE };
     let f = match pick(&module, func) {

@@ -18,6 +18,7 @@ mod input;
 mod run;
 mod source;
 mod ssa_cmd;
+mod vectorize_cmd;
 
 use clap::{Parser, Subcommand};
 use input::Input;
@@ -192,6 +193,43 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Vectorize a function: `/p/` maps `p` over arrays of its arguments.
+    ///
+    /// FILE is a graph-IR file (`.vg`, or `--graph`) or Keel IR, whose
+    /// scalar function is imported first. Prints the vectorized graph, or
+    /// with `--emit kir` the Keel function it lowers to (arrays as memory
+    /// objects, element-wise work as tensor instructions).
+    Vectorize {
+        /// The input file (`-` reads standard input).
+        file: String,
+        /// The function (default: the only one, or `@main`).
+        #[arg(long)]
+        func: Option<String>,
+        /// What to print.
+        #[arg(long, value_enum, default_value_t = vectorize_cmd::Emit::Graph)]
+        emit: vectorize_cmd::Emit,
+        /// A rule file to use instead of the default rules.
+        #[arg(long, value_name = "FILE")]
+        rules: Option<String>,
+        /// A parameter that is the same in every lane (not mapped); repeatable.
+        #[arg(long, value_name = "PARAM")]
+        same: Vec<String>,
+        /// Read FILE as graph IR whatever its extension.
+        #[arg(long)]
+        graph: bool,
+        /// With `--emit kir`: exactly this many lanes (exact descriptors).
+        #[arg(long)]
+        lanes: Option<u64>,
+        /// With `--emit kir` and no `--lanes`: the most lanes (a `%lanes` parameter).
+        #[arg(long, default_value_t = 1024)]
+        capacity: u64,
+        /// With `--emit kir`: room for the elements of per-lane array parameters.
+        #[arg(long, default_value_t = 65536)]
+        elements: u64,
+        /// Print what vectorization did, on stderr.
+        #[arg(long)]
+        stats: bool,
+    },
     /// Print an IR file in canonical form.
     Fmt {
         /// File to format (`-` reads standard input).
@@ -222,6 +260,10 @@ fn main() -> ExitCode {
             import::import(&module, output.as_deref(), func, !no_names, quiet)
         }
         Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
+        Command::Vectorize { file, func, emit, rules, same, graph, lanes, capacity, elements, stats } => {
+            let args = vectorize_cmd::VectorizeArgs { file, func, emit, rules, same, graph, lanes, capacity, elements, stats };
+            written(vectorize_cmd::vectorize(&args, &mut std::io::stdout().lock()))
+        }
         Command::Gen {
             blocks,
             vars,
@@ -322,6 +364,19 @@ fn fmt(file: &str, check_only: bool) -> ExitCode {
     match out.write_all(printed.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`keel fmt x | head`) is not an error worth a message.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("keel: cannot write output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// An exit code from a subcommand that writes its output, or the failure
+/// to write it (a closed pipe is not an error worth a message).
+fn written(result: std::io::Result<ExitCode>) -> ExitCode {
+    match result {
+        Ok(code) => code,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("keel: cannot write output: {e}");

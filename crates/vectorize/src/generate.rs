@@ -629,7 +629,6 @@ impl Gen<'_> {
     /// `while i < n`: `n = and(v, 7)`, `i` counts up from 0 or from a
     /// value in 0..=3; the body updates one or two other values.
     fn repeat(&mut self, body: &mut Body, budget: usize) {
-        let i64t = ValTy::scalar(Type::I64);
         let v = self.to_i64(body);
         let seven = self.b(body.scope).constant(Imm::int(Type::I64, 7));
         let bound = self.b(body.scope).binary(Opcode::And, v, seven).expect("and");

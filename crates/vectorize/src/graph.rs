@@ -226,6 +226,15 @@ impl Graph {
         }
     }
 
+    /// An empty graph with room for `nodes` symbols.
+    pub fn with_capacity(nodes: usize) -> Graph {
+        let mut g = Graph::new();
+        g.nodes.reserve(nodes);
+        g.names.reserve(nodes);
+        g.args.reserve(2 * nodes);
+        g
+    }
+
     /// A process-unique id of this graph (a clone gets a new one).
     pub fn id(&self) -> u64 {
         self.id

@@ -105,7 +105,7 @@ impl core::fmt::Display for PrimName {
 /// Typing of the lifted (element and array) operations.
 fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> R<ValTy> {
     let name = PrimName(op);
-    let mut base = Vec::with_capacity(args.len());
+    let mut base: smallvec::SmallVec<[ValTy; 4]> = smallvec::SmallVec::new();
     let mut mapped = false;
     for (i, a) in args.iter().enumerate() {
         let Some(t) = g.val_ty(a.sym) else { return err(format!("argument {i} of `{name}` is not a value")) };

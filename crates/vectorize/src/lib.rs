@@ -6,6 +6,7 @@
 
 mod bits;
 mod builder;
+pub mod dot;
 pub mod eval;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

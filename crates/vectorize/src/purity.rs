@@ -24,17 +24,24 @@ use crate::schedule::Schedule;
 #[derive(Clone, Debug)]
 pub struct Purity {
     lambdas: Vec<bool>,
+    nodes: Vec<bool>,
 }
 
 impl Purity {
     /// Computes the facts (the schedule must be `g`'s).
     pub fn new(g: &Graph, sched: &Schedule) -> Purity {
         let mut lambdas = vec![false; g.lambdas().len()];
+        let mut nodes = vec![false; g.len()];
         for i in (0..g.lambdas().len()).rev() {
-            let body = sched.body_of(i);
-            lambdas[i] = body.iter().any(|&s| node_may_trap(g, s, &lambdas));
+            let mut any = false;
+            for &s in sched.body_of(i) {
+                let t = node_may_trap(g, s, &lambdas);
+                nodes[s.index()] = t;
+                any |= t;
+            }
+            lambdas[i] = any;
         }
-        Purity { lambdas }
+        Purity { lambdas, nodes }
     }
 
     /// True when calling lambda `lam` may trap or not terminate.
@@ -47,7 +54,7 @@ impl Purity {
 
     /// True when evaluating node `s` may trap or not terminate.
     pub fn node_may_trap(&self, g: &Graph, s: Sym) -> bool {
-        node_may_trap(g, s, &self.lambdas)
+        self.nodes.get(s.index()).copied().unwrap_or_else(|| node_may_trap(g, s, &self.lambdas))
     }
 }
 

@@ -16,6 +16,7 @@ use crate::types::{NodeTy, ValTy};
 use crate::uniform::Uniformity;
 use ir_core::{Imm, IntCC, Opcode, Type};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// A vectorized value: its symbol in the output graph, and whether it is
@@ -99,14 +100,15 @@ pub(super) struct Engine<'a> {
     pub frames: Vec<Frame>,
 }
 
-/// Argument positions of `op` that hold values (not lambdas).
-pub(super) fn value_args(op: Op, args: &[Sym]) -> Vec<Sym> {
-    match op {
-        Op::Map | Op::Apply => args[1..].to_vec(),
-        Op::If => std::iter::once(args[0]).chain(args[3..].iter().copied()).collect(),
-        Op::While => args[2..].to_vec(),
-        _ => args.to_vec(),
-    }
+/// Arguments of `op` that hold values (not lambdas).
+pub(super) fn value_args(op: Op, args: &[Sym]) -> impl Iterator<Item = Sym> + '_ {
+    let (head, rest): (&[Sym], &[Sym]) = match op {
+        Op::Map | Op::Apply => (&[], &args[1..]),
+        Op::If => (&args[..1], &args[3..]),
+        Op::While => (&[], &args[2..]),
+        _ => (&[], args),
+    };
+    head.iter().chain(rest).copied()
 }
 
 impl<'a> Engine<'a> {
@@ -123,7 +125,7 @@ impl<'a> Engine<'a> {
             sched,
             purity,
             uni,
-            st: Stage::new(Arc::clone(&rules), config.max_rewrites, config.max_nodes),
+            st: Stage::new(Arc::clone(&rules), config.max_rewrites, config.max_nodes, src.len() + src.len() / 4),
             rules,
             plant: config.plant,
             ctx: vec![VSym { sym: Sym::from_index(0), batched: false }; src.len()],
@@ -396,7 +398,7 @@ impl<'a> Engine<'a> {
             }
             _ => {}
         }
-        let batched = value_args(n.op, args).iter().any(|&a| self.vsym(a).batched) || n.mask.is_some_and(|m| self.vsym(m).batched);
+        let batched = value_args(n.op, args).any(|a| self.vsym(a).batched) || n.mask.is_some_and(|m| self.vsym(m).batched);
         if !batched {
             return self.uniform(node);
         }
@@ -412,7 +414,7 @@ impl<'a> Engine<'a> {
         match body {
             RuleBody::Template(f) => {
                 self.st.stats.rules_applied += 1;
-                self.template(node, &f, &rule_text(&self.rules, prim))?;
+                self.template(node, &f, prim)?;
                 Ok(Step::Done)
             }
             RuleBody::Strategy(s) => {
@@ -491,20 +493,20 @@ impl<'a> Engine<'a> {
         })
     }
 
-    fn template(&mut self, node: Sym, f: &StagedFn, text: &str) -> R<()> {
+    fn template(&mut self, node: Sym, f: &StagedFn, prim: Prim) -> R<()> {
         let mask = self.template_mask(node)?;
         let k = self.src.data(node).depth;
-        let mut t = Tpl { eng: self, node, k, mask, slots: Vec::new() };
+        let mut t = Tpl { eng: self, node, k, mask, slots: SmallVec::new() };
         let out = f(&mut t).and_then(|slot| t.result(slot));
-        let v = out.map_err(|m| self.error(VectorizeErrorKind::Rule, Some(node), format!("the rule `{text}` failed: {m}")))?;
+        let v = out.map_err(|m| {
+            let text = self.rules.rule(prim).map_or("", |r| r.text.as_str());
+            self.error(VectorizeErrorKind::Rule, Some(node), format!("the rule `{text}` failed: {m}"))
+        })?;
         self.set(node, v);
         Ok(())
     }
 }
 
-fn rule_text(rules: &RuleSet, prim: Prim) -> String {
-    rules.rule(prim).map_or_else(String::new, |r| r.text.clone())
-}
 
 /// A value on a template's stack.
 #[derive(Clone, Debug)]
@@ -526,7 +528,7 @@ struct Tpl<'e, 'a> {
     node: Sym,
     k: u32,
     mask: Option<Sym>,
-    slots: Vec<TVal>,
+    slots: SmallVec<[TVal; 4]>,
 }
 
 /// An argument after alignment.
@@ -649,7 +651,7 @@ impl Stager for Tpl<'_, '_> {
         if !args.iter().any(|s| batched(&self.slots[s.0 as usize], self.eng)) && !(root && mask_batched) {
             return self.unlifted(op, prim, args, target);
         }
-        let mut aligned = Vec::with_capacity(args.len());
+        let mut aligned: SmallVec<[Option<Aligned>; 4]> = SmallVec::new();
         for s in args {
             aligned.push(match self.slots[s.0 as usize].clone() {
                 TVal::Orig(j) => Some(self.align(j)?),
@@ -670,7 +672,7 @@ impl Stager for Tpl<'_, '_> {
             Some(Aligned::Mapped(x)) => Some(*x),
             _ => None,
         });
-        let scalars: Vec<Option<Type>> = args
+        let scalars: SmallVec<[Option<Type>; 4]> = args
             .iter()
             .zip(&aligned)
             .map(|(s, a)| match (a, &self.slots[s.0 as usize]) {
@@ -678,7 +680,7 @@ impl Stager for Tpl<'_, '_> {
                 _ => None,
             })
             .collect();
-        let mut built = Vec::with_capacity(args.len());
+        let mut built: SmallVec<[Arg; 4]> = SmallVec::new();
         for (i, (s, a)) in args.iter().zip(aligned).enumerate() {
             built.push(match a {
                 Some(Aligned::Mapped(x)) => Arg::mapped(x),

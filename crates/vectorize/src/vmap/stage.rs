@@ -59,11 +59,13 @@ pub(crate) struct Stage {
 }
 
 impl Stage {
-    pub fn new(rules: Arc<RuleSet>, max_rewrites: u64, max_nodes: usize) -> Stage {
+    pub fn new(rules: Arc<RuleSet>, max_rewrites: u64, max_nodes: usize, expected: usize) -> Stage {
+        let mut cse = FxHashMap::default();
+        cse.reserve(expected);
         Stage {
-            g: Graph::new(),
+            g: Graph::with_capacity(expected),
             rules,
-            cse: FxHashMap::default(),
+            cse,
             cse_log: Vec::new(),
             stats: Stats::default(),
             nesting: 0,
@@ -114,8 +116,11 @@ impl Stage {
         }
         let s = self.g.add_node(scope, NewNode { op, ty, depth, args, mask });
         if let Some(k) = key {
-            self.cse.insert(k.clone(), s);
-            self.cse_log.push(k);
+            // Only a rewrite in progress may be rolled back.
+            if self.nesting > 0 {
+                self.cse_log.push(k.clone());
+            }
+            self.cse.insert(k, s);
         }
         Ok(s)
     }
