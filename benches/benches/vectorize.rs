@@ -60,9 +60,9 @@ fn big_graph(n: usize, structured: bool) -> (Graph, Sym) {
     while b.graph.len() < n {
         let (x, y) = (pick(&mut rng, &pool), pick(&mut rng, &pool));
         let len = b.graph.len();
-        let r = if structured && len % 50 == 0 {
+        let r = if structured && len.is_multiple_of(50) {
             let c = b.fsetp(FloatCC::Lt, x, y).expect("fsetp");
-            let (t, e) = if len % 100 == 0 { (pure_t, pure_e) } else { (trap_t, pure_e) };
+            let (t, e) = if len.is_multiple_of(100) { (pure_t, pure_e) } else { (trap_t, pure_e) };
             b.if_(c, t.expect("lambda"), e.expect("lambda"), &[x, y]).expect("if")
         } else if structured && len % 200 == 1 {
             let m = b.map(body.expect("lambda"), &[Arg::mapped(params[4]), Arg::same(x)]).expect("map");
@@ -98,7 +98,12 @@ fn vectorize_time(c: &mut Criterion) {
             let (g, f) = big_graph(n, structured);
             let axes = [true, true, false, true, true];
             let v = vz.vectorize(&g, f, &axes).expect("vectorizes");
-            eprintln!("{shape} {n}: {} input nodes, {} output nodes, {} rewrites", g.len(), v.graph.len(), v.stats.rewrites);
+            eprintln!(
+                "{shape} {n}: {} input nodes, {} output nodes, {} rewrites",
+                g.len(),
+                v.graph.len(),
+                v.stats.rewrites
+            );
             group.throughput(Throughput::Elements(g.len() as u64));
             group.bench_with_input(BenchmarkId::new(shape, n), &g, |b, g| {
                 b.iter(|| vz.vectorize(black_box(g), f, &axes).expect("vectorizes"))
@@ -193,8 +198,12 @@ fn vectorize_eval(c: &mut Criterion) {
             b.iter(|| black_box(vec_eval.call(v.func, black_box(&batch)).expect("no trap")))
         });
         if name != "branchy" {
-            let l = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(LANES as u64), elements: 16 * LANES as u64 })
-                .expect("lowers");
+            let l = lower(
+                &v.graph,
+                v.func,
+                LowerOptions { lanes: Lanes::Fixed(LANES as u64), elements: 16 * LANES as u64 },
+            )
+            .expect("lowers");
             let icfg = ir_core::interp::Config { fuel: u64::MAX, max_memory_bytes: 1 << 32, ..Default::default() };
             let out = l.run(&batch, icfg).expect("runs");
             assert_eq!(out[0], got[0], "{name}: lowered");

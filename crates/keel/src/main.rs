@@ -111,7 +111,8 @@ enum Command {
         phis: f64,
     },
     /// Print a Graphviz view of a function: its CFG, dominator tree,
-    /// post-dominator tree, or loops (as nested clusters).
+    /// post-dominator tree, or loops (as nested clusters); or of a
+    /// graph-IR file (`.vg`): its nodes, lambdas as nested clusters.
     Dot {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -261,7 +262,8 @@ fn main() -> ExitCode {
         }
         Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
         Command::Vectorize { file, func, emit, rules, same, graph, lanes, capacity, elements, stats } => {
-            let args = vectorize_cmd::VectorizeArgs { file, func, emit, rules, same, graph, lanes, capacity, elements, stats };
+            let args =
+                vectorize_cmd::VectorizeArgs { file, func, emit, rules, same, graph, lanes, capacity, elements, stats };
             written(vectorize_cmd::vectorize(&args, &mut std::io::stdout().lock()))
         }
         Command::Gen {

@@ -57,7 +57,12 @@ fn read_graph(input: &Input) -> Result<(Graph, vectorize::text::SourceMap), Exit
             for d in &diags {
                 eprint!("{}", d.render(&input.name, input.text()));
             }
-            return Err(fail(format!("{}: {} error{}\n", input.name, diags.len(), if diags.len() == 1 { "" } else { "s" })));
+            return Err(fail(format!(
+                "{}: {} error{}\n",
+                input.name,
+                diags.len(),
+                if diags.len() == 1 { "" } else { "s" }
+            )));
         }
     };
     if let Err(errors) = vectorize::verify(&g) {
@@ -71,11 +76,15 @@ fn read_graph(input: &Input) -> Result<(Graph, vectorize::text::SourceMap), Exit
 
 fn pick(g: &Graph, name: Option<&str>, file: &str) -> Result<Sym, ExitCode> {
     match name {
-        Some(n) => g.function(n).ok_or_else(|| fail(render_file_error(file, &format!("no function @{}", n.trim_start_matches('@'))))),
+        Some(n) => g
+            .function(n)
+            .ok_or_else(|| fail(render_file_error(file, &format!("no function @{}", n.trim_start_matches('@'))))),
         None => match g.functions() {
             [only] => Ok(*only),
             [] => Err(fail(render_file_error(file, "the file has no functions"))),
-            _ => g.function("main").ok_or_else(|| fail(render_file_error(file, "several functions and no @main; choose one with --func"))),
+            _ => g
+                .function("main")
+                .ok_or_else(|| fail(render_file_error(file, "several functions and no @main; choose one with --func"))),
         },
     }
 }
@@ -110,7 +119,8 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
             Ok(imp) => (imp.graph, imp.func, None),
             Err(e) => {
                 let span = e.inst.and_then(|i| smap.locate(fid, Some(i), None, None));
-                let message = format!("cannot vectorize @{}: {}", module.function(fid).map_or("?", |f| f.name()), e.message);
+                let message =
+                    format!("cannot vectorize @{}: {}", module.function(fid).map_or("?", |f| f.name()), e.message);
                 return Ok(fail(match span {
                     Some(s) => render_error(&input.name, input.text(), s, &message),
                     None => render_file_error(&input.name, &message),
@@ -128,7 +138,12 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
                     for d in &diags {
                         eprint!("{}", d.render(&rin.name, rin.text()));
                     }
-                    return Ok(fail(format!("{}: {} error{}\n", rin.name, diags.len(), if diags.len() == 1 { "" } else { "s" })));
+                    return Ok(fail(format!(
+                        "{}: {} error{}\n",
+                        rin.name,
+                        diags.len(),
+                        if diags.len() == 1 { "" } else { "s" }
+                    )));
                 }
             }
         }
@@ -141,7 +156,8 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
             return Ok(ExitCode::from(2));
         }
     }
-    let in_axes: Vec<bool> = params.iter().map(|&p| !args.same.iter().any(|s| g.name(p) == Some(s.trim_start_matches('%')))).collect();
+    let in_axes: Vec<bool> =
+        params.iter().map(|&p| !args.same.iter().any(|s| g.name(p) == Some(s.trim_start_matches('%')))).collect();
     let v = match Vectorizer::with_config(rules, VectorizeConfig::default()).vectorize(&g, func, &in_axes) {
         Ok(v) => v,
         Err(e) => {
@@ -176,7 +192,12 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
             };
             match lower(&v.graph, v.func, LowerOptions { lanes, elements: args.elements }) {
                 Ok(l) => out.write_all(ir_core::text::print_module(&l.module).as_bytes())?,
-                Err(e) => return Ok(fail(render_file_error(&input.name, &format!("cannot lower the vectorized graph: {e}")))),
+                Err(e) => {
+                    return Ok(fail(render_file_error(
+                        &input.name,
+                        &format!("cannot lower the vectorized graph: {e}"),
+                    )));
+                }
             }
         }
     }

@@ -16,7 +16,11 @@ fn examples() -> PathBuf {
 
 fn scratch(ext: &str, contents: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let p = std::env::temp_dir().join(format!("keel-vec-{}-{}.{ext}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let p = std::env::temp_dir().join(format!(
+        "keel-vec-{}-{}.{ext}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::write(&p, contents).expect("write a scratch file");
     p
 }
@@ -60,7 +64,11 @@ fn a_keel_function_is_imported_vectorized_and_lowered() {
     assert!(out(&o).contains("%s: array<f32> = sum.1 %arr") && out(&o).contains("length.1 %arr"), "{}", out(&o));
     let o = run(keel().arg("vectorize").arg(examples()).args(["--func", "p", "--emit", "kir", "--lanes", "4"]));
     assert!(o.status.success(), "{}", err(&o));
-    assert!(out(&o).contains("tmul @t[0, 4], @b[0, 4], @c[0, 4]") && out(&o).contains("tadd @r[0, 4], @a[0, 4], @t[0, 4]"), "{}", out(&o));
+    assert!(
+        out(&o).contains("tmul @t[0, 4], @b[0, 4], @c[0, 4]") && out(&o).contains("tadd @r[0, 4], @a[0, 4], @t[0, 4]"),
+        "{}",
+        out(&o)
+    );
     // The lowered function runs in `keel run` to p per element.
     let kir = scratch("kir", &out(&o));
     let a = scratch("txt", "1.0, 2.0, 3.0, 4.0\n");
@@ -86,7 +94,9 @@ fn a_keel_function_is_imported_vectorized_and_lowered() {
 fn a_user_rule_set_replaces_the_default() {
     let f = scratch("vg", P);
     // A rule set where fadd lowers a + b as b + a, and one with a mistake.
-    let rules = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectorize/src/rules/default.rules")).unwrap();
+    let rules =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectorize/src/rules/default.rules"))
+            .unwrap();
     let swapped = scratch("rules", &rules.replace("rule fadd(a, b) => fadd^(a, b)", "rule fadd(a, b) => fadd^(b, a)"));
     let o = run(keel().arg("vectorize").arg(&f).arg("--rules").arg(&swapped));
     assert!(o.status.success(), "{}", err(&o));
@@ -94,7 +104,11 @@ fn a_user_rule_set_replaces_the_default() {
     let bad = scratch("rules", "rule fadd(a, b) => fadd^(a, c)\n");
     let o = run(keel().arg("vectorize").arg(&f).arg("--rules").arg(&bad));
     assert_eq!(o.status.code(), Some(1));
-    assert!(err(&o).contains("`c` is not a variable of this rule") && err(&o).contains(":1:29") && err(&o).contains('^'), "{}", err(&o));
+    assert!(
+        err(&o).contains("`c` is not a variable of this rule") && err(&o).contains(":1:29") && err(&o).contains('^'),
+        "{}",
+        err(&o)
+    );
     // A rule set without fmul: no fallback.
     let missing = scratch("rules", &rules.replace("rule fmul(a, b) => fmul^(a, b)\n", ""));
     let o = run(keel().arg("vectorize").arg(&f).arg("--rules").arg(&missing));
@@ -122,7 +136,8 @@ fn bad_input_and_usage() {
     assert_eq!(o.status.code(), Some(1));
     assert!(err(&o).contains("loops are not imported") && err(&o).contains(":12:5"), "the back edge: {}", err(&o));
     // Not lowerable: a gather over an unbatched array.
-    let gather = scratch("vg", "func @g(%xs: array<f32>, %i: i64) -> f32 {\n    %r: f32 = index %xs, %i\n    ret %r\n}\n");
+    let gather =
+        scratch("vg", "func @g(%xs: array<f32>, %i: i64) -> f32 {\n    %r: f32 = index %xs, %i\n    ret %r\n}\n");
     let o = run(keel().arg("vectorize").arg(&gather).args(["--same", "xs", "--emit", "kir"]));
     assert_eq!(o.status.code(), Some(1));
     assert!(err(&o).contains("cannot lower"), "{}", err(&o));

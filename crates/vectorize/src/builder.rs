@@ -67,7 +67,10 @@ impl<'g> Builder<'g> {
             return Err(TypeError("`array` needs an array value".into()));
         };
         let index = self.graph.add_array_const(value);
-        Ok(self.graph.add_node(self.scope, NewNode { op: Op::Array(index), ty: NodeTy::Val(ty), depth: 0, args: &[], mask: None }))
+        Ok(self.graph.add_node(
+            self.scope,
+            NewNode { op: Op::Array(index), ty: NodeTy::Val(ty), depth: 0, args: &[], mask: None },
+        ))
     }
 
     /// A unary opcode.

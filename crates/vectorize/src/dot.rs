@@ -46,7 +46,11 @@ pub fn graph(g: &Graph) -> String {
         // (lambda index, next member, indent)
         let mut stack: Vec<(usize, usize, usize)> = Vec::new();
         let Some(Op::Lambda(fi)) = g.op(f) else { continue };
-        let _ = writeln!(out, "  subgraph cluster_{cluster} {{\n    label=\"@{}\";", quote(g.function_name(f).unwrap_or("?")));
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_{cluster} {{\n    label=\"@{}\";",
+            quote(g.function_name(f).unwrap_or("?"))
+        );
         cluster += 1;
         stack.push((fi as usize, 0, 2));
         while let Some(top) = stack.last_mut() {
@@ -61,7 +65,11 @@ pub fn graph(g: &Graph) -> String {
             match g.op(s) {
                 Some(Op::Lambda(ci)) => {
                     let name = g.name(s).map_or_else(|| format!("{s}"), |x| format!("%{x}"));
-                    let _ = writeln!(out, "{pad}subgraph cluster_{cluster} {{\n{pad}  label=\"{} = lambda\";", quote(&name));
+                    let _ = writeln!(
+                        out,
+                        "{pad}subgraph cluster_{cluster} {{\n{pad}  label=\"{} = lambda\";",
+                        quote(&name)
+                    );
                     cluster += 1;
                     stack.push((ci as usize, 0, indent + 1));
                 }

@@ -39,11 +39,24 @@ pub struct Outcome {
 
 /// Inputs for a batch: per lane, the values of the mapped params; and the
 /// values of the unmapped ones, shared by every lane.
-pub fn batch_inputs(g: &Graph, func: Sym, in_axes: &[bool], lanes: usize, s: &mut dyn Source) -> (Vec<Vec<Value>>, Vec<Value>) {
+pub fn batch_inputs(
+    g: &Graph,
+    func: Sym,
+    in_axes: &[bool],
+    lanes: usize,
+    s: &mut dyn Source,
+) -> (Vec<Vec<Value>>, Vec<Value>) {
     let tys = g.param_types(func);
-    let shared: Vec<Value> = tys.iter().zip(in_axes).map(|(&t, &m)| if m { Value::zero(t) } else { random_value(t, s) }).collect();
+    let shared: Vec<Value> =
+        tys.iter().zip(in_axes).map(|(&t, &m)| if m { Value::zero(t) } else { random_value(t, s) }).collect();
     let per_lane = (0..lanes)
-        .map(|_| tys.iter().zip(in_axes).zip(&shared).map(|((&t, &m), v)| if m { random_value(t, s) } else { v.clone() }).collect())
+        .map(|_| {
+            tys.iter()
+                .zip(in_axes)
+                .zip(&shared)
+                .map(|((&t, &m), v)| if m { random_value(t, s) } else { v.clone() })
+                .collect()
+        })
         .collect();
     (per_lane, shared)
 }
@@ -140,9 +153,11 @@ pub fn check_lowered(gn: &Generated, s: &mut dyn Source, lanes: usize) -> Result
     let l = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(lanes as u64), elements: 0 })
         .map_err(|e| format!("lower: {e}\n{}", print_graph(&v.graph)))?;
     let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, lanes, s);
-    let mut ev = Evaluator::new(&gn.graph, EvalConfig { fuel: LANE_FUEL, ..EvalConfig::default() }).map_err(|e| e.to_string())?;
+    let mut ev = Evaluator::new(&gn.graph, EvalConfig { fuel: LANE_FUEL, ..EvalConfig::default() })
+        .map_err(|e| e.to_string())?;
     let want: Result<Vec<Vec<Value>>, _> = per_lane.iter().map(|a| ev.call(gn.func, a)).collect();
-    let config = ir_core::interp::Config { fuel: LANE_FUEL.saturating_mul(16 * lanes as u64 + 16), ..Default::default() };
+    let config =
+        ir_core::interp::Config { fuel: LANE_FUEL.saturating_mul(16 * lanes as u64 + 16), ..Default::default() };
     let got = l.run(&stack(&gn.graph.param_types(gn.func), &gn.in_axes, &per_lane, &shared), config);
     match (want, got) {
         (Ok(w), Ok(g)) => {
@@ -157,7 +172,11 @@ pub fn check_lowered(gn: &Generated, s: &mut dyn Source, lanes: usize) -> Result
             Ok(())
         }
         (Err(_), Err(_)) => Ok(()),
-        (w, g) => Err(format!("the graph {} but the lowered function {}", if w.is_ok() { "returns" } else { "traps" }, if g.is_ok() { "returns" } else { "traps" })),
+        (w, g) => Err(format!(
+            "the graph {} but the lowered function {}",
+            if w.is_ok() { "returns" } else { "traps" },
+            if g.is_ok() { "returns" } else { "traps" }
+        )),
     }
 }
 
@@ -179,7 +198,9 @@ pub fn check_generated(gn: &Generated, s: &mut dyn Source, batches: &[usize]) ->
     let g = &gn.graph;
     verify(g).map_err(|e| format!("the generated graph does not verify: {e:?}\n{}", print_graph(g)))?;
     let back = check_text(g)?;
-    let v = Vectorizer::default().vectorize(g, gn.func, &gn.in_axes).map_err(|e| format!("vectorize: {e}\n{}", print_graph(g)))?;
+    let v = Vectorizer::default()
+        .vectorize(g, gn.func, &gn.in_axes)
+        .map_err(|e| format!("vectorize: {e}\n{}", print_graph(g)))?;
     verify(&v.graph).map_err(|e| format!("the vectorized graph does not verify: {e:?}\n{}", print_graph(&v.graph)))?;
     check_text(&v.graph)?;
     let plain = Vectorizer::with_config(RuleSet::default_without_opts(), VectorizeConfig::default())
@@ -189,12 +210,15 @@ pub fn check_generated(gn: &Generated, s: &mut dyn Source, batches: &[usize]) ->
     for &b in batches {
         let (per_lane, shared) = batch_inputs(g, gn.func, &gn.in_axes, b, s);
         let show = || format!("\n{}\n--- vectorized:\n{}", print_graph(g), print_graph(&v.graph));
-        lanes += check_vmap(g, gn.func, &v.graph, v.func, &gn.in_axes, &per_lane, &shared).map_err(|e| format!("batch {b}: {e}{}", show()))?.lanes;
+        lanes += check_vmap(g, gn.func, &v.graph, v.func, &gn.in_axes, &per_lane, &shared)
+            .map_err(|e| format!("batch {b}: {e}{}", show()))?
+            .lanes;
         check_vmap(g, gn.func, &plain.graph, plain.func, &gn.in_axes, &per_lane, &shared)
             .map_err(|e| format!("batch {b}, no optimisation rules: {e}{}", show()))?;
         if b == batches[0] {
             let bf = back.function("f").ok_or("no @f after the round trip")?;
-            check_vmap(&back, bf, &v.graph, v.func, &gn.in_axes, &per_lane, &shared).map_err(|e| format!("reparsed: {e}"))?;
+            check_vmap(&back, bf, &v.graph, v.func, &gn.in_axes, &per_lane, &shared)
+                .map_err(|e| format!("reparsed: {e}"))?;
         }
     }
     // Nested vmap: vectorize /p/ again and compare with /p/ per outer lane.
@@ -203,7 +227,9 @@ pub fn check_generated(gn: &Generated, s: &mut dyn Source, batches: &[usize]) ->
     if !axes2.iter().any(|&b| b) {
         axes2[0] = true;
     }
-    let vv = Vectorizer::default().vectorize(&v.graph, v.func, &axes2).map_err(|e| format!("nested vectorize: {e}\n{}", print_graph(&v.graph)))?;
+    let vv = Vectorizer::default()
+        .vectorize(&v.graph, v.func, &axes2)
+        .map_err(|e| format!("nested vectorize: {e}\n{}", print_graph(&v.graph)))?;
     verify(&vv.graph).map_err(|e| format!("the twice-vectorized graph does not verify: {e:?}"))?;
     let outer = 1 + s.choose(4) as usize;
     let mut per_outer = Vec::with_capacity(outer);
@@ -221,7 +247,8 @@ pub fn check_generated(gn: &Generated, s: &mut dyn Source, batches: &[usize]) ->
         let (lanes_in, _) = batch_inputs(g, gn.func, &gn.in_axes, n, s);
         let args = stack(&g.param_types(gn.func), &gn.in_axes, &lanes_in, &shared_inner);
         // An unmapped outer param must be the same value in every outer lane.
-        let args: Vec<Value> = args.into_iter().enumerate().map(|(i, a)| if axes2[i] { a } else { shared_v[i].clone() }).collect();
+        let args: Vec<Value> =
+            args.into_iter().enumerate().map(|(i, a)| if axes2[i] { a } else { shared_v[i].clone() }).collect();
         per_outer.push(args);
     }
     let shared2: Vec<Value> = (0..vtys.len()).map(|i| shared_v[i].clone()).collect();
@@ -238,7 +265,8 @@ pub fn check_generated(gn: &Generated, s: &mut dyn Source, batches: &[usize]) ->
 pub fn check(bytes: &[u8]) {
     let pick = bytes.first().copied().unwrap_or(0) as usize % 5;
     let mut s = ByteSource::new(bytes.get(1..).unwrap_or(&[]));
-    let mut rng = ir_gen::SplitMix64::new(bytes.iter().fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b))));
+    let mut rng =
+        ir_gen::SplitMix64::new(bytes.iter().fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b))));
     let result = if pick == 4 {
         let gn = generate(&scalar_config(), &mut s);
         check_generated(&gn, &mut rng, &[0, 1, 7]).and_then(|_| check_lowered(&gn, &mut rng, 5))

@@ -188,8 +188,16 @@ struct Body {
 }
 
 const INT_UNARY: [Opcode; 6] = [Opcode::Copy, Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
-const FLOAT_UNARY: [Opcode; 8] =
-    [Opcode::Fneg, Opcode::Fabs, Opcode::Fsqrt, Opcode::Fceil, Opcode::Ffloor, Opcode::Ftrunc, Opcode::Fnearest, Opcode::Copy];
+const FLOAT_UNARY: [Opcode; 8] = [
+    Opcode::Fneg,
+    Opcode::Fabs,
+    Opcode::Fsqrt,
+    Opcode::Fceil,
+    Opcode::Ffloor,
+    Opcode::Ftrunc,
+    Opcode::Fnearest,
+    Opcode::Copy,
+];
 const INT_BINARY: [Opcode; 19] = [
     Opcode::Add,
     Opcode::Sub,
@@ -357,7 +365,8 @@ impl Gen<'_> {
         let a = self.scalar_value(body);
         let t = self.g.val_ty(a).expect("a value").scalar;
         let b = self.value_of(body, ValTy::scalar(t));
-        let op = if t.is_float() { FLOAT_BINARY[below(self.s, 7)] } else { INT_BINARY[below(self.s, INT_BINARY.len())] };
+        let op =
+            if t.is_float() { FLOAT_BINARY[below(self.s, 7)] } else { INT_BINARY[below(self.s, INT_BINARY.len())] };
         let b = if is_div(op) { self.divisor(body, b, t, 0) } else { b };
         let r = self.b(body.scope).binary(op, a, b).expect("binary");
         self.add(body, r);
@@ -501,7 +510,12 @@ impl Gen<'_> {
     /// of `results`.
     fn lambda(&mut self, body: &Body, params: &[ValTy], results: &[ValTy], budget: usize) -> Sym {
         let (l, ps) = self.b(body.scope).lambda(params);
-        let mut inner = Body { scope: l, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: body.depth + 1, structured: Vec::new() };
+        let mut inner = Body {
+            scope: l,
+            pool: ps.iter().copied().zip(params.iter().copied()).collect(),
+            depth: body.depth + 1,
+            structured: Vec::new(),
+        };
         for _ in 0..budget {
             self.step(&mut inner, budget / 2);
         }
@@ -584,7 +598,13 @@ impl Gen<'_> {
     fn result_types(&mut self, args: &[Sym]) -> Vec<ValTy> {
         let n = 1 + below(self.s, 2);
         (0..n)
-            .map(|_| if !args.is_empty() && chance(self.s, 60) { self.g.val_ty(args[below(self.s, args.len())]).expect("a value") } else { self.pick_ty() })
+            .map(|_| {
+                if !args.is_empty() && chance(self.s, 60) {
+                    self.g.val_ty(args[below(self.s, args.len())]).expect("a value")
+                } else {
+                    self.pick_ty()
+                }
+            })
             .collect()
     }
 
@@ -614,7 +634,7 @@ impl Gen<'_> {
 
     /// Some scalar of the pool as an `i64` (so a loop bound often depends
     /// on a batched parameter).
-    fn to_i64(&mut self, body: &mut Body) -> Sym {
+    fn as_i64(&mut self, body: &mut Body) -> Sym {
         let a = self.scalar_value(body);
         let t = self.g.val_ty(a).expect("a value").scalar;
         let mut b = self.b(body.scope);
@@ -629,10 +649,14 @@ impl Gen<'_> {
     /// `while i < n`: `n = and(v, 7)`, `i` counts up from 0 or from a
     /// value in 0..=3; the body updates one or two other values.
     fn repeat(&mut self, body: &mut Body, budget: usize) {
-        let v = self.to_i64(body);
+        let v = self.as_i64(body);
         let seven = self.b(body.scope).constant(Imm::int(Type::I64, 7));
         let bound = self.b(body.scope).binary(Opcode::And, v, seven).expect("and");
-        let start = if chance(self.s, 50) { self.b(body.scope).constant(Imm::int(Type::I64, 0)) } else { self.small_count(body) };
+        let start = if chance(self.s, 50) {
+            self.b(body.scope).constant(Imm::int(Type::I64, 0))
+        } else {
+            self.small_count(body)
+        };
         let extra = 1 + below(self.s, 2);
         let mut init = vec![start, bound];
         init.extend(self.args(body, extra));
@@ -643,7 +667,12 @@ impl Gen<'_> {
         self.g.set_results(lc, &[c]);
         // Body: i + 1, n unchanged, the rest from a generated body.
         let (lb, pb) = self.b(body.scope).lambda(&tys);
-        let mut inner = Body { scope: lb, pool: pb.iter().copied().zip(tys.iter().copied()).collect(), depth: body.depth + 1, structured: Vec::new() };
+        let mut inner = Body {
+            scope: lb,
+            pool: pb.iter().copied().zip(tys.iter().copied()).collect(),
+            depth: body.depth + 1,
+            structured: Vec::new(),
+        };
         for _ in 0..budget {
             self.step(&mut inner, budget / 2);
         }
@@ -687,16 +716,23 @@ impl Gen<'_> {
                 let cmp = if t.is_float() { Op::Fsetp(FloatCC::Lt) } else { Op::Setp(IntCC::Slt) };
                 let cs = self.b(body.scope).node(cmp, 1, &[Arg::mapped(xs), Arg::same(c)], None).expect("compare.1");
                 let other = self.value_of(body, ValTy::scalar(t));
-                self.b(body.scope).node(Op::Select, 1, &[Arg::mapped(cs), Arg::mapped(xs), Arg::same(other)], None).expect("select.1")
+                self.b(body.scope)
+                    .node(Op::Select, 1, &[Arg::mapped(cs), Arg::mapped(xs), Arg::same(other)], None)
+                    .expect("select.1")
             }
             2 if t.is_int() && t != Type::I1 => {
                 // @m q = sdiv.1 xs, *d  with m = xs != 0.
                 let zero = self.b(body.scope).constant(Imm::int(t, 0));
-                let m = self.b(body.scope).node(Op::Setp(IntCC::Ne), 1, &[Arg::mapped(xs), Arg::same(zero)], None).expect("setp.1");
+                let m = self
+                    .b(body.scope)
+                    .node(Op::Setp(IntCC::Ne), 1, &[Arg::mapped(xs), Arg::same(zero)], None)
+                    .expect("setp.1");
                 let d = self.value_of(body, ValTy::scalar(t));
                 let d = self.divisor(body, d, t, 0);
                 self.features.masked += 1;
-                self.b(body.scope).node(Op::Binary(Opcode::Srem), 1, &[Arg::mapped(xs), Arg::same(d)], Some(m)).expect("srem.1")
+                self.b(body.scope)
+                    .node(Op::Binary(Opcode::Srem), 1, &[Arg::mapped(xs), Arg::same(d)], Some(m))
+                    .expect("srem.1")
             }
             _ => {
                 // A gather: index.1 *ys, is  with is in range of ys.
@@ -709,7 +745,8 @@ impl Gen<'_> {
                 let one = b.constant(Imm::int(Type::I64, 1));
                 let pos = b.setp(IntCC::Sgt, n, zero).expect("setp");
                 let safe = b.select(pos, n, one).expect("select");
-                let is = b.node(Op::Binary(Opcode::Urem), 1, &[Arg::mapped(ints), Arg::same(safe)], None).expect("urem.1");
+                let is =
+                    b.node(Op::Binary(Opcode::Urem), 1, &[Arg::mapped(ints), Arg::same(safe)], None).expect("urem.1");
                 b.node(Op::Index, 1, &[Arg::same(ys), Arg::mapped(is)], None).expect("index.1")
             }
         };
@@ -724,7 +761,12 @@ pub fn generate(cfg: &GenConfig, s: &mut dyn Source) -> Generated {
     let params: Vec<ValTy> = (0..nparams).map(|_| gn.pick_ty()).collect();
     let f = gn.g.add_function("f", &params).expect("a fresh name");
     let ps = gn.g.lambda(f).map_or_else(Vec::new, |l| l.params.clone());
-    let mut body = Body { scope: f, pool: ps.iter().copied().zip(params.iter().copied()).collect(), depth: 0, structured: Vec::new() };
+    let mut body = Body {
+        scope: f,
+        pool: ps.iter().copied().zip(params.iter().copied()).collect(),
+        depth: 0,
+        structured: Vec::new(),
+    };
     for _ in 0..cfg.nodes {
         gn.step(&mut body, (cfg.nodes / 3).max(2));
     }

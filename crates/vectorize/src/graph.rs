@@ -31,7 +31,7 @@ use core::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A symbol: the id of a node (dense, from 0).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
 pub struct Sym(u32);
 
 impl Sym {
@@ -128,12 +128,6 @@ pub struct LambdaData {
     pub params: Vec<Sym>,
     /// Result symbols, in order (params or body nodes).
     pub results: Vec<Sym>,
-}
-
-impl Default for Sym {
-    fn default() -> Sym {
-        Sym(0)
-    }
 }
 
 /// A node as a builder describes it.
@@ -335,7 +329,9 @@ impl Graph {
     /// the verifier's concern.
     pub fn set_name(&mut self, sym: Sym, name: &str) -> Result<(), NameError> {
         if !valid_name(name) {
-            return Err(NameError(format!("`{name}` is not a valid name (letters, digits, `_` and `.`, not all digits)")));
+            return Err(NameError(format!(
+                "`{name}` is not a valid name (letters, digits, `_` and `.`, not all digits)"
+            )));
         }
         let Some(slot) = self.names.get_mut(sym.index()) else {
             return Err(NameError(format!("{sym} is not a symbol of this graph")));

@@ -37,8 +37,8 @@ use crate::builder::Builder;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::Op;
 use crate::types::ValTy;
-use ir_core::{Block, Format, FuncId, Imm, Inst, IntCC, Mem, Module, Opcode, Operand, Slot, Type, Var};
 use ir_core::entity::EntityRef;
+use ir_core::{Block, Format, FuncId, Imm, Inst, IntCC, Mem, Module, Opcode, Operand, Slot, Type, Var};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Why a function cannot be imported.
@@ -112,7 +112,10 @@ struct Importer<'m> {
 }
 
 fn may_trap(op: Opcode) -> bool {
-    matches!(op, Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem | Opcode::Fptosi | Opcode::Fptoui | Opcode::Load)
+    matches!(
+        op,
+        Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem | Opcode::Fptosi | Opcode::Fptoui | Opcode::Load
+    )
 }
 
 impl Importer<'_> {
@@ -266,7 +269,9 @@ impl Importer<'_> {
         let value: Option<VState> = match op.format() {
             Format::Const | Format::Unary if op == Opcode::Const || op == Opcode::Copy => {
                 match ops.first().and_then(|o| o.as_var()) {
-                    Some(v) => Some(*self.env.get(v.index()).ok_or(ImportError { inst: Some(inst), message: "bad var".into() })?),
+                    Some(v) => Some(
+                        *self.env.get(v.index()).ok_or(ImportError { inst: Some(inst), message: "bad var".into() })?,
+                    ),
                     None => {
                         let o = *ops.first().ok_or(ImportError { inst: Some(inst), message: "no operand".into() })?;
                         let c = self.read(o, inst)?;
@@ -301,7 +306,8 @@ impl Importer<'_> {
                 }
                 let xs = self.arrays[&mem];
                 let i = self.read(ops[0], inst)?;
-                let r = Builder::new(&mut self.g, self.func).node(Op::Index, 0, &[Arg::mapped(xs), Arg::mapped(i)], mask);
+                let r =
+                    Builder::new(&mut self.g, self.func).node(Op::Index, 0, &[Arg::mapped(xs), Arg::mapped(i)], mask);
                 Some(VState::Def(self.typed(r, Some(inst))?))
             }
             Format::TensorReduce => {
@@ -311,14 +317,19 @@ impl Importer<'_> {
                 let whole = f.arg(d.offset) == Some(ir_core::Arg::Imm(Imm::int(Type::I64, 0)))
                     || matches!(f.arg(d.offset), Some(ir_core::Arg::Imm(i)) if i.as_i64() == 0);
                 if !whole || d.size.as_var().and_then(|v| self.lengths.get(&v)) != Some(&d.mem) {
-                    return err(Some(inst), "only `tsum`/`tredmax` over `@M[0, %n]` with `%n` a parameter are imported");
+                    return err(
+                        Some(inst),
+                        "only `tsum`/`tredmax` over `@M[0, %n]` with `%n` a parameter are imported",
+                    );
                 }
                 let xs = self.arrays[&d.mem];
                 let gop = if op == Opcode::Tsum { Op::Sum } else { Op::Max };
                 let r = Builder::new(&mut self.g, self.func).node(gop, 0, &[Arg::mapped(xs)], None);
                 Some(VState::Def(self.typed(r, Some(inst))?))
             }
-            Format::Jump => return Ok(Some(Term::Edges(vec![(f.successors(inst).next().unwrap_or(Block::from_u32(0)), p)]))),
+            Format::Jump => {
+                return Ok(Some(Term::Edges(vec![(f.successors(inst).next().unwrap_or(Block::from_u32(0)), p)])));
+            }
             Format::Branch => {
                 let c = self.read(ops[0], inst)?;
                 let targets: Vec<Block> = f.successors(inst).collect();
@@ -336,7 +347,10 @@ impl Importer<'_> {
             Format::Switch => {
                 let v = self.read(ops[0], inst)?;
                 let vt = self.g.val_ty(v).map_or(Type::I64, |t| t.scalar);
-                let table = f.switch_table(inst).cloned().ok_or(ImportError { inst: Some(inst), message: "no table".into() })?;
+                let table = f
+                    .switch_table(inst)
+                    .cloned()
+                    .ok_or(ImportError { inst: Some(inst), message: "no table".into() })?;
                 let mut per_target: Vec<(Block, Vec<Sym>)> = Vec::new();
                 let mut all = Vec::new();
                 for &(k, target) in &table.cases {
@@ -392,7 +406,12 @@ impl Importer<'_> {
                 return Ok(Some(Term::Edges(Vec::new())));
             }
             Format::Phi => return err(Some(inst), "a phi after the start of its block"),
-            _ => return err(Some(inst), format!("`{op}` is not imported (only scalar code, loads and whole-array reductions)")),
+            _ => {
+                return err(
+                    Some(inst),
+                    format!("`{op}` is not imported (only scalar code, loads and whole-array reductions)"),
+                );
+            }
         };
         let Some(new) = value else { return Ok(None) };
         let Some(&x) = results.first() else { return err(Some(inst), "no result") };
@@ -422,6 +441,9 @@ impl Importer<'_> {
         Ok(None)
     }
 }
+
+/// The edges into a block: predicate, the vars' states, the source.
+type Incoming = Vec<(Option<Sym>, Vec<VState>, Block)>;
 
 /// How a block ends.
 enum Term {
@@ -525,7 +547,12 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
         if let Some(&s) = top.1.get(top.2) {
             top.2 += 1;
             match state.get(&s) {
-                Some(1) => return err(f.terminator(top.0), "a loop: loops are not imported (write them as `while` in the graph IR)"),
+                Some(1) => {
+                    return err(
+                        f.terminator(top.0),
+                        "a loop: loops are not imported (write them as `while` in the graph IR)",
+                    );
+                }
                 Some(_) => {}
                 None => {
                     state.insert(s, 1);
@@ -541,7 +568,7 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
     }
     order.reverse();
     // If-conversion.
-    let mut incoming: FxHashMap<Block, Vec<(Option<Sym>, Vec<VState>, Block)>> = FxHashMap::default();
+    let mut incoming: FxHashMap<Block, Incoming> = FxHashMap::default();
     let mut rets: Vec<(Option<Sym>, Vec<Sym>)> = Vec::new();
     for (bi, &b) in order.iter().enumerate() {
         let pred = if bi == 0 {

@@ -118,7 +118,9 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
             base.push(t);
         } else {
             let Some(b) = t.unlift(k) else {
-                return err(format!("argument {i} of `{name}.{k}` has type {t}, which has fewer than {k} array levels"));
+                return err(format!(
+                    "argument {i} of `{name}.{k}` has type {t}, which has fewer than {k} array levels"
+                ));
             };
             mapped = true;
             base.push(b);
@@ -146,7 +148,9 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
         if t.is_int() { Ok(t) } else { err(format!("argument {i} of `{name}` must be an integer, not {t}")) }
     };
     let array = |i: usize| -> R<ValTy> {
-        base[i].element().ok_or_else(|| TypeError(format!("argument {i} of `{name}` must be an array, not {}", base[i])))
+        base[i]
+            .element()
+            .ok_or_else(|| TypeError(format!("argument {i} of `{name}` must be an array, not {}", base[i])))
     };
     let result = match op {
         Op::Unary(o) => {

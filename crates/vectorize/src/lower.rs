@@ -47,7 +47,10 @@ use crate::ops::Op;
 use crate::schedule::Schedule;
 use crate::value::{Array, Value};
 use ir_core::interp::{Config, Interpreter, Trap, TrapKind};
-use ir_core::{Arg, Block, Desc, FuncId, Function, FunctionBuilder, Imm, IntCC, Mem, MemSpace, Module, Opcode, Signature, TensorArg, Type, Var};
+use ir_core::{
+    Arg, Block, Desc, FuncId, Function, FunctionBuilder, Imm, IntCC, Mem, MemSpace, Module, Opcode, Signature,
+    TensorArg, Type, Var,
+};
 use rustc_hash::FxHashMap;
 
 /// How many lanes the lowered function handles.
@@ -146,10 +149,10 @@ enum LVal {
 enum Then {
     Top,
     Apply { node: Sym },
-    IfThen { node: Sym, store: Vec<LVal>, else_lam: Sym, args: Vec<LVal>, else_block: Block, join: Block },
-    IfElse { node: Sym, store: Vec<LVal>, join: Block },
-    WhileCond { node: Sym, state: Vec<LVal>, body_lam: Sym, header: Block, body: Block, exit: Block },
-    WhileBody { node: Sym, state: Vec<LVal>, header: Block, exit: Block },
+    BranchTaken { node: Sym, store: Vec<LVal>, else_lam: Sym, args: Vec<LVal>, else_block: Block, join: Block },
+    OtherBranch { node: Sym, store: Vec<LVal>, join: Block },
+    LoopTest { node: Sym, state: Vec<LVal>, body_lam: Sym, header: Block, body: Block, exit: Block },
+    LoopBody { node: Sym, state: Vec<LVal>, header: Block, exit: Block },
 }
 
 struct Frame {
@@ -248,7 +251,10 @@ impl Lower<'_> {
     }
 
     fn val(&self, s: Sym) -> R<LVal> {
-        self.vals.get(&s).cloned().ok_or(LowerError { sym: Some(s), message: "a value used before it is lowered".into() })
+        self.vals
+            .get(&s)
+            .cloned()
+            .ok_or(LowerError { sym: Some(s), message: "a value used before it is lowered".into() })
     }
 
     fn scalar(&self, s: Sym) -> R<Var> {
@@ -489,7 +495,8 @@ impl Lower<'_> {
                 let out_ty = if n.op == Op::Length { Type::I64 } else { n.ty.val().map_or(elem, |t| t.scalar) };
                 let dst = self.temp_for(node, out_ty)?;
                 let (i, header, exit) = self.begin_loop(self.lanes);
-                let (off, end, next, len) = (self.var(Type::I64), self.var(Type::I64), self.var(Type::I64), self.var(Type::I64));
+                let (off, end, next, len) =
+                    (self.var(Type::I64), self.var(Type::I64), self.var(Type::I64), self.var(Type::I64));
                 self.fb().ins().load(off, offsets, i);
                 self.fb().ins().binary(Opcode::Add, next, i, 1i64);
                 self.fb().ins().load(end, offsets, next);
@@ -519,7 +526,9 @@ impl Lower<'_> {
                 Ok(LVal::Lanes(dst))
             }
             (Op::Broadcast, 0) => {
-                let x = self.scalar(args[0]).map_err(|_| LowerError { sym: Some(node), message: "only scalars are broadcast".into() })?;
+                let x = self
+                    .scalar(args[0])
+                    .map_err(|_| LowerError { sym: Some(node), message: "only scalars are broadcast".into() })?;
                 if !self.lanes_syms.contains(&args[1]) {
                     return err(Some(node), "a broadcast to another count than the lanes");
                 }
@@ -528,20 +537,27 @@ impl Lower<'_> {
                 self.fb().ins().tensor(Opcode::Tfill, d, &[TensorArg::Scalar(Arg::Var(x))]);
                 Ok(LVal::Lanes(dst))
             }
-            (Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Setp(_) | Op::Fsetp(_) | Op::Convert(_) | Op::Assert, 0) => {
+            (
+                Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Setp(_) | Op::Fsetp(_) | Op::Convert(_) | Op::Assert,
+                0,
+            ) => {
                 let ops: Vec<Arg> = args.iter().map(|&a| self.scalar(a).map(Arg::Var)).collect::<R<_>>()?;
                 let mask = match n.mask {
                     None => None,
                     Some(m) => Some(self.scalar(m)?),
                 };
-                let ty = n.ty.val().filter(|t| t.depth == 0).ok_or(LowerError { sym: Some(node), message: "a scalar operation on arrays".into() })?;
+                let ty =
+                    n.ty.val()
+                        .filter(|t| t.depth == 0)
+                        .ok_or(LowerError { sym: Some(node), message: "a scalar operation on arrays".into() })?;
                 let dst = self.var(ty.scalar);
                 self.scalar_op(node, n.op, dst, &ops, mask)?;
                 Ok(LVal::Scalar(dst))
             }
-            (Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Setp(_) | Op::Fsetp(_) | Op::Convert(_) | Op::Assert, 1) => {
-                self.lanes_op(node)
-            }
+            (
+                Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Setp(_) | Op::Fsetp(_) | Op::Convert(_) | Op::Assert,
+                1,
+            ) => self.lanes_op(node),
             _ => err(Some(node), format!("`{}` at depth {} is not lowered", n.op.prim(), n.depth)),
         }
     }
@@ -560,9 +576,8 @@ impl Lower<'_> {
     /// Copies `from` into `to` (all read before any is written).
     fn assign(&mut self, to: &[LVal], from: &[LVal]) -> R<()> {
         // Through temporaries when a source is also a destination.
-        let clash = from.iter().enumerate().any(|(i, f)| {
-            to.iter().enumerate().any(|(j, t)| i != j && same_storage(f, t))
-        });
+        let clash =
+            from.iter().enumerate().any(|(i, f)| to.iter().enumerate().any(|(j, t)| i != j && same_storage(f, t)));
         let from: Vec<LVal> = if clash {
             let tmp = self.storage(from)?;
             self.copy_all(&tmp, from)?;
@@ -621,28 +636,34 @@ impl Lower<'_> {
                         self.vals.insert(node, pack(results));
                         frames.last_mut().expect("the caller").pos += 1;
                     }
-                    Then::IfThen { node, store, else_lam, args, else_block, join } => {
+                    Then::BranchTaken { node, store, else_lam, args, else_block, join } => {
                         self.assign(&store, &results)?;
                         self.fb().ins().jump(join);
                         self.block = else_block;
                         self.bind(else_lam, &args)?;
-                        frames.push(Frame { lam: else_lam, pos: 0, then: Then::IfElse { node, store, join } });
+                        frames.push(Frame { lam: else_lam, pos: 0, then: Then::OtherBranch { node, store, join } });
                     }
-                    Then::IfElse { node, store, join } => {
+                    Then::OtherBranch { node, store, join } => {
                         self.assign(&store, &results)?;
                         self.fb().ins().jump(join);
                         self.block = join;
                         self.vals.insert(node, pack(store));
                         frames.last_mut().expect("the caller").pos += 1;
                     }
-                    Then::WhileCond { node, state, body_lam, header, body, exit } => {
-                        let Some(LVal::Scalar(c)) = results.first() else { return err(Some(node), "a condition that is not a scalar") };
+                    Then::LoopTest { node, state, body_lam, header, body, exit } => {
+                        let Some(LVal::Scalar(c)) = results.first() else {
+                            return err(Some(node), "a condition that is not a scalar");
+                        };
                         self.fb().ins().br(*c, body, exit);
                         self.block = body;
                         self.bind(body_lam, &state)?;
-                        frames.push(Frame { lam: body_lam, pos: 0, then: Then::WhileBody { node, state, header, exit } });
+                        frames.push(Frame {
+                            lam: body_lam,
+                            pos: 0,
+                            then: Then::LoopBody { node, state, header, exit },
+                        });
                     }
-                    Then::WhileBody { node, state, header, exit } => {
+                    Then::LoopBody { node, state, header, exit } => {
                         self.assign(&state, &results)?;
                         self.fb().ins().jump(header);
                         self.block = exit;
@@ -679,7 +700,8 @@ impl Lower<'_> {
                     self.fb().ins().br(c, then_b, else_b);
                     self.block = then_b;
                     self.bind(args[1], &vals)?;
-                    let then = Then::IfThen { node, store, else_lam: args[2], args: vals, else_block: else_b, join };
+                    let then =
+                        Then::BranchTaken { node, store, else_lam: args[2], args: vals, else_block: else_b, join };
                     frames.push(Frame { lam: args[1], pos: 0, then });
                     continue;
                 }
@@ -691,7 +713,7 @@ impl Lower<'_> {
                     self.fb().ins().jump(header);
                     self.block = header;
                     self.bind(args[0], &state)?;
-                    let then = Then::WhileCond { node, state, body_lam: args[1], header, body, exit };
+                    let then = Then::LoopTest { node, state, body_lam: args[1], header, body, exit };
                     frames.push(Frame { lam: args[0], pos: 0, then });
                     continue;
                 }
@@ -801,7 +823,11 @@ pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, Low
                     continue;
                 }
                 let an = g.data(a);
-                if matches!(an.op, Op::Binary(Opcode::Mul | Opcode::Fmul)) && an.depth == 1 && an.mask.is_none() && lw.uses[a.index()] == 1 {
+                if matches!(an.op, Op::Binary(Opcode::Mul | Opcode::Fmul))
+                    && an.depth == 1
+                    && an.mask.is_none()
+                    && lw.uses[a.index()] == 1
+                {
                     lw.fused.insert(a);
                 }
             }
@@ -933,7 +959,9 @@ impl Lowered {
         self.results
             .iter()
             .map(|r| match r {
-                LoweredResult::Scalar(i) => rets.get(*i).copied().map(Value::Scalar).ok_or_else(|| bad("a missing result".into())),
+                LoweredResult::Scalar(i) => {
+                    rets.get(*i).copied().map(Value::Scalar).ok_or_else(|| bad("a missing result".into()))
+                }
                 LoweredResult::Lanes(m) => {
                     let elems = memory.elements(*m);
                     let elem = memory.elem_type(*m).unwrap_or(Type::I64);
@@ -943,4 +971,3 @@ impl Lowered {
             .collect()
     }
 }
-

@@ -54,7 +54,9 @@ impl Schedule {
     /// Schedules every body of `g`; `Err(sym)` names a node on a cycle.
     pub fn new(g: &Graph) -> Result<Schedule, Sym> {
         let nl = g.lambdas().len();
-        let lam_index = |s: Option<Sym>| s.and_then(|l| g.op(l)).and_then(|op| if let Op::Lambda(i) = op { Some(i as usize) } else { None });
+        let lam_index = |s: Option<Sym>| {
+            s.and_then(|l| g.op(l)).and_then(|op| if let Op::Lambda(i) = op { Some(i as usize) } else { None })
+        };
         let mut offsets = vec![0u32; nl + 1];
         let mut sorted = vec![true; nl];
         for s in g.syms() {
@@ -86,8 +88,8 @@ impl Schedule {
         }
         let mut sched = Schedule { graph: g.id(), epoch: g.epoch(), offsets, order };
         let mut scratch = KahnScratch::default();
-        for i in 0..nl {
-            if !sorted[i] {
+        for (i, &ok) in sorted.iter().enumerate() {
+            if !ok {
                 let (a, b) = (sched.offsets[i] as usize, sched.offsets[i + 1] as usize);
                 scratch.sort(g, &mut sched.order[a..b])?;
             }

@@ -117,7 +117,10 @@ impl<'g> Uniformity<'g> {
                 }
                 continue;
             }
-            let results = self.g.lambda(l).map_or_else(Bits::new, |d| Bits::from_flags(d.results.iter().map(|&r| self.flags[r.index()])));
+            let results = self
+                .g
+                .lambda(l)
+                .map_or_else(Bits::new, |d| Bits::from_flags(d.results.iter().map(|&r| self.flags[r.index()])));
             self.memo.insert((l, p.normalized()), Summary { results: results.normalized() });
             stack.pop();
             // The caller resumes at the node that asked; restore its params'

@@ -87,7 +87,12 @@ impl Array {
     /// A flat array of scalars of type `elem` given by their bits
     /// (canonicalised).
     pub fn from_bits(elem: Type, bits: impl IntoIterator<Item = u64>) -> Array {
-        Array { elem, depth: 1, offsets: Vec::new(), data: bits.into_iter().map(|b| Imm::from_bits(elem, b).bits()).collect() }
+        Array {
+            elem,
+            depth: 1,
+            offsets: Vec::new(),
+            data: bits.into_iter().map(|b| Imm::from_bits(elem, b).bits()).collect(),
+        }
     }
 
     /// A flat array of scalars (all of type `elem`; others are an error).
@@ -108,7 +113,11 @@ impl Array {
     /// An array from its parts, checked against the invariants.
     pub fn from_parts(elem: Type, depth: u32, offsets: Vec<Vec<u32>>, data: Vec<u64>) -> Result<Array, String> {
         if depth == 0 || offsets.len() != depth as usize - 1 {
-            return Err(format!("depth {depth} needs {} offset levels, not {}", depth.saturating_sub(1), offsets.len()));
+            return Err(format!(
+                "depth {depth} needs {} offset levels, not {}",
+                depth.saturating_sub(1),
+                offsets.len()
+            ));
         }
         let mut items = None;
         for (level, o) in offsets.iter().enumerate() {
@@ -408,7 +417,11 @@ impl Value {
 
     /// The zero of a type: scalar zero, or an empty array.
     pub fn zero(ty: ValTy) -> Value {
-        if ty.depth == 0 { Value::Scalar(Imm::from_bits(ty.scalar, 0)) } else { Value::Array(Rc::new(Array::empty(ty))) }
+        if ty.depth == 0 {
+            Value::Scalar(Imm::from_bits(ty.scalar, 0))
+        } else {
+            Value::Array(Rc::new(Array::empty(ty)))
+        }
     }
 
     /// Elements of an array value, copied out (empty for anything else).

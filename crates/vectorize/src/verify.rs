@@ -90,7 +90,9 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
                 for &r in &data.results {
                     match g.node(r) {
                         Some(rn) if rn.scope == Some(s) && matches!(rn.ty, NodeTy::Val(_)) => {}
-                        Some(_) => err(Some(s), format!("result {} is not a value of this lambda's body", g.describe(r))),
+                        Some(_) => {
+                            err(Some(s), format!("result {} is not a value of this lambda's body", g.describe(r)))
+                        }
                         None => err(Some(s), format!("result {r} does not exist")),
                     }
                 }
@@ -130,7 +132,8 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
             }
             let is_lambda = matches!(an.op, Op::Lambda(_));
             if slots.contains(&i) != is_lambda {
-                let what = if is_lambda { "a lambda where a value is expected" } else { "a value where a lambda is expected" };
+                let what =
+                    if is_lambda { "a lambda where a value is expected" } else { "a value where a lambda is expected" };
                 err(Some(s), format!("argument {i} ({}) is {what}", g.describe(a)));
                 ok = false;
             }

@@ -20,28 +20,64 @@ fn rows(rs: &[&[f32]]) -> Value {
 
 #[test]
 fn sums_fold_left_from_the_first_element_like_tsum() {
-    let r = run("func @f(%x: array<f32>) -> f32 {\n    %s: f32 = sum %x\n    ret %s\n}\n", &[Value::f32s(&[1e8, 1.0, -1e8, 1.0])]).unwrap();
+    let r = run(
+        "func @f(%x: array<f32>) -> f32 {\n    %s: f32 = sum %x\n    ret %s\n}\n",
+        &[Value::f32s(&[1e8, 1.0, -1e8, 1.0])],
+    )
+    .unwrap();
     assert_eq!(r, vec![Value::f32(1.0)], "((1e8 + 1) - 1e8) + 1 in f32");
-    let r = run("func @f(%x: array<array<f32>>) -> array<f32> {\n    %s: array<f32> = sum.1 %x\n    ret %s\n}\n", &[rows(&[&[1e8, 1.0, -1e8], &[], &[2.5]])]).unwrap();
+    let r = run(
+        "func @f(%x: array<array<f32>>) -> array<f32> {\n    %s: array<f32> = sum.1 %x\n    ret %s\n}\n",
+        &[rows(&[&[1e8, 1.0, -1e8], &[], &[2.5]])],
+    )
+    .unwrap();
     assert_eq!(r[0].to_string(), "[0.0, 0.0, 2.5]");
-    let r = run("func @f(%x: array<array<f32>>) -> array<f32> {\n    %s: array<f32> = max.1 %x\n    ret %s\n}\n", &[rows(&[&[1.0, f32::NAN, 3.0], &[], &[-0.0, 0.0]])]).unwrap();
+    let r = run(
+        "func @f(%x: array<array<f32>>) -> array<f32> {\n    %s: array<f32> = max.1 %x\n    ret %s\n}\n",
+        &[rows(&[&[1.0, f32::NAN, 3.0], &[], &[-0.0, 0.0]])],
+    )
+    .unwrap();
     assert_eq!(r[0].to_string(), "[nan, -inf, 0.0]");
 }
 
 #[test]
 fn traps_name_their_node_and_kind() {
-    let e = run("func @f(%a: i32, %b: i32) -> i32 {\n    %q: i32 = sdiv %a, %b\n    ret %q\n}\n", &[Value::Scalar(ir_core::Imm::int(Type::I32, 1)), Value::Scalar(ir_core::Imm::int(Type::I32, 0))]).unwrap_err();
+    let e = run(
+        "func @f(%a: i32, %b: i32) -> i32 {\n    %q: i32 = sdiv %a, %b\n    ret %q\n}\n",
+        &[Value::Scalar(ir_core::Imm::int(Type::I32, 1)), Value::Scalar(ir_core::Imm::int(Type::I32, 0))],
+    )
+    .unwrap_err();
     assert_eq!(e.kind, TrapKind::DivisionByZero);
     assert!(e.sym.is_some() && e.message.contains("sdiv"), "{e}");
-    let e = run("func @f(%x: array<f32>, %i: i64) -> f32 {\n    %r: f32 = index %x, %i\n    ret %r\n}\n", &[Value::f32s(&[1.0]), Value::i64(1)]).unwrap_err();
+    let e = run(
+        "func @f(%x: array<f32>, %i: i64) -> f32 {\n    %r: f32 = index %x, %i\n    ret %r\n}\n",
+        &[Value::f32s(&[1.0]), Value::i64(1)],
+    )
+    .unwrap_err();
     assert_eq!(e.kind, TrapKind::OutOfBounds);
-    let e = run("func @f(%a: array<f32>, %b: array<f32>) -> array<f32> {\n    %r: array<f32> = fadd.1 %a, %b\n    ret %r\n}\n", &[Value::f32s(&[1.0]), Value::f32s(&[1.0, 2.0])]).unwrap_err();
+    let e = run(
+        "func @f(%a: array<f32>, %b: array<f32>) -> array<f32> {\n    %r: array<f32> = fadd.1 %a, %b\n    ret %r\n}\n",
+        &[Value::f32s(&[1.0]), Value::f32s(&[1.0, 2.0])],
+    )
+    .unwrap_err();
     assert_eq!(e.kind, TrapKind::ShapeMismatch);
-    let e = run("func @f(%c: i1) -> i1 {\n    %r: i1 = assert %c\n    ret %r\n}\n", &[Value::Scalar(ir_core::Imm::bool(false))]).unwrap_err();
+    let e = run(
+        "func @f(%c: i1) -> i1 {\n    %r: i1 = assert %c\n    ret %r\n}\n",
+        &[Value::Scalar(ir_core::Imm::bool(false))],
+    )
+    .unwrap_err();
     assert_eq!(e.kind, TrapKind::Trap);
-    let e = run("func @f(%x: f32, %n: i64) -> array<f32> {\n    %r: array<f32> = broadcast %x, %n\n    ret %r\n}\n", &[Value::f32(1.0), Value::i64(-1)]).unwrap_err();
+    let e = run(
+        "func @f(%x: f32, %n: i64) -> array<f32> {\n    %r: array<f32> = broadcast %x, %n\n    ret %r\n}\n",
+        &[Value::f32(1.0), Value::i64(-1)],
+    )
+    .unwrap_err();
     assert_eq!(e.kind, TrapKind::OutOfBounds);
-    let e = run("func @f(%x: f32, %n: i64) -> array<f32> {\n    %r: array<f32> = broadcast %x, %n\n    ret %r\n}\n", &[Value::f32(1.0), Value::i64(1 << 40)]).unwrap_err();
+    let e = run(
+        "func @f(%x: f32, %n: i64) -> array<f32> {\n    %r: array<f32> = broadcast %x, %n\n    ret %r\n}\n",
+        &[Value::f32(1.0), Value::i64(1 << 40)],
+    )
+    .unwrap_err();
     assert_eq!(e.kind, TrapKind::MemoryLimit);
 }
 
@@ -61,8 +97,18 @@ fn masks_skip_inactive_lanes_and_leave_zeros() {
     // Masks applied from the outside: a lane whose sub-mask is all false is
     // not compared with the arguments.
     let text = "func @f(%a: array<array<i32>>, %b: array<array<i32>>, %m: array<array<i1>>) -> array<array<i32>> {\n    @%m %q: array<array<i32>> = add.2 %a, %b\n    ret %q\n}\n";
-    let nested = |rs: &[&[i64]], t: Type| Value::array_of(ValTy::array(t, 1), &rs.iter().map(|r| Value::ints(t, r)).collect::<Vec<_>>()).unwrap();
-    let r = run(text, &[nested(&[&[1, 2], &[3]], Type::I32), nested(&[&[10, 20], &[]], Type::I32), nested(&[&[1, 0], &[0]], Type::I1)]).unwrap();
+    let nested = |rs: &[&[i64]], t: Type| {
+        Value::array_of(ValTy::array(t, 1), &rs.iter().map(|r| Value::ints(t, r)).collect::<Vec<_>>()).unwrap()
+    };
+    let r = run(
+        text,
+        &[
+            nested(&[&[1, 2], &[3]], Type::I32),
+            nested(&[&[10, 20], &[]], Type::I32),
+            nested(&[&[1, 0], &[0]], Type::I1),
+        ],
+    )
+    .unwrap();
     assert_eq!(r[0].to_string(), "[[11, 0], [0]]");
 }
 
@@ -97,7 +143,13 @@ fn higher_order_operations_and_tuples() {
     let r = run(text, &[xss, Value::Scalar(ir_core::Imm::f64(2.0))]).unwrap();
     assert_eq!(r[0].to_string(), "[]");
     assert_eq!(r[1].to_string(), "1.0");
-    let row = |v: &[f64]| Value::array_of(ValTy::scalar(Type::F64), &v.iter().map(|&x| Value::Scalar(ir_core::Imm::f64(x))).collect::<Vec<_>>()).unwrap();
+    let row = |v: &[f64]| {
+        Value::array_of(
+            ValTy::scalar(Type::F64),
+            &v.iter().map(|&x| Value::Scalar(ir_core::Imm::f64(x))).collect::<Vec<_>>(),
+        )
+        .unwrap()
+    };
     let xss = Value::array_of(ValTy::array(Type::F64, 1), &[row(&[1.0, 2.0]), row(&[]), row(&[4.0])]).unwrap();
     let r = run(text, &[xss, Value::Scalar(ir_core::Imm::f64(2.0))]).unwrap();
     assert_eq!(r[0].to_string(), "[6.0, 0.0, 8.0]");

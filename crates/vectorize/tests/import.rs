@@ -43,24 +43,40 @@ fn agree(m: &Module, name: &str, n: usize, seed: u64) -> (usize, usize) {
     let mut rng = SplitMix64::new(seed);
     let (mut same, mut traps) = (0, 0);
     for _ in 0..n {
-        let args: Vec<Imm> = f.params().iter().map(|&p| random_value(ValTy::scalar(f.var_type(p).unwrap()), &mut rng).scalar().unwrap()).collect();
+        let args: Vec<Imm> = f
+            .params()
+            .iter()
+            .map(|&p| random_value(ValTy::scalar(f.var_type(p).unwrap()), &mut rng).scalar().unwrap())
+            .collect();
         let keel = run(m, fid, &args, Config::default());
         let gargs: Vec<Value> = imp
             .params
             .iter()
             .map(|p| match p {
                 ImportedParam::Scalar(v) => Value::Scalar(args[f.params().iter().position(|q| q == v).unwrap()]),
-                ImportedParam::Array { mem, .. } => Value::from(vectorize::Array::from_imms(m.mem(*mem).unwrap().elem, &m.mem(*mem).unwrap().init).unwrap()),
+                ImportedParam::Array { mem, .. } => Value::from(
+                    vectorize::Array::from_imms(m.mem(*mem).unwrap().elem, &m.mem(*mem).unwrap().init).unwrap(),
+                ),
             })
             .collect();
         let graph = eval(&imp.graph, imp.func, &gargs, EvalConfig::default());
         match (keel, graph) {
             (Ok(k), Ok(g)) => {
-                assert_eq!(k.results.into_iter().map(Value::Scalar).collect::<Vec<_>>(), g, "{name} on {args:?}\n{}", print_graph(&imp.graph));
+                assert_eq!(
+                    k.results.into_iter().map(Value::Scalar).collect::<Vec<_>>(),
+                    g,
+                    "{name} on {args:?}\n{}",
+                    print_graph(&imp.graph)
+                );
                 same += 1;
             }
             (Err(_), Err(_)) => traps += 1,
-            (k, g) => panic!("{name} on {args:?}: Keel {:?}, graph {:?}\n{}", k.map(|o| o.results), g, print_graph(&imp.graph)),
+            (k, g) => panic!(
+                "{name} on {args:?}: Keel {:?}, graph {:?}\n{}",
+                k.map(|o| o.results),
+                g,
+                print_graph(&imp.graph)
+            ),
         }
     }
     (same, traps)
@@ -287,11 +303,14 @@ fn imported_vectorized_lowered_equals_keel_per_element() {
     let v = vectorize::vectorize(&imp.graph, imp.func, &[true, true, true]).unwrap();
     for lanes in [Lanes::Fixed(64), Lanes::Dynamic { capacity: 100 }] {
         let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 0 }).unwrap();
-        let xs: Vec<Vec<Imm>> = (0..3).map(|_| (0..64).map(|_| random_value(ValTy::scalar(Type::F32), &mut rng).scalar().unwrap()).collect()).collect();
-        let args: Vec<Value> = xs.iter().map(|c| Value::from(vectorize::Array::from_imms(Type::F32, c).unwrap())).collect();
+        let xs: Vec<Vec<Imm>> = (0..3)
+            .map(|_| (0..64).map(|_| random_value(ValTy::scalar(Type::F32), &mut rng).scalar().unwrap()).collect())
+            .collect();
+        let args: Vec<Value> =
+            xs.iter().map(|c| Value::from(vectorize::Array::from_imms(Type::F32, c).unwrap())).collect();
         let got = l.run(&args, Config::default()).unwrap();
-        for i in 0..64 {
-            let want = run(&m, pid, &[xs[0][i], xs[1][i], xs[2][i]], Config::default()).unwrap().results[0];
+        for (i, ((&a, &b), &c)) in xs[0].iter().zip(&xs[1]).zip(&xs[2]).enumerate() {
+            let want = run(&m, pid, &[a, b, c], Config::default()).unwrap().results[0];
             assert_eq!(got[0].array().unwrap().item(1, i), Value::Scalar(want), "lane {i}");
         }
     }

@@ -14,7 +14,8 @@ fn lowered(text: &str, axes: &[bool], lanes: Lanes) -> (String, vectorize::lower
     let (g, _) = parse(text).unwrap();
     let f = *g.functions().last().unwrap();
     let v = vectorize::vectorize(&g, f, axes).unwrap();
-    let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 64 }).unwrap_or_else(|e| panic!("{e}\n{}", print_graph(&v.graph)));
+    let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 64 })
+        .unwrap_or_else(|e| panic!("{e}\n{}", print_graph(&v.graph)));
     (ir_core::text::print_module(&l.module), l)
 }
 
@@ -32,7 +33,11 @@ fn a_plus_b_times_c_is_one_tmul_and_one_tadd_over_exact_descriptors() {
     assert!(out.contains("tfma @r[0, 8], @b[0, 8], @c[0, 8], @a[0, 8]") && !out.contains("tmul"), "{out}");
     // A scalar the same in every lane is a scalar slot.
     let (out, _) = lowered(text, &[true, false, true], Lanes::Dynamic { capacity: 128 });
-    assert!(out.contains("func @q(%lanes: i64, %b: f32)") && out.contains("tfma @r[0, %lanes], %b, @c[0, %lanes], @a[0, %lanes]"), "{out}");
+    assert!(
+        out.contains("func @q(%lanes: i64, %b: f32)")
+            && out.contains("tfma @r[0, %lanes], %b, @c[0, %lanes], @a[0, %lanes]"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -66,8 +71,11 @@ fn generated_programs_lower_to_the_graphs_results() {
         let mut s = SplitMix64::new(seed);
         let gn = generate(cfg, &mut s);
         let v = vectorize::vectorize(&gn.graph, gn.func, &gn.in_axes).unwrap();
-        for (b, lanes) in [(7, Lanes::Fixed(7)), (0, Lanes::Dynamic { capacity: 16 }), (13, Lanes::Dynamic { capacity: 16 })] {
-            let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 0 }).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_graph(&v.graph)));
+        for (b, lanes) in
+            [(7, Lanes::Fixed(7)), (0, Lanes::Dynamic { capacity: 16 }), (13, Lanes::Dynamic { capacity: 16 })]
+        {
+            let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 0 })
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_graph(&v.graph)));
             let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, b, &mut s);
             let mut ev = Evaluator::new(&gn.graph, EvalConfig::default()).unwrap();
             let want: Result<Vec<Vec<_>>, _> = per_lane.iter().map(|a| ev.call(gn.func, a)).collect();
@@ -76,7 +84,12 @@ fn generated_programs_lower_to_the_graphs_results() {
                 (Ok(w), Ok(g)) => {
                     for (r, gr) in g.iter().enumerate() {
                         for (i, wl) in w.iter().enumerate() {
-                            assert_eq!(gr.array().unwrap().item(1, i), wl[r], "seed {seed}, result {r}, lane {i}\n{}", ir_core::text::print_module(&l.module));
+                            assert_eq!(
+                                gr.array().unwrap().item(1, i),
+                                wl[r],
+                                "seed {seed}, result {r}, lane {i}\n{}",
+                                ir_core::text::print_module(&l.module)
+                            );
                         }
                     }
                     same += 1;

@@ -93,10 +93,14 @@ fn an_ill_typed_rule_is_an_error_when_applied() {
 #[test]
 fn no_panic_on_any_rule_text() {
     let mut rng = vectorize::generate::SplitMix64::new(11);
-    let words = ["rule", "opt", "fadd", "map", "(", ")", ",", "^", "=>", "a", "b", "xs..", "flatten", "0", "fneg", "select", "-1.5", "\n", ";"];
+    let words = [
+        "rule", "opt", "fadd", "map", "(", ")", ",", "^", "=>", "a", "b", "xs..", "flatten", "0", "fneg", "select",
+        "-1.5", "\n", ";",
+    ];
     for _ in 0..20_000 {
         let n = (rng.next_u64() % 16) as usize;
-        let text: String = (0..n).map(|_| words[(rng.next_u64() % words.len() as u64) as usize]).collect::<Vec<_>>().join(" ");
+        let text: String =
+            (0..n).map(|_| words[(rng.next_u64() % words.len() as u64) as usize]).collect::<Vec<_>>().join(" ");
         let _ = RuleSet::parse(&text);
     }
     // Deeply nested terms are parsed without recursion.

@@ -73,7 +73,10 @@ fn bodies_may_use_symbols_defined_below_them() {
     let (g, _) = parse(text).unwrap();
     verify(&g).unwrap();
     // Printed in dependence order.
-    assert_eq!(print_graph(&g), "func @f(%a: i32) -> i32 {\n    %b: i32 = neg %a\n    %c: i32 = add %b, %a\n    ret %c\n}\n");
+    assert_eq!(
+        print_graph(&g),
+        "func @f(%a: i32) -> i32 {\n    %b: i32 = neg %a\n    %c: i32 = add %b, %a\n    ret %c\n}\n"
+    );
 }
 
 fn first_error(text: &str) -> String {
@@ -86,20 +89,44 @@ fn first_error(text: &str) -> String {
 #[test]
 fn parse_errors_point_at_line_and_column() {
     let cases: &[(&str, &str, &str)] = &[
-        ("func @f(%a: i32) -> i32 {\n    %r: i32 = frobnicate %a\n    ret %r\n}\n", "unknown operation `frobnicate`", "t.vg:2:15"),
+        (
+            "func @f(%a: i32) -> i32 {\n    %r: i32 = frobnicate %a\n    ret %r\n}\n",
+            "unknown operation `frobnicate`",
+            "t.vg:2:15",
+        ),
         ("func @f(%a: i32) -> i32 {\n    %r: i33 = add %a, %a\n    ret %r\n}\n", "unknown type `i33`", "t.vg:2:9"),
-        ("func @f(%a: i32) -> i32 {\n    %r: i32 = add %a, %zz\n    ret %r\n}\n", "`%zz` is not defined in this lambda", "t.vg:2:23"),
-        ("func @f(%a: i32) -> i32 {\n    %r: i32 = add %a, %a\n    %r: i32 = add %a, %a\n    ret %r\n}\n", "`%r` is defined twice", "t.vg:3:5"),
+        (
+            "func @f(%a: i32) -> i32 {\n    %r: i32 = add %a, %zz\n    ret %r\n}\n",
+            "`%zz` is not defined in this lambda",
+            "t.vg:2:23",
+        ),
+        (
+            "func @f(%a: i32) -> i32 {\n    %r: i32 = add %a, %a\n    %r: i32 = add %a, %a\n    ret %r\n}\n",
+            "`%r` is defined twice",
+            "t.vg:3:5",
+        ),
         ("func @f(%a: i32) -> i32 {\n    %r: i32 = add %a, %a\n}\n", "this body has no `ret`", "t.vg:1:1"),
         ("func @f(%a: i32) -> i32 {\n    %r: i32 = add %a, %a\n    ret %r\n", "never closed", "t.vg:1:1"),
         ("func @f(%a: i32) -> f32 {\n    ret %a\n}\n", "`ret` returns (i32) but the header declares (f32)", "t.vg:2:5"),
         ("func @f(%a: i32) -> i32 {\n    %r: i32 = const 1.5\n    ret %r\n}\n", "", "t.vg:2:21"),
-        ("func @f(%a: i32) -> i32 {\n    %r: array<i32> = array [[1]]\n    ret %a\n}\n", "expected a literal", "t.vg:2:29"),
-        ("func @f(%a: i32) -> i32 {\n    %r: i32 = setp.zz %a, %a\n    ret %r\n}\n", "unknown integer condition `zz`", "t.vg:2:15"),
+        (
+            "func @f(%a: i32) -> i32 {\n    %r: array<i32> = array [[1]]\n    ret %a\n}\n",
+            "expected a literal",
+            "t.vg:2:29",
+        ),
+        (
+            "func @f(%a: i32) -> i32 {\n    %r: i32 = setp.zz %a, %a\n    ret %r\n}\n",
+            "unknown integer condition `zz`",
+            "t.vg:2:15",
+        ),
         ("func @f(%a: i32) -> i32 {\n    %r: i32 = get %a\n    ret %r\n}\n", "`get` needs an index", "t.vg:2:15"),
         ("func @f(%a: i32) -> i32 {\n    ret %a $\n}\n", "unexpected character `$`", "t.vg:2:12"),
         ("%r: i32 = add %a, %a\n", "expected `func`", "t.vg:1:1"),
-        ("func @f(%a: i32) -> i32 {\n    %l = lambda (%x: i32) -> i32 {\n        ret %a\n    }\n    ret %a\n}\n", "`%a` is not defined in this lambda", "t.vg:3:13"),
+        (
+            "func @f(%a: i32) -> i32 {\n    %l = lambda (%x: i32) -> i32 {\n        ret %a\n    }\n    ret %a\n}\n",
+            "`%a` is not defined in this lambda",
+            "t.vg:3:13",
+        ),
         ("func @f() -> i32 {\n    ret\n}\nfunc @f() {\n    ret\n}\n", "a function `@f` already exists", "t.vg:4:6"),
     ];
     for (text, message, location) in cases {
@@ -130,10 +157,14 @@ fn verifier_errors_render_against_the_source() {
 #[test]
 fn no_panic_on_any_input() {
     let mut rng = SplitMix64::new(7);
-    let words = ["func", "@f", "(", ")", "{", "}", "%a", ":", "i32", "array", "<", ">", "=", "lambda", "ret", "map", "add.1", "*", ",", "\n", "[", "]", "1", "-", "@%m", "->", "get.0", ";x"];
+    let words = [
+        "func", "@f", "(", ")", "{", "}", "%a", ":", "i32", "array", "<", ">", "=", "lambda", "ret", "map", "add.1",
+        "*", ",", "\n", "[", "]", "1", "-", "@%m", "->", "get.0", ";x",
+    ];
     for _ in 0..20_000 {
         let n = (rng.next_u64() % 40) as usize;
-        let text: String = (0..n).map(|_| words[(rng.next_u64() % words.len() as u64) as usize]).collect::<Vec<_>>().join(" ");
+        let text: String =
+            (0..n).map(|_| words[(rng.next_u64() % words.len() as u64) as usize]).collect::<Vec<_>>().join(" ");
         if let Ok((g, _)) = parse(&text) {
             let _ = verify(&g);
             let _ = print_graph(&g);
@@ -200,7 +231,11 @@ fn deep_nesting_neither_recurses_nor_overflows() {
             let (small, _) = parse(&nested(depth / 10)).unwrap();
             let printed = print_graph(&small);
             assert_eq!(print_graph(&parse(&printed).unwrap().0), printed);
-            let deep = format!("func @g(%a: {}i32{}) -> i64 {{\n    %n: i64 = length %a\n    ret %n\n}}\n", "array<".repeat(500), ">".repeat(500));
+            let deep = format!(
+                "func @g(%a: {}i32{}) -> i64 {{\n    %n: i64 = length %a\n    ret %n\n}}\n",
+                "array<".repeat(500),
+                ">".repeat(500)
+            );
             let (g2, _) = parse(&deep).unwrap();
             verify(&g2).unwrap();
             let _ = print_graph(&g2);

@@ -28,9 +28,24 @@ fn type_errors_name_the_mismatch() {
     let ps = g.lambda(f).unwrap().params.clone();
     let r = node(&mut g, f, Op::Binary(Opcode::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(ps[0]), Arg::mapped(ps[1])]);
     // Declared i64 where i1 is computed.
-    let c = node(&mut g, f, Op::Setp(ir_core::IntCC::Eq), NodeTy::Val(ValTy::scalar(Type::I64)), &[Arg::mapped(ps[1]), Arg::mapped(ps[1])]);
+    let c = node(
+        &mut g,
+        f,
+        Op::Setp(ir_core::IntCC::Eq),
+        NodeTy::Val(ValTy::scalar(Type::I64)),
+        &[Arg::mapped(ps[1]), Arg::mapped(ps[1])],
+    );
     // A lifted node without a mapped argument, and a flag at depth 0.
-    let l = g.add_node(f, NewNode { op: Op::Unary(Opcode::Fneg), ty: NodeTy::Val(f32t().array_of()), depth: 1, args: &[Arg::same(ps[0])], mask: None });
+    let l = g.add_node(
+        f,
+        NewNode {
+            op: Op::Unary(Opcode::Fneg),
+            ty: NodeTy::Val(f32t().array_of()),
+            depth: 1,
+            args: &[Arg::same(ps[0])],
+            mask: None,
+        },
+    );
     let z = node(&mut g, f, Op::Unary(Opcode::Fneg), NodeTy::Val(f32t()), &[Arg::same(ps[0])]);
     // Wrong arity.
     let w = node(&mut g, f, Op::Binary(Opcode::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(ps[0])]);
@@ -96,9 +111,18 @@ fn higher_order_signatures() {
     let l2 = g.add_lambda(f, &[ValTy::scalar(Type::I32)]);
     let p2 = g.lambda(l2).unwrap().params[0];
     g.set_results(l2, &[p2]);
-    let i = node(&mut g, f, Op::If, NodeTy::Val(f32t()), &[Arg::mapped(ps[1]), Arg::mapped(l1), Arg::mapped(l2), Arg::mapped(ps[0])]);
+    let i = node(
+        &mut g,
+        f,
+        Op::If,
+        NodeTy::Val(f32t()),
+        &[Arg::mapped(ps[1]), Arg::mapped(l1), Arg::mapped(l2), Arg::mapped(ps[0])],
+    );
     let m = node(&mut g, f, Op::Map, NodeTy::Val(f32t().array_of()), &[Arg::mapped(l1), Arg::same(ps[0])]);
-    let c = g.add_node(f, NewNode { op: Op::Const(Imm::f32(1.0)), ty: NodeTy::Val(f32t()), depth: 0, args: &[], mask: None });
+    let c = g.add_node(
+        f,
+        NewNode { op: Op::Const(Imm::f32(1.0)), ty: NodeTy::Val(f32t()), depth: 0, args: &[], mask: None },
+    );
     let w = node(&mut g, f, Op::While, NodeTy::Val(f32t()), &[Arg::mapped(l1), Arg::mapped(l1), Arg::mapped(c)]);
     g.set_results(f, &[i, m, w]);
     has(&g, "the two lambdas of `if` must have the same signature");
@@ -114,16 +138,31 @@ fn verifying_never_panics_on_garbage() {
         let f = g.add_function("f", &[f32t()]).unwrap();
         let mut syms = vec![f, g.lambda(f).unwrap().params[0]];
         for _ in 0..(rng.next_u64() % 12) {
-            let pick = |r: &mut vectorize::generate::SplitMix64, s: &[Sym]| Sym::from_index((r.next_u64() % (s.len() as u64 + 3)) as usize);
-            let ops = [Op::Binary(Opcode::Fadd), Op::Map, Op::If, Op::While, Op::Get(3), Op::Index, Op::Lambda(7), Op::Param(2), Op::Apply, Op::Concat];
+            let pick = |r: &mut vectorize::generate::SplitMix64, s: &[Sym]| {
+                Sym::from_index((r.next_u64() % (s.len() as u64 + 3)) as usize)
+            };
+            let ops = [
+                Op::Binary(Opcode::Fadd),
+                Op::Map,
+                Op::If,
+                Op::While,
+                Op::Get(3),
+                Op::Index,
+                Op::Lambda(7),
+                Op::Param(2),
+                Op::Apply,
+                Op::Concat,
+            ];
             let op = ops[(rng.next_u64() % ops.len() as u64) as usize];
-            let args: Vec<Arg> = (0..rng.next_u64() % 4).map(|_| Arg { sym: pick(&mut rng, &syms), bcast: rng.next_u64() % 3 == 0 }).collect();
+            let args: Vec<Arg> = (0..rng.next_u64() % 4)
+                .map(|_| Arg { sym: pick(&mut rng, &syms), bcast: rng.next_u64().is_multiple_of(3) })
+                .collect();
             let depth = (rng.next_u64() % 3) as u32;
             let scope = syms[(rng.next_u64() % syms.len() as u64) as usize];
-            let mask = (rng.next_u64() % 4 == 0).then(|| pick(&mut rng, &syms));
+            let mask = rng.next_u64().is_multiple_of(4).then(|| pick(&mut rng, &syms));
             let s = g.add_node(scope, NewNode { op, ty: NodeTy::Val(f32t()), depth, args: &args, mask });
             syms.push(s);
-            if rng.next_u64() % 5 == 0 {
+            if rng.next_u64().is_multiple_of(5) {
                 let l = g.add_lambda(scope, &[f32t()]);
                 syms.push(l);
             }

@@ -46,8 +46,13 @@ fn a_plus_b_times_c_is_one_vector_multiply_and_one_vector_add() {
     );
     // No per-element node: the graph has exactly those two operations.
     assert_eq!(vg.len(), 6, "the function, 3 params, 2 operations and nothing else:\n{text}");
-    let r = eval(&vg, vf, &[Value::f32s(&[1.0, 2.0]), Value::f32s(&[3.0, 4.0]), Value::f32s(&[5.0, 6.0])], EvalConfig::default())
-        .unwrap();
+    let r = eval(
+        &vg,
+        vf,
+        &[Value::f32s(&[1.0, 2.0]), Value::f32s(&[3.0, 4.0]), Value::f32s(&[5.0, 6.0])],
+        EvalConfig::default(),
+    )
+    .unwrap();
     assert_eq!(r, vec![Value::f32s(&[16.0, 26.0])]);
 }
 
@@ -75,7 +80,8 @@ fn mean_over_an_array_of_arrays_is_per_row_sums_and_lengths() {
 "
     );
     let rows = [vec![1.0f32, 2.0, 6.0], vec![], vec![0.5], vec![1e8, 1.0, -1e8]];
-    let batch = Value::array_of(ValTy::array(Type::F32, 1), &rows.iter().map(|r| Value::f32s(r)).collect::<Vec<_>>()).unwrap();
+    let batch =
+        Value::array_of(ValTy::array(Type::F32, 1), &rows.iter().map(|r| Value::f32s(r)).collect::<Vec<_>>()).unwrap();
     let got = eval(&vg, vf, &[batch], EvalConfig::default()).unwrap();
     // The scalar order: ((1e8 + 1) + -1e8) in f32 is 0, not 1.
     let want: Vec<f32> = rows.iter().map(|r| r.iter().fold(0.0f32, |a, &x| a + x) / r.len() as f32).collect();
@@ -98,7 +104,13 @@ fn data_dependent_indexing_is_a_gather() {
     let text = "func @f(%xs: array<f32>, %i: i64) -> f32 {\n    %r: f32 = index %xs, %i\n    ret %r\n}\n";
     let (vg, vf, out) = vmap(text, &[false, true]);
     assert!(out.contains("%r: array<f32> = index.1 *%xs, %i"), "{out}");
-    let r = eval(&vg, vf, &[Value::f32s(&[10.0, 20.0, 30.0]), Value::ints(Type::I64, &[2, 0, 1, 2])], EvalConfig::default()).unwrap();
+    let r = eval(
+        &vg,
+        vf,
+        &[Value::f32s(&[10.0, 20.0, 30.0]), Value::ints(Type::I64, &[2, 0, 1, 2])],
+        EvalConfig::default(),
+    )
+    .unwrap();
     assert_eq!(r, vec![Value::f32s(&[30.0, 10.0, 20.0, 30.0])], "every lane reads its own index");
 }
 
@@ -151,10 +163,19 @@ fn a_batched_if_with_a_branch_that_may_trap_runs_masked() {
     assert!(out.contains("@%1 %q: array<i32> = sdiv.1 %x, %y"), "{out}");
     assert!(out.contains("%r: array<i32> = select.1 %c, %5, %6"), "{out}");
     // Division by zero in the lanes that take the other branch does not trap.
-    let r = eval(&vg, vf, &[Value::ints(Type::I32, &[7, 8, 9]), Value::ints(Type::I32, &[2, 0, -3])], EvalConfig::default()).unwrap();
+    let r = eval(
+        &vg,
+        vf,
+        &[Value::ints(Type::I32, &[7, 8, 9]), Value::ints(Type::I32, &[2, 0, -3])],
+        EvalConfig::default(),
+    )
+    .unwrap();
     assert_eq!(r, vec![Value::ints(Type::I32, &[3, 8, -3])]);
     // The always-masking strategy masks even pure branches.
-    let rules = vectorize::DEFAULT_RULES.replace("rule if(c, t, e, xs..) => branch(c, t, e, xs..)", "rule if(c, t, e, xs..) => masked_branch(c, t, e, xs..)");
+    let rules = vectorize::DEFAULT_RULES.replace(
+        "rule if(c, t, e, xs..) => branch(c, t, e, xs..)",
+        "rule if(c, t, e, xs..) => masked_branch(c, t, e, xs..)",
+    );
     let (g, f) = graph(PURE_IF);
     let v = Vectorizer::new(RuleSet::parse(&rules).unwrap()).vectorize(&g, f, &[true, true, true]).unwrap();
     assert!(print_graph(&v.graph).contains("array<i1>) -> array<f32>"), "{}", print_graph(&v.graph));
@@ -185,8 +206,13 @@ fn a_loop_with_a_batched_condition_runs_while_any_lane_runs() {
     let (vg, vf, out) = vmap(LOOP, &[true, true]);
     assert!(out.contains("= any %"), "the loop runs while any lane is active:\n{out}");
     assert!(out.contains("select.1"), "finished lanes keep their state:\n{out}");
-    let r = eval(&vg, vf, &[Value::ints(Type::I64, &[0, 3, 1, 7, 9]), Value::f32s(&[1.0, 1.0, 3.0, 1.0, 2.0])], EvalConfig::default())
-        .unwrap();
+    let r = eval(
+        &vg,
+        vf,
+        &[Value::ints(Type::I64, &[0, 3, 1, 7, 9]), Value::f32s(&[1.0, 1.0, 3.0, 1.0, 2.0])],
+        EvalConfig::default(),
+    )
+    .unwrap();
     assert_eq!(r, vec![Value::f32s(&[1.0, 8.0, 6.0, 128.0, 4.0])]);
 }
 
@@ -217,7 +243,9 @@ fn nested_vmap_on_ragged_batches() {
     let text = print_graph(&v2.graph);
     assert!(text.contains("sum.2 %arr") && text.contains("length.2 %arr"), "{text}");
     let row = |v: &[f32]| Value::f32s(v);
-    let inner = |rows: &[&[f32]]| Value::array_of(ValTy::array(Type::F32, 1), &rows.iter().map(|r| row(r)).collect::<Vec<_>>()).unwrap();
+    let inner = |rows: &[&[f32]]| {
+        Value::array_of(ValTy::array(Type::F32, 1), &rows.iter().map(|r| row(r)).collect::<Vec<_>>()).unwrap()
+    };
     let outer = [inner(&[&[1.0, 3.0], &[5.0]]), inner(&[]), inner(&[&[2.0, 2.0, 2.0]])];
     let batch = Value::array_of(ValTy::array(Type::F32, 2), &outer).unwrap();
     let got = eval(&v2.graph, v2.func, &[batch], EvalConfig::default()).unwrap();
@@ -238,7 +266,8 @@ fn the_vectorized_graph_does_not_depend_on_the_batch_and_stays_linear() {
             let (lanes, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, b, &mut s);
             check_vmap(&gn.graph, gn.func, &v.graph, v.func, &gn.in_axes, &lanes, &shared).unwrap();
         }
-        let vv = Vectorizer::default().vectorize(&v.graph, v.func, &vec![true; v.graph.param_types(v.func).len()]).unwrap();
+        let vv =
+            Vectorizer::default().vectorize(&v.graph, v.func, &vec![true; v.graph.param_types(v.func).len()]).unwrap();
         worst = worst.max(vv.graph.len() as f64 / gn.graph.len() as f64 / 6.0);
     }
     assert!(worst < 6.0, "the vectorized graph grew {worst:.1} times its input");
@@ -301,6 +330,7 @@ fn planted_bugs_are_caught_by_the_oracle() {
     assert!(caught(plant(Plant::LoopRunsFinishedLanes), RuleSet::default(), 300) > 0);
     assert!(caught(plant(Plant::SelectSwapsBranches), RuleSet::default(), 300) > 0);
     // A wrong user rule is caught the same way.
-    let wrong = vectorize::DEFAULT_RULES.replace("rule select(c, a, b) => select^(c, a, b)", "rule select(c, a, b) => select^(c, b, a)");
+    let wrong = vectorize::DEFAULT_RULES
+        .replace("rule select(c, a, b) => select^(c, a, b)", "rule select(c, a, b) => select^(c, b, a)");
     assert!(caught(VectorizeConfig::default(), RuleSet::parse(&wrong).unwrap(), 300) > 0);
 }

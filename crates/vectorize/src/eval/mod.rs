@@ -170,7 +170,11 @@ impl<'g> Evaluator<'g> {
     }
 
     fn pack(results: Vec<Value>) -> Value {
-        if results.len() == 1 { results.into_iter().next().unwrap_or(Value::i64(0)) } else { Value::Tuple(results.into()) }
+        if results.len() == 1 {
+            results.into_iter().next().unwrap_or(Value::i64(0))
+        } else {
+            Value::Tuple(results.into())
+        }
     }
 
     fn run(&mut self, func: Sym, budget: &mut Budget) -> R<Vec<Value>> {
@@ -189,7 +193,10 @@ impl<'g> Evaluator<'g> {
                         None
                     }
                     Some(Pending::Map { lam, args, n, next, mut out }) => {
-                        let r = results.into_iter().next().ok_or_else(|| fail(TrapKind::Malformed, Some(node), "no result"))?;
+                        let r = results
+                            .into_iter()
+                            .next()
+                            .ok_or_else(|| fail(TrapKind::Malformed, Some(node), "no result"))?;
                         if !out.push(&r) {
                             return Err(fail(TrapKind::Malformed, Some(node), "a map result of the wrong type"));
                         }
@@ -213,7 +220,8 @@ impl<'g> Evaluator<'g> {
                         if in_cond {
                             let go = results.first().and_then(Value::scalar).is_some_and(|c| c.bits() != 0);
                             if go {
-                                top.pending = Some(Pending::While { cond, body: lb, state: state.clone(), in_cond: false });
+                                top.pending =
+                                    Some(Pending::While { cond, body: lb, state: state.clone(), in_cond: false });
                                 Some((lb, state))
                             } else {
                                 self.env[node.index()] = Some(Self::pack(state));
@@ -221,7 +229,8 @@ impl<'g> Evaluator<'g> {
                                 None
                             }
                         } else {
-                            top.pending = Some(Pending::While { cond, body: lb, state: results.clone(), in_cond: true });
+                            top.pending =
+                                Some(Pending::While { cond, body: lb, state: results.clone(), in_cond: true });
                             Some((cond, results))
                         }
                     }
@@ -247,7 +256,8 @@ impl<'g> Evaluator<'g> {
             budget.burn(1).map_err(|(k, m)| fail(k, Some(sym), m))?;
             let n = g.data(sym);
             let args = g.args(sym);
-            let lam_arg = |i: usize| args.get(i).copied().ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "missing lambda"));
+            let lam_arg =
+                |i: usize| args.get(i).copied().ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "missing lambda"));
             let call: Option<(Sym, Vec<Value>, Pending)> = match n.op {
                 Op::Lambda(_) | Op::Param(_) => {
                     top.pos += 1;
@@ -259,7 +269,10 @@ impl<'g> Evaluator<'g> {
                     continue;
                 }
                 Op::Array(i) => {
-                    let v = g.array_const(i).cloned().ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "no such constant"))?;
+                    let v = g
+                        .array_const(i)
+                        .cloned()
+                        .ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "no such constant"))?;
                     self.env[sym.index()] = Some(v);
                     top.pos += 1;
                     continue;
@@ -269,7 +282,10 @@ impl<'g> Evaluator<'g> {
                     Some((lam_arg(0)?, vals, Pending::Call))
                 }
                 Op::If => {
-                    let c = self.value(args[0])?.scalar().ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "condition"))?;
+                    let c = self
+                        .value(args[0])?
+                        .scalar()
+                        .ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "condition"))?;
                     let branch = if c.bits() != 0 { lam_arg(1)? } else { lam_arg(2)? };
                     let vals = self.values(&args[3..])?;
                     Some((branch, vals, Pending::Call))
@@ -287,7 +303,10 @@ impl<'g> Evaluator<'g> {
                         let v = self.value(a)?.clone();
                         let whole = n.is_bcast(i);
                         if !whole {
-                            let l = v.array().map(|x| x.len()).ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "map of a non-array"))?;
+                            let l = v
+                                .array()
+                                .map(|x| x.len())
+                                .ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "map of a non-array"))?;
                             match len {
                                 None => len = Some(l),
                                 Some(m) if m == l => {}
@@ -311,8 +330,13 @@ impl<'g> Evaluator<'g> {
                         top.pos += 1;
                         continue;
                     }
-                    let first: Vec<Value> = margs.iter().map(|(v, whole)| if *whole { v.clone() } else { element(v, 0) }).collect();
-                    Some((lam, first, Pending::Map { lam, args: margs, n: count, next: 0, out: ArrayBuilder::new(item) }))
+                    let first: Vec<Value> =
+                        margs.iter().map(|(v, whole)| if *whole { v.clone() } else { element(v, 0) }).collect();
+                    Some((
+                        lam,
+                        first,
+                        Pending::Map { lam, args: margs, n: count, next: 0, out: ArrayBuilder::new(item) },
+                    ))
                 }
                 Op::Get(i) => {
                     let v = match self.value(args[0])? {
@@ -340,7 +364,11 @@ impl<'g> Evaluator<'g> {
                         fail(k, Some(sym), format!("`{name}`: {m}"))
                     })?;
                     if v.ty() != Some(result) {
-                        return Err(fail(TrapKind::Malformed, Some(sym), format!("computed a value that is not a {result}")));
+                        return Err(fail(
+                            TrapKind::Malformed,
+                            Some(sym),
+                            format!("computed a value that is not a {result}"),
+                        ));
                     }
                     self.env[sym.index()] = Some(v);
                     top.pos += 1;

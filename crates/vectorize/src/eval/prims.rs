@@ -64,7 +64,10 @@ impl Budget {
 
     fn room(&self, n: u64) -> R<()> {
         if n > self.max_elements {
-            return Err((TrapKind::MemoryLimit, format!("an array of {n} elements exceeds the limit of {}", self.max_elements)));
+            return Err((
+                TrapKind::MemoryLimit,
+                format!("an array of {n} elements exceeds the limit of {}", self.max_elements),
+            ));
         }
         Ok(())
     }
@@ -317,7 +320,10 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
     if j == 1 && k == 1 {
         let container = container_of(args, 1)?;
         if container.lanes() != m.len() {
-            return Err((TrapKind::ShapeMismatch, format!("a mask of {} lanes for {} lanes", m.len(), container.lanes())));
+            return Err((
+                TrapKind::ShapeMismatch,
+                format!("a mask of {} lanes for {} lanes", m.len(), container.lanes()),
+            ));
         }
         if let Some(out) = fast(op, k, args, Some(m), &container, item_ty, budget)? {
             return Ok(out);
@@ -336,15 +342,23 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
     let lanes_of = |vals: &[Value], n: usize| -> R<()> {
         for (v, &s) in vals.iter().zip(&same) {
             if !s && arr(v)?.len() != n {
-                return Err((TrapKind::ShapeMismatch, "the mask and the mapped arguments differ in their outer levels".into()));
+                return Err((
+                    TrapKind::ShapeMismatch,
+                    "the mask and the mapped arguments differ in their outer levels".into(),
+                ));
             }
         }
         Ok(())
     };
     let top: Vec<Value> = args.iter().map(|a| a.value.clone()).collect();
     lanes_of(&top, m.len())?;
-    let mut stack =
-        vec![Level { args: top, mask: m.clone(), next: 0, out: ArrayBuilder::new(result.unlift(1).unwrap_or(result)), depth: k - 1 }];
+    let mut stack = vec![Level {
+        args: top,
+        mask: m.clone(),
+        next: 0,
+        out: ArrayBuilder::new(result.unlift(1).unwrap_or(result)),
+        depth: k - 1,
+    }];
     let mut size = 0u64;
     loop {
         let Some(level) = stack.last_mut() else { return malformed("an empty mask stack") };
@@ -372,7 +386,8 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
                     .zip(&same)
                     .map(|(v, &s)| if s { Ok(v.clone()) } else { arr(v).map(|x| x.item(1, i)) })
                     .collect::<R<_>>()?;
-                let sub: Vec<LiftArg<'_>> = items.iter().zip(&same).map(|(v, &s)| LiftArg { value: v, same: s }).collect();
+                let sub: Vec<LiftArg<'_>> =
+                    items.iter().zip(&same).map(|(v, &s)| LiftArg { value: v, same: s }).collect();
                 let ty = item_ty.lift(level.depth);
                 let r = lifted(op, level.depth, &sub, None, ty, budget)?;
                 size = size.saturating_add(r.array().map_or(1, |a| a.data().len() as u64));

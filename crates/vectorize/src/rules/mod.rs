@@ -340,7 +340,8 @@ impl RuleSet {
                 return Err(err(format!("`{w}` must take exactly the head's variables, in order"), body_at));
             }
             p.done()?;
-            self.rules[prim.index()] = Some(Rule { prim, body: RuleBody::Strategy(strategy), text: text.trim().to_string() });
+            self.rules[prim.index()] =
+                Some(Rule { prim, body: RuleBody::Strategy(strategy), text: text.trim().to_string() });
             return Ok(());
         }
         if variadic.is_some() {
@@ -348,7 +349,8 @@ impl RuleSet {
         }
         let code = p.term(&vars, TermKind::Template(prim))?;
         p.done()?;
-        self.rules[prim.index()] = Some(Rule { prim, body: RuleBody::Template(stage(code)), text: text.trim().to_string() });
+        self.rules[prim.index()] =
+            Some(Rule { prim, body: RuleBody::Template(stage(code)), text: text.trim().to_string() });
         Ok(())
     }
 
@@ -361,7 +363,13 @@ impl RuleSet {
             Some(Pat::App { prim, .. }) => *prim,
             _ => return Err(err("a pattern must be an application", p.end)),
         };
-        self.opts[root.index()].push(OptRule { root, pats, vars: vars.len(), output: stage(code), text: text.trim().to_string() });
+        self.opts[root.index()].push(OptRule {
+            root,
+            pats,
+            vars: vars.len(),
+            output: stage(code),
+            text: text.trim().to_string(),
+        });
         self.nopts += 1;
         Ok(())
     }
@@ -422,14 +430,18 @@ fn lex(text: &str, offset: usize) -> Result<Vec<(Tok<'_>, Span)>, Diagnostic> {
             }
             c if c.is_ascii_digit() || c == b'-' => {
                 i += 1;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'.' | b'_' | b'+' | b'-' | b':')) {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'.' | b'_' | b'+' | b'-' | b':'))
+                {
                     i += 1;
                 }
                 Tok::Lit(&text[start..i])
             }
             _ => {
                 let c = text[i..].chars().next().unwrap_or('?');
-                return Err(err(format!("unexpected character `{}`", c.escape_debug()), Span::new(offset + i, offset + i + c.len_utf8())));
+                return Err(err(
+                    format!("unexpected character `{}`", c.escape_debug()),
+                    Span::new(offset + i, offset + i + c.len_utf8()),
+                ));
             }
         };
         out.push((tok, Span::new(offset + start, offset + i)));
@@ -596,7 +608,14 @@ impl<'s> Cursor<'_, 's> {
                         self.pos += 1;
                         let (prim, lift, argc, span) = open.pop().expect("an open application");
                         if prim.arity() != Some(argc) {
-                            return Err(err(format!("`{}` takes {:?} argument(s), not {argc}", prim.name(), prim.arity().unwrap_or(0)), span));
+                            return Err(err(
+                                format!(
+                                    "`{}` takes {:?} argument(s), not {argc}",
+                                    prim.name(),
+                                    prim.arity().unwrap_or(0)
+                                ),
+                                span,
+                            ));
                         }
                         code.push(Instr::App { prim, lift, argc });
                         // The application is itself an operand of the enclosing one.
@@ -661,7 +680,10 @@ impl<'s> Cursor<'_, 's> {
                         self.pos += 1;
                         let (prim, lift, args, span) = open.pop().expect("an open application");
                         if prim.arity() != Some(args.len()) {
-                            return Err(err(format!("`{}` takes {} argument(s)", prim.name(), prim.arity().unwrap_or(0)), span));
+                            return Err(err(
+                                format!("`{}` takes {} argument(s)", prim.name(), prim.arity().unwrap_or(0)),
+                                span,
+                            ));
                         }
                         pats.push(Pat::App { prim, lift, args });
                         if open.is_empty() {

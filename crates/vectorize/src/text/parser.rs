@@ -72,6 +72,9 @@ struct Parser<'s> {
     scopes: Vec<Scope<'s>>,
 }
 
+/// A header's params (name, span, type) and result types.
+type Signature<'s> = (Vec<(&'s str, Span, ValTy)>, Vec<ValTy>);
+
 /// The tokens of one line, with a cursor.
 struct Line<'a, 's> {
     toks: &'a [(Tok<'s>, Span)],
@@ -179,7 +182,7 @@ impl<'a, 's> Line<'a, 's> {
     }
 
     /// `(%x: T, ...) [-> T, ...]`.
-    fn signature(&mut self) -> R<(Vec<(&'s str, Span, ValTy)>, Vec<ValTy>)> {
+    fn signature(&mut self) -> R<Signature<'s>> {
         self.expect('(')?;
         let mut params = Vec::new();
         if !self.eat(')') {
@@ -336,7 +339,10 @@ impl<'s> Parser<'s> {
         if self.errors.len() < MAX_ERRORS {
             let end = Span::new(self.src.len(), self.src.len());
             while let Some(scope) = self.scopes.pop() {
-                self.error(diag("this body is never closed with `}`", if scope.header.end > scope.header.start { scope.header } else { end }));
+                self.error(diag(
+                    "this body is never closed with `}`",
+                    if scope.header.end > scope.header.start { scope.header } else { end },
+                ));
             }
         }
         self.toks = toks;
@@ -571,7 +577,8 @@ impl<'s> Parser<'s> {
             return Err(diag("a conversion needs a value type", ws));
         }
         // Arguments are placeholders until the body closes.
-        let placeholders: Vec<Arg> = args.iter().map(|&(star, _, _)| Arg { sym: Sym::from_index(0), bcast: star }).collect();
+        let placeholders: Vec<Arg> =
+            args.iter().map(|&(star, _, _)| Arg { sym: Sym::from_index(0), bcast: star }).collect();
         let node = self.graph.add_node(scope_lam, NewNode { op, ty, depth, args: &placeholders, mask: None });
         self.map.set(node, whole);
         let scope = self.scopes.last_mut().expect("a scope is open");

@@ -154,7 +154,15 @@ impl<'a> Engine<'a> {
     }
 
     /// Builds a node in the body of `scope`.
-    pub fn build_in(&mut self, scope: Sym, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> R<Sym> {
+    pub fn build_in(
+        &mut self,
+        scope: Sym,
+        op: Op,
+        depth: u32,
+        args: &[Arg],
+        mask: Option<Sym>,
+        target: Option<Type>,
+    ) -> R<Sym> {
         self.st.build(scope, op, depth, args, mask, target).map_err(|m| {
             let kind = if m.contains("exceed") { VectorizeErrorKind::Limit } else { VectorizeErrorKind::Rule };
             self.error(kind, None, m)
@@ -202,7 +210,13 @@ impl<'a> Engine<'a> {
     /// Vectorizes function `func` under `in_axes`; returns `/p/`.
     pub fn run(&mut self, func: Sym, name: &str, in_axes: &[bool]) -> R<Sym> {
         let nresults = self.src.lambda(func).map_or(0, |l| l.results.len());
-        let key = LamKey { lam: func, scope: None, pattern: Bits::from_flags(in_axes.iter().copied()), mode: Mode::Lanes, force: Bits::all(nresults) };
+        let key = LamKey {
+            lam: func,
+            scope: None,
+            pattern: Bits::from_flags(in_axes.iter().copied()),
+            mode: Mode::Lanes,
+            force: Bits::all(nresults),
+        };
         self.push_frame(key, Some(name))?;
         loop {
             let (lam, pos) = (self.frame().key.lam, self.frame().pos);
@@ -227,7 +241,9 @@ impl<'a> Engine<'a> {
 
     fn push_frame(&mut self, key: LamKey, name: Option<&str>) -> R<()> {
         let src = self.src;
-        let lam = src.lambda(key.lam).ok_or_else(|| self.error(VectorizeErrorKind::Invalid, Some(key.lam), "not a lambda"))?;
+        let lam = src
+            .lambda(key.lam)
+            .ok_or_else(|| self.error(VectorizeErrorKind::Invalid, Some(key.lam), "not a lambda"))?;
         let types: Vec<ValTy> = lam
             .params
             .iter()
@@ -239,7 +255,9 @@ impl<'a> Engine<'a> {
             .collect();
         let out = match (key.scope, name) {
             (Some(scope), _) => self.st.g.add_lambda(scope, &types),
-            (None, Some(n)) => self.st.g.add_function(n, &types).map_err(|e| self.error(VectorizeErrorKind::Invalid, None, e.0))?,
+            (None, Some(n)) => {
+                self.st.g.add_function(n, &types).map_err(|e| self.error(VectorizeErrorKind::Invalid, None, e.0))?
+            }
             (None, None) => return Err(self.error(VectorizeErrorKind::Invalid, None, "a lambda with no scope")),
         };
         let out_params = self.st.g.lambda(out).map_or_else(Vec::new, |l| l.params.clone());
@@ -375,7 +393,10 @@ impl<'a> Engine<'a> {
             Op::Const(_) | Op::Array(_) => {
                 let op = match n.op {
                     Op::Array(i) => {
-                        let v = src.array_const(i).cloned().ok_or_else(|| self.error(VectorizeErrorKind::Invalid, Some(node), "no such constant"))?;
+                        let v = src
+                            .array_const(i)
+                            .cloned()
+                            .ok_or_else(|| self.error(VectorizeErrorKind::Invalid, Some(node), "no such constant"))?;
                         Op::Array(self.st.g.add_array_const(v))
                     }
                     op => op,
@@ -388,17 +409,26 @@ impl<'a> Engine<'a> {
             Op::Get(i) => {
                 let parts = self.tuples.get(&args[0]).cloned();
                 let Some(v) = parts.and_then(|p| p.get(i as usize).copied()) else {
-                    return Err(self.error(VectorizeErrorKind::Invalid, Some(node), "`get` of something that is not a tuple"));
+                    return Err(self.error(
+                        VectorizeErrorKind::Invalid,
+                        Some(node),
+                        "`get` of something that is not a tuple",
+                    ));
                 };
                 if v.batched && self.rules.rule(Prim::Get).is_none() {
-                    return Err(self.error(VectorizeErrorKind::NoRule(Prim::Get), Some(node), "no rule for `get`: there is no fallback"));
+                    return Err(self.error(
+                        VectorizeErrorKind::NoRule(Prim::Get),
+                        Some(node),
+                        "no rule for `get`: there is no fallback",
+                    ));
                 }
                 self.set(node, v);
                 return Ok(Step::Done);
             }
             _ => {}
         }
-        let batched = value_args(n.op, args).any(|a| self.vsym(a).batched) || n.mask.is_some_and(|m| self.vsym(m).batched);
+        let batched =
+            value_args(n.op, args).any(|a| self.vsym(a).batched) || n.mask.is_some_and(|m| self.vsym(m).batched);
         if !batched {
             return self.uniform(node);
         }
@@ -439,7 +469,12 @@ impl<'a> Engine<'a> {
             Op::While => return self.repeat(node),
             _ => {}
         }
-        let args: Vec<Arg> = src.args(node).iter().enumerate().map(|(i, &a)| Arg { sym: self.vsym(a).sym, bcast: n.is_bcast(i) }).collect();
+        let args: Vec<Arg> = src
+            .args(node)
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| Arg { sym: self.vsym(a).sym, bcast: n.is_bcast(i) })
+            .collect();
         let mut mask = n.mask.map(|m| self.vsym(m).sym);
         if self.purity.node_may_trap(src, node)
             && let Some(g) = self.guard()?
@@ -454,7 +489,9 @@ impl<'a> Engine<'a> {
         }
         let target = n.ty.val().map(|t| t.scalar);
         let scope = self.frame().out;
-        let s = self.build_in(scope, n.op, n.depth, &args, mask, target).map_err(|e| VectorizeError { sym: Some(node), ..e })?;
+        let s = self
+            .build_in(scope, n.op, n.depth, &args, mask, target)
+            .map_err(|e| VectorizeError { sym: Some(node), ..e })?;
         self.st.stats.copied += 1;
         self.set(node, VSym { sym: s, batched: false });
         Ok(Step::Done)
@@ -475,8 +512,11 @@ impl<'a> Engine<'a> {
                 Some(if v.batched { v.sym } else { self.materialize(v.sym)? })
             }
         };
-        let frame_mask =
-            if self.frame().key.mode == Mode::Masked && self.purity.node_may_trap(src, node) { self.frame().mask } else { None };
+        let frame_mask = if self.frame().key.mode == Mode::Masked && self.purity.node_may_trap(src, node) {
+            self.frame().mask
+        } else {
+            None
+        };
         Ok(match (own, frame_mask) {
             (None, None) => None,
             (Some(x), None) => Some(x),
@@ -506,7 +546,6 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 }
-
 
 /// A value on a template's stack.
 #[derive(Clone, Debug)]
@@ -580,7 +619,11 @@ impl Tpl<'_, '_> {
             _ => return Err("the rule produced a literal".into()),
         };
         if !ok {
-            return Err(format!("it produced a {} where a {} was needed", self.eng.st.g.val_ty(v.sym).map_or("?".into(), |t| t.to_string()), want.array_of()));
+            return Err(format!(
+                "it produced a {} where a {} was needed",
+                self.eng.st.g.val_ty(v.sym).map_or("?".into(), |t| t.to_string()),
+                want.array_of()
+            ));
         }
         Ok(v)
     }
@@ -603,7 +646,9 @@ impl Tpl<'_, '_> {
         let mut built = Vec::with_capacity(args.len());
         for (i, s) in args.iter().enumerate() {
             built.push(match self.slots[s.0 as usize].clone() {
-                TVal::Orig(j) => Arg { sym: self.eng.vsym(src.args(self.node)[j]).sym, bcast: self.k > 0 && n.is_bcast(j) },
+                TVal::Orig(j) => {
+                    Arg { sym: self.eng.vsym(src.args(self.node)[j]).sym, bcast: self.k > 0 && n.is_bcast(j) }
+                }
                 TVal::Same(x) | TVal::Lifted(x) => Arg::mapped(x),
                 TVal::Lit(text) => {
                     let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
@@ -635,7 +680,8 @@ impl Stager for Tpl<'_, '_> {
         }
         let src = self.eng.src;
         let n = src.data(self.node);
-        let op = if prim == n.op.prim() { n.op } else { prim.op().ok_or("this primitive cannot be built by a rule")? };
+        let op =
+            if prim == n.op.prim() { n.op } else { prim.op().ok_or("this primitive cannot be built by a rule")? };
         let target = match op {
             Op::Convert(_) => n.ty.val().map(|t| t.scalar),
             _ => None,
@@ -648,7 +694,7 @@ impl Stager for Tpl<'_, '_> {
             TVal::Same(_) | TVal::Lit(_) => false,
         };
         let mask_batched = n.mask.is_some_and(|m| self.eng.vsym(m).batched);
-        if !args.iter().any(|s| batched(&self.slots[s.0 as usize], self.eng)) && !(root && mask_batched) {
+        if !(args.iter().any(|s| batched(&self.slots[s.0 as usize], self.eng)) || root && mask_batched) {
             return self.unlifted(op, prim, args, target);
         }
         let mut aligned: SmallVec<[Option<Aligned>; 4]> = SmallVec::new();
@@ -662,11 +708,12 @@ impl Stager for Tpl<'_, '_> {
             });
         }
         // Batched only through its mask: one argument must still be mapped.
-        if self.k == 0 && !aligned.iter().any(|a| matches!(a, Some(Aligned::Mapped(_)))) {
-            if let Some(a) = aligned.iter_mut().find(|a| matches!(a, Some(Aligned::Same(_)))) {
-                let Some(Aligned::Same(x)) = *a else { unreachable!() };
-                *a = Some(Aligned::Mapped(self.eng.materialize(x).map_err(|e| e.message)?));
-            }
+        if self.k == 0
+            && !aligned.iter().any(|a| matches!(a, Some(Aligned::Mapped(_))))
+            && let Some(a) = aligned.iter_mut().find(|a| matches!(a, Some(Aligned::Same(_))))
+            && let Some(Aligned::Same(x)) = *a
+        {
+            *a = Some(Aligned::Mapped(self.eng.materialize(x).map_err(|e| e.message)?));
         }
         let reference = aligned.iter().find_map(|a| match a {
             Some(Aligned::Mapped(x)) => Some(*x),
@@ -676,7 +723,9 @@ impl Stager for Tpl<'_, '_> {
             .iter()
             .zip(&aligned)
             .map(|(s, a)| match (a, &self.slots[s.0 as usize]) {
-                (Some(Aligned::Mapped(x) | Aligned::Same(x) | Aligned::Spread(x)), _) => self.eng.st.g.val_ty(*x).map(|t| t.scalar),
+                (Some(Aligned::Mapped(x) | Aligned::Same(x) | Aligned::Spread(x)), _) => {
+                    self.eng.st.g.val_ty(*x).map(|t| t.scalar)
+                }
                 _ => None,
             })
             .collect();

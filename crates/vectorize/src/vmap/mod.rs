@@ -203,7 +203,10 @@ impl Vectorizer {
             ));
         }
         if !in_axes.iter().any(|&b| b) {
-            return Err(error(VectorizeErrorKind::InAxes, "in_axes maps no parameter: the batch size would be unknown".into()));
+            return Err(error(
+                VectorizeErrorKind::InAxes,
+                "in_axes maps no parameter: the batch size would be unknown".into(),
+            ));
         }
         let sched = Schedule::new(g).map_err(|s| error(VectorizeErrorKind::Invalid, format!("a cycle through {s}")))?;
         let purity = Purity::new(g, &sched);

@@ -75,7 +75,15 @@ impl Stage {
     }
 
     /// Builds `op` (typed by [`infer`]; `target` is a conversion's scalar).
-    pub fn build(&mut self, scope: Sym, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> Result<Sym, String> {
+    pub fn build(
+        &mut self,
+        scope: Sym,
+        op: Op,
+        depth: u32,
+        args: &[Arg],
+        mask: Option<Sym>,
+        target: Option<Type>,
+    ) -> Result<Sym, String> {
         if self.g.len() >= self.max_nodes {
             return Err(format!("the vectorized graph would exceed {} nodes", self.max_nodes));
         }
@@ -206,7 +214,11 @@ pub(crate) fn literal_type(prim: Prim, i: usize, siblings: &[Option<Type>]) -> O
     match (prim, i) {
         (Prim::Select, 0) | (Prim::Assert, 0) => Some(Type::I1),
         (Prim::Index, 1) | (Prim::Broadcast, 1) => Some(Type::I64),
-        _ => siblings.iter().enumerate().filter(|&(j, _)| j != i).find_map(|(j, t)| if prim == Prim::Select && j == 0 { None } else { *t }),
+        _ => siblings
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .find_map(|(j, t)| if prim == Prim::Select && j == 0 { None } else { *t }),
     }
 }
 

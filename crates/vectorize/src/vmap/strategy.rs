@@ -23,8 +23,8 @@
 //!   per-element lambda, passed the frame's guard.
 
 use super::Plant;
-use super::engine::{Engine, LamDone, LamKey, Mode, R, Step, VSym};
 use super::VectorizeErrorKind;
+use super::engine::{Engine, LamDone, LamKey, Mode, R, Step, VSym};
 use crate::bits::Bits;
 use crate::graph::{Arg, Sym};
 use crate::ops::Op;
@@ -73,7 +73,8 @@ impl Engine<'_> {
     fn apply_in(&mut self, scope: Sym, d: &LamDone, args: &[Sym], x: Extras) -> R<Vec<Sym>> {
         let mut all = vec![Arg::mapped(d.out)];
         all.extend(args.iter().map(|&a| Arg::mapped(a)));
-        let missing = || self.error(VectorizeErrorKind::Rule, None, "a vectorized lambda's extra parameter has no value");
+        let missing =
+            || self.error(VectorizeErrorKind::Rule, None, "a vectorized lambda's extra parameter has no value");
         if d.mode == Mode::Masked {
             all.push(Arg::mapped(x.mask.ok_or_else(missing)?));
         }
@@ -174,7 +175,11 @@ impl Engine<'_> {
             return Ok(Step::Done);
         }
         if mode == Mode::Plain {
-            return Err(self.error(VectorizeErrorKind::Rule, Some(node), "a batched condition inside a per-element lambda"));
+            return Err(self.error(
+                VectorizeErrorKind::Rule,
+                Some(node),
+                "a batched condition inside a per-element lambda",
+            ));
         }
         let pure = !always_mask && !self.purity.lambda_may_trap(src, lt) && !self.purity.lambda_may_trap(src, le);
         let cmode = if pure { Mode::Lanes } else { Mode::Masked };
@@ -200,7 +205,8 @@ impl Engine<'_> {
         let e = self.apply_in(out, &de, &syms, xe)?;
         let mut parts = Vec::with_capacity(nres);
         for j in 0..nres {
-            let (mut a, mut b) = (Arg { sym: t[j], bcast: !dt.results.contains(j) }, Arg { sym: e[j], bcast: !de.results.contains(j) });
+            let (mut a, mut b) =
+                (Arg { sym: t[j], bcast: !dt.results.contains(j) }, Arg { sym: e[j], bcast: !de.results.contains(j) });
             if self.plant == Some(Plant::SelectSwapsBranches) {
                 std::mem::swap(&mut a, &mut b);
             }
@@ -248,7 +254,14 @@ impl Engine<'_> {
                 if *wi == w[0] {
                     // Run only if some lane is active (an empty batch runs nothing).
                     let r = match wx.guard {
-                        Some(g) => self.build_in(*wi, Op::Binary(Opcode::And), 0, &[Arg::mapped(outs[0]), Arg::mapped(g)], None, None)?,
+                        Some(g) => self.build_in(
+                            *wi,
+                            Op::Binary(Opcode::And),
+                            0,
+                            &[Arg::mapped(outs[0]), Arg::mapped(g)],
+                            None,
+                            None,
+                        )?,
                         None => outs[0],
                     };
                     self.st.g.set_results(*wi, &[r]);
@@ -267,7 +280,11 @@ impl Engine<'_> {
             return Ok(Step::Done);
         }
         if mode == Mode::Plain {
-            return Err(self.error(VectorizeErrorKind::Rule, Some(node), "a batched condition inside a per-element lambda"));
+            return Err(self.error(
+                VectorizeErrorKind::Rule,
+                Some(node),
+                "a batched condition inside a per-element lambda",
+            ));
         }
         let w = self.wrappers(2);
         let k0 = self.key(lc, out, pattern.clone(), mode, Bits::all(1));
@@ -388,7 +405,9 @@ impl Engine<'_> {
         let Some(d) = self.done(&key) else { return Ok(Step::Need(key)) };
         // The lanes' lengths, from the first mapped argument (batched if one is).
         let first = (0..vals.len()).filter(|&i| !whole[i]).min_by_key(|&i| !vals[i].batched);
-        let Some(r) = first else { return Err(self.error(VectorizeErrorKind::Invalid, Some(node), "a map with no mapped argument")) };
+        let Some(r) = first else {
+            return Err(self.error(VectorizeErrorKind::Invalid, Some(node), "a map with no mapped argument"));
+        };
         let lens_of = |e: &mut Self, i: usize| -> R<(Sym, bool)> {
             let v = vals[i];
             if v.batched {
@@ -419,7 +438,8 @@ impl Engine<'_> {
         // Mapped arrays must have equal lengths in every lane.
         for i in (0..vals.len()).filter(|&i| !whole[i] && i != r) {
             let (li, b) = lens_of(self, i)?;
-            let eq = self.build(Op::Setp(ir_core::IntCC::Eq), 1, &[Arg::mapped(lens), Arg { sym: li, bcast: !b }], None)?;
+            let eq =
+                self.build(Op::Setp(ir_core::IntCC::Eq), 1, &[Arg::mapped(lens), Arg { sym: li, bcast: !b }], None)?;
             let mask = self.frame().mask;
             self.build(Op::Assert, 1, &[Arg::mapped(eq)], mask)?;
         }
