@@ -42,6 +42,7 @@
 mod engine;
 mod stage;
 mod strategy;
+mod template;
 
 use crate::graph::{Graph, Sym};
 use crate::ops::Prim;
