@@ -76,6 +76,60 @@ pub fn stack(tys: &[ValTy], in_axes: &[bool], per_lane: &[Vec<Value>], shared: &
         .collect()
 }
 
+/// What `p` gives per lane: every lane's results, or the first lane
+/// that traps (or runs out of [`LANE_FUEL`]).
+pub type Expected = Result<Vec<Vec<Value>>, (usize, EvalError)>;
+
+/// Evaluates `f` of `g` on each lane alone.
+pub fn each_lane(g: &Graph, f: Sym, per_lane: &[Vec<Value>]) -> Result<Expected, String> {
+    let cfg = EvalConfig { fuel: LANE_FUEL, ..EvalConfig::default() };
+    let mut ev = Evaluator::new(g, cfg).map_err(|e| e.to_string())?;
+    let mut expected: Vec<Vec<Value>> = Vec::with_capacity(per_lane.len());
+    for (l, args) in per_lane.iter().enumerate() {
+        match ev.call(f, args) {
+            Ok(r) => expected.push(r),
+            Err(e) => return Ok(Err((l, e))),
+        }
+    }
+    Ok(Ok(expected))
+}
+
+/// Checks the batched run of `vf` of `vg` on the stacked lanes against
+/// `expected` (from [`each_lane`]); `Err` describes the first difference.
+pub fn compare(
+    expected: &Expected,
+    tys: &[ValTy],
+    vg: &Graph,
+    vf: Sym,
+    in_axes: &[bool],
+    per_lane: &[Vec<Value>],
+    shared: &[Value],
+) -> Result<Outcome, String> {
+    let vcfg = EvalConfig { fuel: LANE_FUEL.saturating_mul(4 * per_lane.len() as u64 + 8), ..EvalConfig::default() };
+    let args = stack(tys, in_axes, per_lane, shared);
+    let got = Evaluator::new(vg, vcfg).and_then(|mut e| e.call(vf, &args));
+    match (expected, got) {
+        (Err(_), Err(_)) => Ok(Outcome { lanes: per_lane.len(), trapped: true }),
+        (Err((l, e)), Ok(_)) => Err(format!("lane {l} traps ({e}) but the vectorized graph returns")),
+        (Ok(_), Err(e)) => Err(format!("the vectorized graph traps ({e}) but no lane does")),
+        (Ok(expected), Ok(results)) => {
+            for (r, got) in results.iter().enumerate() {
+                let Some(a) = got.array() else { return Err(format!("result {r} is not an array")) };
+                if a.len() != per_lane.len() {
+                    return Err(format!("result {r} has {} lanes, not {}", a.len(), per_lane.len()));
+                }
+                for (l, want) in expected.iter().enumerate() {
+                    let have = a.item(1, l);
+                    if want.len() != results.len() || have != want[r] {
+                        return Err(format!("result {r}, lane {l}: {have} instead of {}", want[r]));
+                    }
+                }
+            }
+            Ok(Outcome { lanes: per_lane.len(), trapped: false })
+        }
+    }
+}
+
 /// Checks `eval(vg.vf, stacked) == [eval(g.f, lane) for lane]`; `Err`
 /// describes the first difference.
 pub fn check_vmap(
@@ -84,49 +138,11 @@ pub fn check_vmap(
     vg: &Graph,
     vf: Sym,
     in_axes: &[bool],
-    per_lane: &[Vec<Value>],
+    lanes: &[Vec<Value>],
     shared: &[Value],
 ) -> Result<Outcome, String> {
-    let cfg = EvalConfig { fuel: LANE_FUEL, ..EvalConfig::default() };
-    let mut ev = Evaluator::new(g, cfg).map_err(|e| e.to_string())?;
-    let mut expected: Vec<Vec<Value>> = Vec::with_capacity(per_lane.len());
-    let mut trap: Option<(usize, EvalError)> = None;
-    for (l, args) in per_lane.iter().enumerate() {
-        match ev.call(f, args) {
-            Ok(r) => expected.push(r),
-            Err(e) => {
-                trap = Some((l, e));
-                break;
-            }
-        }
-    }
-    let vcfg = EvalConfig { fuel: LANE_FUEL.saturating_mul(4 * per_lane.len() as u64 + 8), ..EvalConfig::default() };
-    let args = stack(&g.param_types(f), in_axes, per_lane, shared);
-    let got = Evaluator::new(vg, vcfg).and_then(|mut e| e.call(vf, &args));
-    match (trap, got) {
-        (Some(_), Err(_)) => Ok(Outcome { lanes: per_lane.len(), trapped: true }),
-        (Some((l, e)), Ok(_)) => Err(format!("lane {l} traps ({e}) but the vectorized graph returns")),
-        (None, Err(e)) => Err(format!("the vectorized graph traps ({e}) but no lane does")),
-        (None, Ok(results)) => {
-            let nres = g.result_types(f).len();
-            if results.len() != nres {
-                return Err(format!("{} results instead of {nres}", results.len()));
-            }
-            for (r, got) in results.iter().enumerate() {
-                let Some(a) = got.array() else { return Err(format!("result {r} is not an array")) };
-                if a.len() != per_lane.len() {
-                    return Err(format!("result {r} has {} lanes, not {}", a.len(), per_lane.len()));
-                }
-                for (l, want) in expected.iter().enumerate() {
-                    let have = a.item(1, l);
-                    if have != want[r] {
-                        return Err(format!("result {r}, lane {l}: {have} instead of {}", want[r]));
-                    }
-                }
-            }
-            Ok(Outcome { lanes: per_lane.len(), trapped: false })
-        }
-    }
+    let expected = each_lane(g, f, lanes)?;
+    compare(&expected, &g.param_types(f), vg, vf, in_axes, lanes, shared)
 }
 
 /// The generator configurations the fuzz target picks from.
@@ -207,17 +223,19 @@ pub fn check_generated(gn: &Generated, s: &mut dyn Source, batches: &[usize]) ->
         .vectorize(g, gn.func, &gn.in_axes)
         .map_err(|e| format!("vectorize without optimisations: {e}"))?;
     let mut lanes = 0;
+    let tys = g.param_types(gn.func);
     for &b in batches {
-        let (per_lane, shared) = batch_inputs(g, gn.func, &gn.in_axes, b, s);
+        let (lane_args, shared) = batch_inputs(g, gn.func, &gn.in_axes, b, s);
         let show = || format!("\n{}\n--- vectorized:\n{}", print_graph(g), print_graph(&v.graph));
-        lanes += check_vmap(g, gn.func, &v.graph, v.func, &gn.in_axes, &per_lane, &shared)
+        let expected = each_lane(g, gn.func, &lane_args)?;
+        lanes += compare(&expected, &tys, &v.graph, v.func, &gn.in_axes, &lane_args, &shared)
             .map_err(|e| format!("batch {b}: {e}{}", show()))?
             .lanes;
-        check_vmap(g, gn.func, &plain.graph, plain.func, &gn.in_axes, &per_lane, &shared)
+        compare(&expected, &tys, &plain.graph, plain.func, &gn.in_axes, &lane_args, &shared)
             .map_err(|e| format!("batch {b}, no optimisation rules: {e}{}", show()))?;
         if b == batches[0] {
             let bf = back.function("f").ok_or("no @f after the round trip")?;
-            check_vmap(&back, bf, &v.graph, v.func, &gn.in_axes, &per_lane, &shared)
+            check_vmap(&back, bf, &v.graph, v.func, &gn.in_axes, &lane_args, &shared)
                 .map_err(|e| format!("reparsed: {e}"))?;
         }
     }

@@ -20,15 +20,7 @@ fn run(from: u64, to: u64) -> (Features, usize) {
         let cfg = &configs()[(seed % 4) as usize];
         let mut s = SplitMix64::new(seed);
         let gn = generate(cfg, &mut s);
-        let f = gn.features;
-        total.maps += f.maps;
-        total.applies += f.applies;
-        total.ifs += f.ifs;
-        total.whiles += f.whiles;
-        total.lifted += f.lifted;
-        total.masked += f.masked;
-        total.indexes += f.indexes;
-        total.nested += f.nested;
+        total += gn.features;
         match check_generated(&gn, &mut s, &[0, 1, 7, 64]) {
             Ok(n) => lanes += n,
             Err(e) => panic!("seed {seed}: {e}"),
@@ -45,14 +37,7 @@ fn ten_thousand_generated_graphs_vectorize_exactly() {
     let mut lanes = 0;
     for h in handles {
         let (f, n) = h.join().expect("a checking thread");
-        total.maps += f.maps;
-        total.applies += f.applies;
-        total.ifs += f.ifs;
-        total.whiles += f.whiles;
-        total.lifted += f.lifted;
-        total.masked += f.masked;
-        total.indexes += f.indexes;
-        total.nested += f.nested;
+        total += f;
         lanes += n;
     }
     println!("{GRAPHS} graphs, {lanes} lanes compared; features: {total:?}");

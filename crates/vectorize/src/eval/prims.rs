@@ -374,18 +374,29 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
         }
         let i = level.next;
         level.next += 1;
-        match level.mask.item(1, i) {
-            Value::Scalar(bit) => {
-                if bit.bits() == 0 {
-                    level.out.push_zero();
-                    continue;
+        let lane = level.mask.item(1, i);
+        let active = match &lane {
+            Value::Scalar(bit) => bit.bits() != 0,
+            Value::Array(sub) => sub.data().iter().any(|&b| b != 0),
+            Value::Tuple(_) => return malformed("a tuple mask"),
+        };
+        if !active {
+            match &lane {
+                Value::Array(sub) => {
+                    level.out.push(&mask_zero(sub, zero_item));
                 }
-                let items: Vec<Value> = level
-                    .args
-                    .iter()
-                    .zip(&same)
-                    .map(|(v, &s)| if s { Ok(v.clone()) } else { arr(v).map(|x| x.item(1, i)) })
-                    .collect::<R<_>>()?;
+                _ => level.out.push_zero(),
+            }
+            continue;
+        }
+        let items: Vec<Value> = level
+            .args
+            .iter()
+            .zip(&same)
+            .map(|(v, &s)| if s { Ok(v.clone()) } else { arr(v).map(|x| x.item(1, i)) })
+            .collect::<R<_>>()?;
+        match lane {
+            Value::Scalar(_) => {
                 let sub: Vec<LiftArg<'_>> =
                     items.iter().zip(&same).map(|(v, &s)| LiftArg { value: v, same: s }).collect();
                 let ty = item_ty.lift(level.depth);
@@ -395,16 +406,6 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
                 level.out.push(&r);
             }
             Value::Array(sub) => {
-                if sub.data().iter().all(|&b| b == 0) {
-                    level.out.push(&mask_zero(&sub, zero_item));
-                    continue;
-                }
-                let items: Vec<Value> = level
-                    .args
-                    .iter()
-                    .zip(&same)
-                    .map(|(v, &s)| if s { Ok(v.clone()) } else { arr(v).map(|x| x.item(1, i)) })
-                    .collect::<R<_>>()?;
                 lanes_of(&items, sub.len())?;
                 let depth = level.depth - 1;
                 let out = ArrayBuilder::new(item_ty.lift(depth));

@@ -83,6 +83,19 @@ pub struct Features {
     pub nested: usize,
 }
 
+impl core::ops::AddAssign for Features {
+    fn add_assign(&mut self, o: Features) {
+        self.maps += o.maps;
+        self.applies += o.applies;
+        self.ifs += o.ifs;
+        self.whiles += o.whiles;
+        self.lifted += o.lifted;
+        self.masked += o.masked;
+        self.indexes += o.indexes;
+        self.nested += o.nested;
+    }
+}
+
 /// A generated graph: its function, which parameters to batch, and what
 /// it contains.
 #[derive(Debug)]

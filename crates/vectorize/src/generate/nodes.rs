@@ -9,7 +9,7 @@ use crate::builder::Builder;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::Op;
 use crate::types::ValTy;
-use ir_core::{FloatCC, Imm, IntCC, Opcode, Type};
+use ir_core::{FloatCC, Format, Imm, IntCC, Opcode, Type, TypeClass};
 pub(crate) use ir_gen::Source;
 
 pub(crate) struct Gen<'s> {
@@ -29,40 +29,10 @@ pub(crate) struct Body {
     pub(crate) structured: Vec<Sym>,
 }
 
-const INT_UNARY: [Opcode; 6] = [Opcode::Copy, Opcode::Neg, Opcode::Not, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt];
-const FLOAT_UNARY: [Opcode; 8] = [
-    Opcode::Fneg,
-    Opcode::Fabs,
-    Opcode::Fsqrt,
-    Opcode::Fceil,
-    Opcode::Ffloor,
-    Opcode::Ftrunc,
-    Opcode::Fnearest,
-    Opcode::Copy,
-];
-const INT_BINARY: [Opcode; 19] = [
-    Opcode::Add,
-    Opcode::Sub,
-    Opcode::Mul,
-    Opcode::And,
-    Opcode::Or,
-    Opcode::Xor,
-    Opcode::Shl,
-    Opcode::Lshr,
-    Opcode::Ashr,
-    Opcode::Rotl,
-    Opcode::Rotr,
-    Opcode::Smin,
-    Opcode::Smax,
-    Opcode::Umin,
-    Opcode::Umax,
-    Opcode::Sdiv,
-    Opcode::Udiv,
-    Opcode::Srem,
-    Opcode::Urem,
-];
-const FLOAT_BINARY: [Opcode; 7] =
-    [Opcode::Fadd, Opcode::Fsub, Opcode::Fmul, Opcode::Fdiv, Opcode::Fmin, Opcode::Fmax, Opcode::Fcopysign];
+/// The opcodes of a format and class, in `Opcode::ALL` order.
+fn opcodes(format: Format, class: TypeClass) -> Vec<Opcode> {
+    Opcode::ALL.iter().copied().filter(|o| o.format() == format && o.type_class() == class).collect()
+}
 
 fn is_div(o: Opcode) -> bool {
     matches!(o, Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem)
@@ -198,7 +168,9 @@ impl Gen<'_> {
     fn unary(&mut self, body: &mut Body) {
         let a = self.scalar_value(body);
         let t = self.g.val_ty(a).expect("a value").scalar;
-        let op = if t.is_float() { FLOAT_UNARY[below(self.s, 8)] } else { INT_UNARY[below(self.s, 6)] };
+        let mut ops = opcodes(Format::Unary, if t.is_float() { TypeClass::Float } else { TypeClass::Int });
+        ops.push(Opcode::Copy);
+        let op = ops[below(self.s, ops.len())];
         let r = self.b(body.scope).unary(op, a).expect("unary");
         self.add(body, r);
     }
@@ -207,8 +179,8 @@ impl Gen<'_> {
         let a = self.scalar_value(body);
         let t = self.g.val_ty(a).expect("a value").scalar;
         let b = self.value_of(body, ValTy::scalar(t));
-        let op =
-            if t.is_float() { FLOAT_BINARY[below(self.s, 7)] } else { INT_BINARY[below(self.s, INT_BINARY.len())] };
+        let ops = opcodes(Format::Binary, if t.is_float() { TypeClass::Float } else { TypeClass::Int });
+        let op = ops[below(self.s, ops.len())];
         let b = if is_div(op) { self.divisor(body, b, t, 0) } else { b };
         let r = self.b(body.scope).binary(op, a, b).expect("binary");
         self.add(body, r);
@@ -548,7 +520,13 @@ impl Gen<'_> {
             0 if t != Type::I1 => {
                 // xs op *s, or xs op xs.
                 let s = self.value_of(body, ValTy::scalar(t));
-                let op = if t.is_float() { FLOAT_BINARY[below(self.s, 7)] } else { INT_BINARY[below(self.s, 15)] };
+                // No division here: the lane holding zero would trap.
+                let ops: Vec<Opcode> =
+                    opcodes(Format::Binary, if t.is_float() { TypeClass::Float } else { TypeClass::Int })
+                        .into_iter()
+                        .filter(|&o| !is_div(o))
+                        .collect();
+                let op = ops[below(self.s, ops.len())];
                 let other = if chance(self.s, 50) { Arg::same(s) } else { Arg::mapped(xs) };
                 self.b(body.scope).node(Op::Binary(op), 1, &[Arg::mapped(xs), other], None).expect("binary.1")
             }

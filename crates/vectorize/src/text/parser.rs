@@ -63,6 +63,20 @@ struct Scope<'s> {
     header: Span,
 }
 
+impl Scope<'_> {
+    /// The body of a header that did not parse: its lines are skipped.
+    fn skipped(header: Span) -> Self {
+        Scope {
+            lam: None,
+            names: FxHashMap::default(),
+            pending: Vec::new(),
+            results: None,
+            declared: Vec::new(),
+            header,
+        }
+    }
+}
+
 struct Parser<'s> {
     src: &'s str,
     toks: Vec<(Tok<'s>, Span)>,
@@ -323,14 +337,7 @@ impl<'s> Parser<'s> {
                     // A header that failed still opens a body if the line ends in `{`.
                     if line.toks.last().map(|(t, _)| t) == Some(&Tok::Punct('{')) && self.opened_by_error(&line) {
                         let header = line.toks[0].1.to(end_span);
-                        self.scopes.push(Scope {
-                            lam: None,
-                            names: FxHashMap::default(),
-                            pending: Vec::new(),
-                            results: None,
-                            declared: Vec::new(),
-                            header,
-                        });
+                        self.scopes.push(Scope::skipped(header));
                     }
                 }
             }
@@ -358,14 +365,7 @@ impl<'s> Parser<'s> {
         if self.scopes.last().is_some_and(|s| s.lam.is_none()) {
             // Inside a body whose header failed: track braces only.
             if line.toks.last().map(|(t, _)| t) == Some(&Tok::Punct('{')) {
-                self.scopes.push(Scope {
-                    lam: None,
-                    names: FxHashMap::default(),
-                    pending: Vec::new(),
-                    results: None,
-                    declared: Vec::new(),
-                    header: whole,
-                });
+                self.scopes.push(Scope::skipped(whole));
             } else if line.toks.len() == 1 && line.toks[0].0 == Tok::Punct('}') {
                 self.scopes.pop();
             }

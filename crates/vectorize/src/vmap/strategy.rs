@@ -120,6 +120,33 @@ impl Engine<'_> {
         Ok(Step::Done)
     }
 
+    /// A batched value needs a lane level: a per-element lambda has none.
+    fn lanes_level(&self, node: Sym, mode: Mode) -> R<()> {
+        if mode == Mode::Plain {
+            return Err(self.error(
+                VectorizeErrorKind::Rule,
+                Some(node),
+                "a batched value inside a per-element lambda",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Adds to wrapper `w` params of `tys`: `n` values, then the extras
+    /// `x` has (mask, lanes, guard, in that order); returns the values'
+    /// params and the extras' params.
+    fn wrapper_params(&mut self, w: Sym, tys: &[ValTy], n: usize, x: Extras) -> (Vec<Sym>, Extras) {
+        let ps = self.params(w, tys);
+        let (values, rest) = ps.split_at(n);
+        let mut it = rest.iter().copied();
+        let wx = Extras {
+            mask: x.mask.and_then(|_| it.next()),
+            lanes: x.lanes.and_then(|_| it.next()),
+            guard: x.guard.and_then(|_| it.next()),
+        };
+        (values.to_vec(), wx)
+    }
+
     /// Adds params for `types` to wrapper `w`.
     fn params(&mut self, w: Sym, types: &[ValTy]) -> Vec<Sym> {
         types.iter().map(|&t| self.st.g.add_param(w, t)).collect()
@@ -155,15 +182,8 @@ impl Engine<'_> {
             let mut tys: Vec<ValTy> = syms.iter().map(|&s| self.ty(s)).collect();
             tys.extend(&extra_tys);
             for (wi, d) in w.iter().zip([&dt, &de]) {
-                let ps = self.params(*wi, &tys);
-                let (state, rest) = ps.split_at(syms.len());
-                let mut it = rest.iter().copied();
-                let wx = Extras {
-                    mask: x.mask.and_then(|_| it.next()),
-                    lanes: x.lanes.and_then(|_| it.next()),
-                    guard: x.guard.and_then(|_| it.next()),
-                };
-                let outs = self.apply_in(*wi, d, state, wx)?;
+                let (state, wx) = self.wrapper_params(*wi, &tys, syms.len(), x);
+                let outs = self.apply_in(*wi, d, &state, wx)?;
                 self.st.g.set_results(*wi, &outs);
             }
             let mut all = vec![Arg::mapped(c.sym), Arg::mapped(w[0]), Arg::mapped(w[1])];
@@ -174,13 +194,7 @@ impl Engine<'_> {
             self.set_tuple(node, parts);
             return Ok(Step::Done);
         }
-        if mode == Mode::Plain {
-            return Err(self.error(
-                VectorizeErrorKind::Rule,
-                Some(node),
-                "a batched condition inside a per-element lambda",
-            ));
-        }
+        self.lanes_level(node, mode)?;
         let pure = !always_mask && !self.purity.lambda_may_trap(src, lt) && !self.purity.lambda_may_trap(src, le);
         let cmode = if pure { Mode::Lanes } else { Mode::Masked };
         let kt = self.key(lt, out, pattern.clone(), cmode, Bits::new());
@@ -242,15 +256,8 @@ impl Engine<'_> {
             }
             let tys: Vec<ValTy> = state.iter().chain(&extra_vals).map(|&s| self.ty(s)).collect();
             for (wi, d) in w.iter().zip([&dc, &db]) {
-                let ps = self.params(*wi, &tys);
-                let (st, rest) = ps.split_at(n);
-                let mut it = rest.iter().copied();
-                let wx = Extras {
-                    mask: x.mask.and_then(|_| it.next()),
-                    lanes: x.lanes.and_then(|_| it.next()),
-                    guard: x.guard.and_then(|_| it.next()),
-                };
-                let outs = self.apply_in(*wi, d, st, wx)?;
+                let (st, wx) = self.wrapper_params(*wi, &tys, n, x);
+                let outs = self.apply_in(*wi, d, &st, wx)?;
                 if *wi == w[0] {
                     // Run only if some lane is active (an empty batch runs nothing).
                     let r = match wx.guard {
@@ -267,7 +274,7 @@ impl Engine<'_> {
                     self.st.g.set_results(*wi, &[r]);
                 } else {
                     let mut res = outs;
-                    res.extend_from_slice(rest);
+                    res.extend([wx.mask, wx.lanes, wx.guard].into_iter().flatten());
                     self.st.g.set_results(*wi, &res);
                 }
             }
@@ -279,13 +286,7 @@ impl Engine<'_> {
             self.set_tuple(node, parts);
             return Ok(Step::Done);
         }
-        if mode == Mode::Plain {
-            return Err(self.error(
-                VectorizeErrorKind::Rule,
-                Some(node),
-                "a batched condition inside a per-element lambda",
-            ));
-        }
+        self.lanes_level(node, mode)?;
         let w = self.wrappers(2);
         let k0 = self.key(lc, out, pattern.clone(), mode, Bits::all(1));
         let kb = self.key(lb, w[1], pattern.clone(), Mode::Masked, pattern.clone());
