@@ -19,74 +19,15 @@
 //! `p` and `mean`, the lowered Keel function in `ir-core`'s interpreter
 //! (`lowered`). Results are checked equal before timing.
 
+use benches::vectorize_graphs::{IN_AXES, big_graph};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ir_core::{FloatCC, Imm, Opcode, Type};
+use ir_core::{Imm, Type};
 use std::hint::black_box;
 use vectorize::eval::{EvalConfig, Evaluator};
 use vectorize::generate::{SplitMix64, random_value};
 use vectorize::lower::{Lanes, LowerOptions, lower};
 use vectorize::text::parse;
-use vectorize::{Arg, Builder, Graph, Sym, ValTy, Value, Vectorizer};
-
-/// A straight-line (or structured) graph of about `n` nodes.
-fn big_graph(n: usize, structured: bool) -> (Graph, Sym) {
-    let f32t = ValTy::scalar(Type::F32);
-    let mut g = Graph::new();
-    let f = g.add_function("big", &[f32t, f32t, f32t, f32t, f32t.array_of()]).expect("a name");
-    let params = g.lambda(f).expect("a lambda").params.clone();
-    let mut rng = SplitMix64::new(1);
-    let mut pool: Vec<Sym> = params[..4].to_vec();
-    let mut b = Builder::new(&mut g, f);
-    let pick = |rng: &mut SplitMix64, pool: &[Sym]| pool[(rng.next_u64() % pool.len() as u64) as usize];
-    // The lambdas the structured shape reuses.
-    let (pure_t, pure_e, trap_t, body) = if structured {
-        let (lt, pt) = b.lambda(&[f32t, f32t]);
-        let r = b.at(lt).binary(Opcode::Fadd, pt[0], pt[1]).expect("fadd");
-        b.at(lt).ret(&[r]);
-        let (le, pe) = b.lambda(&[f32t, f32t]);
-        let r = b.at(le).binary(Opcode::Fmul, pe[0], pe[1]).expect("fmul");
-        b.at(le).ret(&[r]);
-        let (ltr, ptr) = b.lambda(&[f32t, f32t]);
-        let i = b.at(ltr).convert(Opcode::Fptosi, ptr[0], Type::I32).expect("fptosi");
-        let back = b.at(ltr).convert(Opcode::Sitofp, i, Type::F32).expect("sitofp");
-        b.at(ltr).ret(&[back]);
-        let (lm, pm) = b.lambda(&[f32t, f32t]);
-        let r = b.at(lm).binary(Opcode::Fsub, pm[0], pm[1]).expect("fsub");
-        b.at(lm).ret(&[r]);
-        (Some(lt), Some(le), Some(ltr), Some(lm))
-    } else {
-        (None, None, None, None)
-    };
-    while b.graph.len() < n {
-        let (x, y) = (pick(&mut rng, &pool), pick(&mut rng, &pool));
-        let len = b.graph.len();
-        let r = if structured && len.is_multiple_of(50) {
-            let c = b.fsetp(FloatCC::Lt, x, y).expect("fsetp");
-            let (t, e) = if len.is_multiple_of(100) { (pure_t, pure_e) } else { (trap_t, pure_e) };
-            b.if_(c, t.expect("lambda"), e.expect("lambda"), &[x, y]).expect("if")
-        } else if structured && len % 200 == 1 {
-            let m = b.map(body.expect("lambda"), &[Arg::mapped(params[4]), Arg::same(x)]).expect("map");
-            b.sum(m).expect("sum")
-        } else {
-            match rng.next_u64() % 7 {
-                0 => b.binary(Opcode::Fadd, x, y),
-                1 => b.binary(Opcode::Fmul, x, y),
-                2 => b.binary(Opcode::Fsub, x, y),
-                3 => b.binary(Opcode::Fmin, x, y),
-                4 => b.unary(Opcode::Fneg, x),
-                _ => {
-                    let c = b.fsetp(FloatCC::Lt, x, y).expect("fsetp");
-                    b.select(c, x, y)
-                }
-            }
-            .expect("a typed node")
-        };
-        pool.push(r);
-    }
-    let last = *pool.last().expect("a value");
-    b.ret(&[last]);
-    (g, f)
-}
+use vectorize::{Graph, Sym, Value, Vectorizer};
 
 fn vectorize_time(c: &mut Criterion) {
     let mut group = c.benchmark_group("vectorize-time");
@@ -96,7 +37,7 @@ fn vectorize_time(c: &mut Criterion) {
         let shape = if structured { "structured" } else { "flat" };
         for n in [1_000usize, 10_000, 100_000] {
             let (g, f) = big_graph(n, structured);
-            let axes = [true, true, false, true, true];
+            let axes = IN_AXES;
             let v = vz.vectorize(&g, f, &axes).expect("vectorizes");
             eprintln!(
                 "{shape} {n}: {} input nodes, {} output nodes, {} rewrites",

@@ -246,25 +246,26 @@ impl Prim {
         })
     }
 
-    /// The position in [`Prim::all`] (O(1): two table reads).
+    /// The position in [`Prim::all`] (O(1): one or two table reads).
     pub fn index(self) -> usize {
         use std::sync::OnceLock;
         struct Index {
             by_opcode: Vec<usize>,
             setp: usize,
             fsetp: usize,
-            rest: Vec<(Prim, usize)>,
+            /// Indices of the payload-free primitives, by [`Prim::slot`].
+            rest: [usize; 19],
         }
         static INDEX: OnceLock<Index> = OnceLock::new();
         let ix = INDEX.get_or_init(|| {
             let mut by_opcode = vec![usize::MAX; Opcode::ALL.len()];
-            let (mut setp, mut fsetp, mut rest) = (usize::MAX, usize::MAX, Vec::new());
+            let (mut setp, mut fsetp, mut rest) = (usize::MAX, usize::MAX, [usize::MAX; 19]);
             for (i, &p) in Prim::all().iter().enumerate() {
                 match p {
                     Prim::Unary(o) | Prim::Binary(o) | Prim::Convert(o) => by_opcode[o as usize] = i,
                     Prim::Setp(c) => setp = setp.min(i - c as usize),
                     Prim::Fsetp(c) => fsetp = fsetp.min(i - c as usize),
-                    other => rest.push((other, i)),
+                    other => rest[other.slot()] = i,
                 }
             }
             Index { by_opcode, setp, fsetp, rest }
@@ -273,7 +274,34 @@ impl Prim {
             Prim::Unary(o) | Prim::Binary(o) | Prim::Convert(o) => ix.by_opcode[o as usize],
             Prim::Setp(c) => ix.setp + c as usize,
             Prim::Fsetp(c) => ix.fsetp + c as usize,
-            other => ix.rest.iter().find(|&&(p, _)| p == other).map_or(usize::MAX, |&(_, i)| i),
+            other => ix.rest[other.slot()],
+        }
+    }
+
+    /// A dense number for the primitives without an opcode or condition
+    /// code (0 for the others).
+    fn slot(self) -> usize {
+        match self {
+            Prim::Param => 0,
+            Prim::Lambda => 1,
+            Prim::Const => 2,
+            Prim::Array => 3,
+            Prim::Select => 4,
+            Prim::Length => 5,
+            Prim::Sum => 6,
+            Prim::Max => 7,
+            Prim::Any => 8,
+            Prim::Index => 9,
+            Prim::Broadcast => 10,
+            Prim::Concat => 11,
+            Prim::Partition => 12,
+            Prim::Assert => 13,
+            Prim::Map => 14,
+            Prim::Apply => 15,
+            Prim::If => 16,
+            Prim::While => 17,
+            Prim::Get => 18,
+            Prim::Unary(_) | Prim::Binary(_) | Prim::Convert(_) | Prim::Setp(_) | Prim::Fsetp(_) => 0,
         }
     }
 

@@ -157,7 +157,8 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
         if !ok {
             continue;
         }
-        let flagged: Vec<Arg> = args.iter().enumerate().map(|(i, &a)| Arg { sym: a, bcast: n.is_bcast(i) }).collect();
+        let flagged: smallvec::SmallVec<[Arg; 4]> =
+            args.iter().enumerate().map(|(i, &a)| Arg { sym: a, bcast: n.is_bcast(i) }).collect();
         let target = n.ty.val().map(|t| t.scalar);
         match infer(g, n.op, n.depth, &flagged, n.mask, target) {
             Ok(t) if t == n.ty => {}

@@ -80,7 +80,7 @@ enum Instr {
 fn stage(code: Vec<Instr>) -> StagedFn {
     let code: Arc<[Instr]> = code.into();
     Arc::new(move |st: &mut dyn Stager| {
-        let mut stack: Vec<Slot> = Vec::with_capacity(4);
+        let mut stack: smallvec::SmallVec<[Slot; 8]> = smallvec::SmallVec::new();
         let last = code.len().saturating_sub(1);
         for (pos, ins) in code.iter().enumerate() {
             match ins {
