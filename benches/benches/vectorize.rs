@@ -15,9 +15,9 @@
 //! per-element loop (the reference evaluator called once per lane, warm:
 //! one evaluator, its schedule built once), for `p(a, b, c) = a + b * c`,
 //! `mean` over 10^5 rows of 0 to 4 elements, and a branchy program (a
-//! masked `if` and a `while` whose trip count differs per lane); and, for
-//! `p` and `mean`, the lowered Keel function in `ir-core`'s interpreter
-//! (`lowered`). Results are checked equal before timing.
+//! masked `if` and a `while` whose trip count differs per lane); and the
+//! lowered Keel function in `ir-core`'s interpreter (`lowered`). Results
+//! are checked equal before timing.
 
 use benches::vectorize_graphs::{IN_AXES, big_graph};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -138,7 +138,7 @@ fn vectorize_eval(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("vectorized", name), |b| {
             b.iter(|| black_box(vec_eval.call(v.func, black_box(&batch)).expect("no trap")))
         });
-        if name != "branchy" {
+        {
             let l = lower(
                 &v.graph,
                 v.func,
