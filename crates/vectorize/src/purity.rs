@@ -18,7 +18,7 @@
 
 use crate::graph::{Graph, Sym};
 use crate::ops::Op;
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, StaleSchedule};
 
 /// May-trap facts for one graph.
 #[derive(Clone, Debug)]
@@ -28,8 +28,9 @@ pub struct Purity {
 }
 
 impl Purity {
-    /// Computes the facts (the schedule must be `g`'s).
-    pub fn new(g: &Graph, sched: &Schedule) -> Purity {
+    /// Computes the facts; `sched` must be `g`'s, as it is now.
+    pub fn new(g: &Graph, sched: &Schedule) -> Result<Purity, StaleSchedule> {
+        sched.check(g)?;
         let mut lambdas = vec![false; g.lambdas().len()];
         let mut nodes = vec![false; g.len()];
         for i in (0..g.lambdas().len()).rev() {
@@ -41,7 +42,7 @@ impl Purity {
             }
             lambdas[i] = any;
         }
-        Purity { lambdas, nodes }
+        Ok(Purity { lambdas, nodes })
     }
 
     /// True when calling lambda `lam` may trap or not terminate.

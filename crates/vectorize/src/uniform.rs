@@ -27,7 +27,7 @@
 use crate::bits::Bits;
 use crate::graph::{Graph, Sym};
 use crate::ops::Op;
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, StaleSchedule};
 use crate::types::NodeTy;
 use rustc_hash::FxHashMap;
 
@@ -62,9 +62,16 @@ pub struct Uniformity<'g> {
 }
 
 impl<'g> Uniformity<'g> {
-    /// An analysis of `g` (with its schedule).
-    pub fn new(g: &'g Graph, sched: &'g Schedule) -> Uniformity<'g> {
-        Uniformity { g, sched, memo: FxHashMap::default(), flags: vec![false; g.len()], tuples: FxHashMap::default() }
+    /// An analysis of `g`; `sched` must be `g`'s, as it is now.
+    pub fn new(g: &'g Graph, sched: &'g Schedule) -> Result<Uniformity<'g>, StaleSchedule> {
+        sched.check(g)?;
+        Ok(Uniformity {
+            g,
+            sched,
+            memo: FxHashMap::default(),
+            flags: vec![false; g.len()],
+            tuples: FxHashMap::default(),
+        })
     }
 
     /// True when `sym` is batched in the latest analysis of its lambda.

@@ -225,7 +225,11 @@ fn a_loop_with_the_same_trip_count_everywhere_keeps_its_counter_unbatched() {
     // The analysis says so too.
     let (g, f) = graph(LOOP);
     let sched = Schedule::new(&g).unwrap();
-    let mut uni = Uniformity::new(&g, &sched);
+    let mut uni = Uniformity::new(&g, &sched).unwrap();
+    // A schedule of another graph, or of this one before a change, is refused.
+    let (other, _) = graph(PURE_IF);
+    assert!(Uniformity::new(&other, &sched).is_err());
+    assert!(vectorize::Purity::new(&other, &sched).is_err());
     assert_eq!(uni.summary(f, &Bits::from_flags([false, true])).results, Bits::from_flags([true]));
     let w = g.syms().find(|&s| g.op(s) == Some(vectorize::Op::While)).unwrap();
     let (state, cond) = uni.while_pattern(w, &Bits::from_flags([false, false, true]));

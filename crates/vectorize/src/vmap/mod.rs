@@ -210,8 +210,9 @@ impl Vectorizer {
             ));
         }
         let sched = Schedule::new(g).map_err(|s| error(VectorizeErrorKind::Invalid, format!("a cycle through {s}")))?;
-        let purity = Purity::new(g, &sched);
-        let uni = Uniformity::new(g, &sched);
+        let stale = |e: crate::schedule::StaleSchedule| error(VectorizeErrorKind::Invalid, e.to_string());
+        let purity = Purity::new(g, &sched).map_err(stale)?;
+        let uni = Uniformity::new(g, &sched).map_err(stale)?;
         let mut eng = engine::Engine::new(g, &sched, &purity, uni, Arc::clone(&self.rules), &self.config);
         let func_out = eng.run(func, name, in_axes)?;
         let mut stats = eng.stats();
