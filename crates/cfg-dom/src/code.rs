@@ -280,6 +280,8 @@ pub struct InputBuffers {
     defs: Vec<VarId>,
     use_start: Vec<u32>,
     uses: Vec<Use>,
+    /// Number of phis.
+    phis: usize,
 }
 
 /// A graph and the code on it, checked together and flattened: the proof
@@ -327,6 +329,7 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
         b.flags.resize(ni, 0);
         b.block_start.clear();
         b.insts.clear();
+        b.phis = 0;
         for blk in 0..n as Node {
             b.block_start.push(b.insts.len() as u32);
             let mut phis_done = false;
@@ -344,6 +347,7 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
                         return Err(InputError::PhiNotFirst { inst, block: blk });
                     }
                     b.flags[inst as usize] = PHI;
+                    b.phis += 1;
                 } else {
                     phis_done = true;
                 }
@@ -385,6 +389,13 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
         b.def_start.push(b.defs.len() as u32);
         b.use_start.push(b.uses.len() as u32);
         Ok(Input { graph, code, b })
+    }
+
+    /// Number of phis in the code (0 for most inputs: analyses skip their
+    /// phi-specific work then).
+    #[inline]
+    pub fn num_phis(&self) -> usize {
+        self.b.phis
     }
 
     /// The CFG.

@@ -22,7 +22,9 @@
 
 use crate::graph::{CsrGraph, Graph, Node};
 use crate::oracle;
-use crate::{Dfs, DomTree, DominanceFrontiers, IteratedFrontiers, PostDomTree, ReverseGraph, is_reducible};
+use crate::{
+    Dfs, DomTree, DominanceFrontiers, Idf, IdfMethod, IteratedFrontiers, PostDomTree, ReverseGraph, is_reducible,
+};
 use core::fmt::Write as _;
 use fixedbitset::FixedBitSet;
 
@@ -321,6 +323,23 @@ pub fn check_iterated_frontiers(g: &impl Graph, idf: &mut IteratedFrontiers, see
         idf.query(defs.iter().copied(), &mut out);
         let want = oracle::iterate_frontiers(&frontiers, defs.iter().copied());
         same(g, format_args!("IteratedFrontiers: IDF({defs:?})"), want, out.clone());
+    }
+    // `Idf` gives the same sets by either method: frontier sets (no
+    // budget), subtree walks (no room for one entry), and whichever its
+    // default budget picks. Its output is unordered, so it is sorted here.
+    let mut by = Idf::new();
+    for budget in [Some(usize::MAX), Some(0), Some(n / 2), None] {
+        by.compute_with_budget(g, &dt, budget).expect("the tree of g");
+        if budget == Some(usize::MAX) {
+            same(g, "Idf without a budget uses frontier sets", IdfMethod::FrontierSets, by.method());
+        }
+        for defs in &sets {
+            out.clear();
+            by.query(defs.iter().copied(), &mut out);
+            out.sort_unstable();
+            let want = oracle::iterate_frontiers(&frontiers, defs.iter().copied());
+            same(g, format_args!("Idf ({:?}, budget {budget:?}): IDF({defs:?})", by.method()), want, out.clone());
+        }
     }
 }
 

@@ -90,6 +90,7 @@ mod frontier;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod graph;
+mod idf;
 mod liveness;
 mod loops;
 #[cfg(feature = "fuzzing")]
@@ -107,6 +108,7 @@ pub use dataflow::{
 pub use domtree::DomTree;
 pub use frontier::{DominanceFrontiers, IteratedFrontiers};
 pub use graph::{CsrGraph, Graph, GraphError, Node, check_graph};
+pub use idf::{Idf, IdfMethod};
 pub use liveness::Liveness;
 pub use loops::{LoopForest, LoopId};
 #[cfg(feature = "petgraph")]

@@ -300,3 +300,40 @@ fn idf_all_empty(g: &impl Graph, dt: &DomTree) -> bool {
     let df = DominanceFrontiers::of(g, dt).unwrap();
     (0..g.num_nodes() as Node).all(|x| df.frontier(x).is_empty()) && idf(g, dt, &[0, 1, 2]).is_empty()
 }
+
+/// A nest of `d` loops: header `i` (1..=d) enters `i + 1`; the innermost
+/// body `d + 1` and each latch branch back to a header or out.
+fn loop_nest(d: u32) -> CsrGraph {
+    let mut edges = vec![(0, 1)];
+    for i in 1..=d {
+        edges.push((i, i + 1));
+    }
+    edges.push((d + 1, d));
+    edges.push((d + 1, d + 2));
+    for k in 1..d {
+        let b = d + 1 + k;
+        edges.push((b, d - k));
+        edges.push((b, b + 1));
+    }
+    CsrGraph::from_edges(2 * d as usize + 2, Some(0), edges).unwrap()
+}
+
+#[test]
+fn idf_stays_linear_on_deep_loop_nests() {
+    use cfg_dom::{Idf, IdfMethod};
+    // Depth 2000: the frontier sets would hold about 2·10^6 entries, over
+    // the budget of 8 (n + m) + 4096; a shallow nest stays within it.
+    let deep = loop_nest(2000);
+    let dt = DomTree::of(&deep);
+    let mut idf = Idf::of(&deep, &dt).unwrap();
+    assert_eq!(idf.method(), IdfMethod::SubtreeWalks);
+    let mut out = Vec::new();
+    idf.query([2000], &mut out);
+    out.sort_unstable();
+    let df = DominanceFrontiers::of(&deep, &dt).unwrap();
+    assert_eq!(out, oracle::iterate_frontiers(&all_frontiers(&df, deep.num_nodes()), [2000]));
+    let shallow = loop_nest(20);
+    assert_eq!(Idf::of(&shallow, &DomTree::of(&shallow)).unwrap().method(), IdfMethod::FrontierSets);
+    // Handed another graph's tree: an error.
+    assert!(Idf::of(&shallow, &dt).is_err());
+}

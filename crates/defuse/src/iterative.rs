@@ -71,6 +71,29 @@ pub fn iterative_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Cha
     Iterative::new().compute_timed(graph, code)
 }
 
+/// Bytes of the bit matrices [`Iterative`] allocates for `code`: its gen, kill, in and out sets, each `blocks × ⌈definitions /
+/// 64⌉` words of 8 bytes, where definitions are the params plus every
+/// var an instruction defines. This is the baseline's dominant cost
+/// (quadratic when definitions grow with blocks: a 10^5-block chain that
+/// redefines one var per block needs 5 GB), so a caller can refuse a
+/// function before allocating. Counting is linear in the code and
+/// allocates nothing; ids out of range are simply counted.
+pub fn matrix_bytes<C: VarCode>(code: &C) -> u64 {
+    let mut defs = code.params().count() as u64;
+    for b in 0..code.num_blocks() as Node {
+        for inst in code.block_insts(b) {
+            defs += code.defs(inst).count() as u64;
+        }
+    }
+    matrix_bytes_for(code.num_blocks() as u64, defs)
+}
+
+/// [`matrix_bytes`] from the counts: `4 × blocks × ⌈definitions / 64⌉ × 8`
+/// bytes, saturating.
+pub fn matrix_bytes_for(blocks: u64, definitions: u64) -> u64 {
+    blocks.saturating_mul(definitions.div_ceil(64)).saturating_mul(4 * 8)
+}
+
 /// The baseline's working memory: the CFG (for Keel functions), DFS, the
 /// gen/kill problem and its solution (the bit matrices), numberings and
 /// per-var state, kept across functions so that a warm context neither

@@ -85,7 +85,10 @@ mod table;
 mod via_ssa;
 
 pub use chains::Chains;
-pub use iterative::{Iterative, Phases as IterativePhases, iterative, iterative_timed};
+pub use iterative::{
+    Iterative, Phases as IterativePhases, iterative, iterative_timed, matrix_bytes as iterative_matrix_bytes,
+    matrix_bytes_for as iterative_matrix_bytes_for,
+};
 pub use oracle::oracle;
 pub use sites::{Def, DefId, Sites, Use, UseId};
 pub use table::{StatementNames, write_table};

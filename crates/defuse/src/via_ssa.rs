@@ -1,7 +1,8 @@
 //! DU/UD chains through SSA: the DU-chain document's method (digest §000).
 //!
 //! 1. Dominator tree of the CFG (`cfg-dom`, semi-NCA).
-//! 2. Dominance frontiers, then phi placement, semi-pruned (`global_prs`:
+//! 2. Dominance frontiers (`cfg_dom::Idf`: frontier sets, or subtree walks
+//!    when the sets would be quadratic), then phi placement, semi-pruned (`global_prs`:
 //!    only non-local vars), at iterated dominance frontiers
 //!    (`ssa::PhiPlacement`).
 //! 3. Renaming by one dominator-tree walk (`ssa::Renamer`) that records,
@@ -24,9 +25,7 @@
 
 use crate::chains::{Chains, UdBuilder};
 use crate::sites::{DefId, Sites};
-use cfg_dom::{
-    CsrGraph, DomTree, DominanceFrontiers, Graph, Input, InputBuffers, InputError, InstId, Node, VarCode, VarId, csr,
-};
+use cfg_dom::{CsrGraph, DomTree, Graph, Idf, Input, InputBuffers, InputError, InstId, Node, VarCode, VarId, csr};
 use ir_core::Function;
 use ssa::{NO_VERSION, PhiPlacement, Policy, RenameSink, Renamer, VarFacts, Version, VersionDef};
 use std::time::{Duration, Instant};
@@ -108,7 +107,7 @@ pub struct ViaSsa {
 #[derive(Clone, Debug, Default)]
 struct Core {
     dt: DomTree,
-    df: DominanceFrontiers,
+    idf: Idf,
     facts: VarFacts,
     placement: PhiPlacement,
     renamer: Renamer,
@@ -127,7 +126,7 @@ impl ViaSsa {
         self.input = InputBuffers::default();
         let c = &mut self.core;
         c.dt.clear();
-        c.df.clear();
+        c.idf.clear();
         c.facts.clear();
         c.placement.clear();
         c.fold.clear();
@@ -176,12 +175,12 @@ impl Core {
         let has_join = (0..graph.num_nodes() as Node).any(|v| graph.predecessors(v).nth(1).is_some());
         if has_join {
             let t = Instant::now();
-            self.df.compute(graph, &self.dt)?;
+            self.idf.compute(graph, &self.dt)?;
             phases.frontiers = t.elapsed();
 
             let t = Instant::now();
             self.facts.compute(&input, &self.dt)?;
-            self.placement.place(&input, &self.df, &self.facts, Policy::SemiPruned, None)?;
+            self.placement.place(&input, &mut self.idf, &self.facts, Policy::SemiPruned, None)?;
             phases.placement = t.elapsed();
         } else {
             self.placement.clear();

@@ -10,7 +10,7 @@
 mod foreign_ir;
 
 use cfg_dom::{
-    DomTree, DominanceFrontiers, Graph, Input, InputBuffers, InputError, IteratedFrontiers, Liveness, Mismatch,
+    DomTree, DominanceFrontiers, Graph, Idf, Input, InputBuffers, InputError, IteratedFrontiers, Liveness, Mismatch,
     VarCode, check_input,
 };
 use foreign_ir::{Stmt, Toy};
@@ -179,6 +179,7 @@ proptest! {
             // A dominator tree of another graph, anywhere one is taken.
             prop_assert!(DominanceFrontiers::of(&ta, &dtb).is_err());
             prop_assert!(IteratedFrontiers::of(&ta, &dtb).is_err());
+            prop_assert!(Idf::of(&ta, &dtb).is_err());
             prop_assert!(VarFacts::of(&ia, &dtb).is_err());
             prop_assert!(PhiPlacement::of(&ia, &dtb, &facts_b, Policy::SemiPruned, None).is_err());
             prop_assert!(Renamer::new().run(&ia, &dtb, &PhiPlacement::new(), &mut Ignore).is_err());
@@ -192,12 +193,17 @@ proptest! {
             prop_assert!(defuse::via_ssa(&fa.cfg(), &fb).is_err());
         }
         // Facts and liveness of another function.
-        let df_a = DominanceFrontiers::of(&ta, &dta).unwrap();
+        let mut idf_a = Idf::of(&ta, &dta).unwrap();
         let mut p = PhiPlacement::new();
-        prop_assert!(p.place(&ia, &df_a, &facts_b, Policy::SemiPruned, None).is_err());
+        prop_assert!(p.place(&ia, &mut idf_a, &facts_b, Policy::SemiPruned, None).is_err());
         let facts_a = VarFacts::of(&ia, &dta).unwrap();
-        prop_assert!(p.place(&ia, &df_a, &facts_a, Policy::Pruned, Some(&live_b)).is_err());
-        prop_assert!(p.place(&ia, &df_a, &facts_a, Policy::Pruned, None).is_ok());
+        prop_assert!(p.place(&ia, &mut idf_a, &facts_a, Policy::Pruned, Some(&live_b)).is_err());
+        prop_assert!(p.place(&ia, &mut idf_a, &facts_a, Policy::Pruned, None).is_ok());
+        // The IDF index of another graph.
+        if tb.num_nodes() != ta.num_nodes() {
+            let mut idf_b = Idf::of(&tb, &dtb).unwrap();
+            prop_assert!(p.place(&ia, &mut idf_b, &facts_a, Policy::SemiPruned, None).is_err());
+        }
     }
 
     #[test]

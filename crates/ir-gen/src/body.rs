@@ -48,12 +48,39 @@ pub(crate) struct CalleeInfo {
     pub fuel: u64,
 }
 
+/// The functions a body may call, in increasing function order, held
+/// last-first: the module's builder pushes each callable function as it
+/// finishes it (it builds functions from the last one back), so every
+/// function shares one list instead of copying its own (linear in the
+/// number of functions, not quadratic).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Callees<'e> {
+    pub last_first: &'e [CalleeInfo],
+}
+
+impl<'e> Callees<'e> {
+    /// Number of callable functions.
+    pub fn len(&self) -> usize {
+        self.last_first.len()
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.last_first.is_empty()
+    }
+
+    /// The `k`-th callable function in increasing function order.
+    pub fn get(&self, k: usize) -> &'e CalleeInfo {
+        &self.last_first[self.last_first.len() - 1 - k]
+    }
+}
+
 /// What a body needs from its module.
 #[derive(Debug)]
 pub(crate) struct Env<'e> {
     pub knobs: &'e Knobs,
     pub mems: &'e [MemInfo],
-    pub callees: &'e [CalleeInfo],
+    pub callees: Callees<'e>,
 }
 
 /// The roles of dedicated vars (see the module invariants).

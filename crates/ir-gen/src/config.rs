@@ -68,7 +68,95 @@ impl Default for GenConfig {
 
 /// The deepest nesting the generator emits; also the number of counter
 /// vars a function may need.
-pub(crate) const MAX_DEPTH: u32 = 6;
+pub const MAX_DEPTH: u32 = 6;
+
+/// Most blocks [`GenConfig::check`] accepts (a 10^7-block module is a few
+/// GB of IR).
+pub const MAX_BLOCKS: usize = 10_000_000;
+
+/// Most vars of `main` [`GenConfig::check`] accepts.
+pub const MAX_VARS: usize = 1_000_000;
+
+/// Most functions [`GenConfig::check`] accepts.
+pub const MAX_FUNCTIONS: usize = 200_000;
+
+/// Most random instructions (`vars * defs_per_var`) [`GenConfig::check`]
+/// accepts.
+pub const MAX_RANDOM_INSTS: f64 = 1e7;
+
+/// Largest loop trip bound [`GenConfig::check`] accepts.
+pub const MAX_TRIPS: u32 = 1_000;
+
+/// A knob of [`GenConfig`] outside its documented range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The field, as [`GenConfig`] spells it.
+    pub field: &'static str,
+    /// What it must be, e.g. `"a rate between 0 and 1"`.
+    pub expected: String,
+    /// The value given, as text.
+    pub given: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} must be {}, not {}", self.field, self.expected, self.given)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl GenConfig {
+    /// Checks every knob against its documented range: rates finite and in
+    /// `[0, 1]`, `1 <= blocks <= MAX_BLOCKS`, `vars <= MAX_VARS`,
+    /// `1 <= functions <= MAX_FUNCTIONS`, `max_depth <= MAX_DEPTH`,
+    /// `max_trips <= MAX_TRIPS`, `defs_per_var` finite and non-negative,
+    /// and `vars * defs_per_var <= MAX_RANDOM_INSTS`. The generator itself
+    /// never needs this (it clamps; see the module doc): it is for callers
+    /// that want a wrong knob to be an error rather than silently clamped.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let err = |field, expected: &str, given: String| Err(ConfigError { field, expected: expected.into(), given });
+        let rates = [
+            ("predication", self.predication),
+            ("memory", self.memory),
+            ("irreducible", self.irreducible),
+            ("unreachable", self.unreachable),
+            ("phis", self.phis),
+        ];
+        for (field, r) in rates {
+            if !(0.0..=1.0).contains(&r) {
+                return err(field, "a rate between 0 and 1", r.to_string());
+            }
+        }
+        if !(1..=MAX_BLOCKS).contains(&self.blocks) {
+            return err("blocks", &format!("between 1 and {MAX_BLOCKS}"), self.blocks.to_string());
+        }
+        if self.vars > MAX_VARS {
+            return err("vars", &format!("at most {MAX_VARS}"), self.vars.to_string());
+        }
+        if !(1..=MAX_FUNCTIONS).contains(&self.functions) {
+            return err("functions", &format!("between 1 and {MAX_FUNCTIONS}"), self.functions.to_string());
+        }
+        if self.max_depth > MAX_DEPTH {
+            return err("max_depth", &format!("at most {MAX_DEPTH}"), self.max_depth.to_string());
+        }
+        if self.max_trips > MAX_TRIPS {
+            return err("max_trips", &format!("at most {MAX_TRIPS}"), self.max_trips.to_string());
+        }
+        if !(self.defs_per_var.is_finite() && self.defs_per_var >= 0.0) {
+            return err("defs_per_var", "a finite number at least 0", self.defs_per_var.to_string());
+        }
+        let insts = self.vars as f64 * self.defs_per_var;
+        if insts > MAX_RANDOM_INSTS {
+            return err(
+                "defs_per_var",
+                &format!("such that vars * defs_per_var is at most {MAX_RANDOM_INSTS:e}"),
+                format!("{} (with {} vars: {insts:e})", self.defs_per_var, self.vars),
+            );
+        }
+        Ok(())
+    }
+}
 
 /// Blocks per helper function, at most.
 pub(crate) const HELPER_BLOCKS: usize = 16;

@@ -218,7 +218,7 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
     /// return types are distinct). Costs 1 plus the callee's bound.
     fn call(&mut self, g: Option<Guard>) -> u64 {
         let env = self.env;
-        let callee = &env.callees[self.src.below(env.callees.len())];
+        let callee = env.callees.get(self.src.below(env.callees.len()));
         let args: Vec<Arg> = callee.params.iter().map(|&t| self.arg(t)).collect();
         let results: Vec<ir_core::Var> = callee.returns.iter().map(|&t| self.var(t)).collect();
         self.ins(g).call(Callee::Func(callee.func), &results, &args);

@@ -14,7 +14,7 @@
 //! - Return types of a signature are distinct, so call results bind to
 //!   distinct pool vars.
 
-use crate::body::{CalleeInfo, Env};
+use crate::body::{CalleeInfo, Callees, Env};
 use crate::config::{GenConfig, HELPER_VARS, Knobs};
 use crate::source::{ByteSource, Choices, Source, SplitMix64};
 use crate::types::{BASE_TYPES, POOL_TYPES};
@@ -95,17 +95,18 @@ fn module<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
     }
 
     let mut fuels = vec![0u64; n];
+    // Function i may call every j > i whose bound is at most the cap.
+    let mut callable: Vec<CalleeInfo> = Vec::new();
     for i in (0..n).rev() {
-        let callees: Vec<CalleeInfo> = (i + 1..n)
-            .filter(|&j| fuels[j] <= CALL_FUEL_CAP)
-            .map(|j| CalleeInfo {
+        if let Some(j) = Some(i + 1).filter(|&j| j < n && fuels[j] <= CALL_FUEL_CAP) {
+            callable.push(CalleeInfo {
                 func: ids[j],
                 params: sigs[j].params.clone(),
                 returns: sigs[j].returns.clone(),
                 fuel: fuels[j],
-            })
-            .collect();
-        let env = Env { knobs: &knobs, mems: &mems, callees: &callees };
+            });
+        }
+        let env = Env { knobs: &knobs, mems: &mems, callees: Callees { last_first: &callable } };
         let (budget, pool) = if i == 0 {
             (knobs.main_blocks(), knobs.vars)
         } else {

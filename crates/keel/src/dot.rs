@@ -6,6 +6,7 @@ use cfg_dom::{DomTree, LoopForest, PostDomTree, dot};
 use ir_core::block;
 use ir_core::text::DisplayInst;
 use ir_core::{Function, Module};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Which view to draw.
@@ -21,18 +22,24 @@ pub(crate) enum What {
     Loops,
 }
 
-pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> ExitCode {
+pub(crate) fn dot(
+    file: &str,
+    func: Option<&str>,
+    what: What,
+    insts: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
     // A graph-IR file (`.vg`) is drawn as its graph.
     if crate::vectorize_cmd::is_graph_file(file) {
-        return crate::written(crate::vectorize_cmd::dot_graph(file, &mut std::io::stdout().lock()));
+        return crate::vectorize_cmd::dot_graph(file, out);
     }
-    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
-    let Some((module, _)) = input.parse() else { return ExitCode::FAILURE };
+    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
+    let Some((module, _)) = input.parse() else { return Ok(ExitCode::FAILURE) };
     let f = match pick(&module, func) {
         Ok(f) => f,
         Err(msg) => {
-            eprintln!("keel: {msg}");
-            return ExitCode::FAILURE;
+            crate::out::say(msg);
+            return Ok(ExitCode::FAILURE);
         }
     };
     let graph = f.cfg();
@@ -53,22 +60,27 @@ pub(crate) fn dot(file: &str, func: Option<&str>, what: What, insts: bool) -> Ex
         What::Postdomtree => dot::post_dom_tree(&PostDomTree::of(&graph), label),
         What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label).expect("the forest of this graph"),
     };
-    print!("{text}");
-    ExitCode::SUCCESS
+    out.write_all(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, String> {
     let id = match name {
         Some(n) => {
-            let n = n.strip_prefix('@').unwrap_or(n);
-            module.function_by_name(n).ok_or_else(|| format!("no function @{n}"))?
+            let n = &crate::out::name_arg(n);
+            module.function_by_name(n).ok_or_else(|| format!("no function {}", crate::out::global(n)))?
         }
         None => {
             let ids: Vec<_> = module.function_ids().collect();
             match ids[..] {
                 [only] => only,
                 [] => return Err("the module has no functions".into()),
-                _ => module.function_by_name("main").ok_or("several functions and no @main; choose one with --func")?,
+                _ => module.function_by_name("main").ok_or_else(|| {
+                    format!(
+                        "several functions and no @main; choose one with --func ({})",
+                        crate::out::function_names(module)
+                    )
+                })?,
             }
         }
     };

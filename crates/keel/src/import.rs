@@ -8,30 +8,38 @@
 
 use crate::input::Input;
 use crate::source::import_wasm;
+use std::io::Write;
 use std::process::ExitCode;
 use wasm_import::ImportOptions;
 
-pub(crate) fn import(file: &str, output: Option<&str>, only: Option<u32>, names: bool, quiet: bool) -> ExitCode {
-    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
+pub(crate) fn import(
+    file: &str,
+    output: Option<&str>,
+    only: Option<u32>,
+    names: bool,
+    quiet: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
     if !input.is_wasm() {
         let message = "not a WebAssembly binary (it does not start with `\\0asm`)";
         eprint!("{}", ir_core::text::render_file_error(&input.name, message));
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     }
     let options = ImportOptions { only, use_names: names, ..ImportOptions::default() };
-    let Some(imported) = import_wasm(&input, &options) else { return ExitCode::FAILURE };
+    let Some(imported) = import_wasm(&input, &options) else { return Ok(ExitCode::FAILURE) };
     let text = ir_core::text::print_module(&imported.module);
     match output {
         Some(path) => {
             if let Err(e) = std::fs::write(path, &text) {
                 eprintln!("keel: cannot write {path}: {e}");
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         }
-        None => print!("{text}"),
+        None => out.write_all(text.as_bytes())?,
     }
     if quiet {
-        return ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     let c = &imported.counts;
     let skipped = if c.skipped > 0 { format!(", {} not selected", c.skipped) } else { String::new() };
@@ -59,5 +67,5 @@ pub(crate) fn import(file: &str, output: Option<&str>, only: Option<u32>, names:
     for note in &imported.notes {
         eprintln!("  note: {note}");
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,55 @@ use ir_core::Module;
 use ir_core::text::{self, Diagnostic, SourceMap};
 use std::io::{Read, Write};
 
+/// The largest input Keel reads (IR text, a WebAssembly module, a `--mem`
+/// file): 1 GiB (docs/ir.md §2).
+pub(crate) const MAX_INPUT: u64 = 1 << 30;
+
+/// Reads all of `r`, failing with a clear error past `limit` bytes (so
+/// `/dev/zero` or an endless pipe is refused, not read until memory runs
+/// out).
+pub(crate) fn read_capped(mut r: impl Read, limit: u64) -> std::io::Result<Vec<u8>> {
+    // Grow by doubling, but never past `limit + 1` bytes of capacity: the
+    // cap bounds the memory too, not only what is kept.
+    let cap = usize::try_from(limit + 1).unwrap_or(usize::MAX);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    while buf.len() < cap {
+        let want = chunk.len().min(cap - buf.len());
+        let n = match r.read(&mut chunk[..want]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.len() + n > buf.capacity() {
+            let grow = buf.capacity().max(1 << 16).min(cap - buf.len());
+            buf.reserve_exact(grow.max(n));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    if buf.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "the input is larger than {}, the most Keel reads",
+            crate::size::show_size(limit)
+        )));
+    }
+    Ok(buf)
+}
+
+/// How many verifier errors a run renders (`--error-limit`).
+static ERROR_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(100);
+
+/// Sets how many verifier errors are rendered per input.
+pub(crate) fn set_error_limit(n: usize) {
+    ERROR_LIMIT.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How many verifier errors are rendered per input.
+pub(crate) fn error_limit() -> usize {
+    ERROR_LIMIT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A file (or standard input) read into memory.
 pub(crate) struct Input {
     /// How diagnostics name the input.
@@ -22,13 +71,13 @@ enum Contents {
 }
 
 impl Input {
-    /// Reads `path` (`-` for stdin); prints an error and returns `None` on failure.
+    /// Reads `path` (`-` for stdin); prints an error and returns `None` on
+    /// failure, or when the input exceeds [`MAX_INPUT`] bytes.
     pub(crate) fn read(path: &str) -> Option<Input> {
         let (name, result) = if path == "-" {
-            let mut buf = Vec::new();
-            ("<stdin>".to_string(), std::io::stdin().read_to_end(&mut buf).map(|_| buf))
+            ("<stdin>".to_string(), read_capped(std::io::stdin().lock(), MAX_INPUT))
         } else {
-            (path.to_string(), std::fs::read(path))
+            (path.to_string(), std::fs::File::open(path).and_then(|f| read_capped(f, MAX_INPUT)))
         };
         match result {
             Ok(bytes) => {
@@ -58,6 +107,17 @@ impl Input {
         }
     }
 
+    /// For commands that read IR text only: `None` after a clear error when
+    /// the input is a WebAssembly module.
+    pub(crate) fn text_only(self) -> Option<Input> {
+        if self.is_wasm() {
+            let message = "this is a WebAssembly module, not IR text: `keel import FILE` prints it as IR";
+            eprint!("{}", ir_core::text::render_file_error(&self.name, message));
+            return None;
+        }
+        Some(self)
+    }
+
     /// True when the input is a WebAssembly binary (it starts with the
     /// `\0asm` magic).
     pub(crate) fn is_wasm(&self) -> bool {
@@ -72,7 +132,19 @@ impl Input {
     }
 
     /// Parses the input; prints diagnostics and returns `None` on failure.
+    /// A WebAssembly module is imported instead (a function that cannot be
+    /// imported is listed on stderr and becomes an extern), with an empty
+    /// source map.
     pub(crate) fn parse(&self) -> Option<(Module, SourceMap)> {
+        if self.is_wasm() {
+            let imported = crate::source::import_wasm(self, &wasm_import::ImportOptions::default())?;
+            for f in imported.functions.iter() {
+                if let Err(e) = &f.result {
+                    crate::out::say(format_args!("function {} ({}) not imported: {e}", f.index, f.name));
+                }
+            }
+            return Some((imported.module, SourceMap::default()));
+        }
         let parsed = match &self.contents {
             Contents::Text(t) => text::parse(t),
             Contents::Bytes(b, _) => text::parse_bytes(b),
@@ -86,19 +158,42 @@ impl Input {
         }
     }
 
-    /// [`Input::parse`], then the verifier: every verifier error is
-    /// rendered against the source, followed by `NAME: the module does not
-    /// verify` and `consequence` (e.g. `"; not running it"`).
+    /// [`Input::parse`], then the verifier: its errors are rendered
+    /// against the source ([`Input::report_verifier_errors`]), followed by
+    /// `NAME: the module does not verify` and `consequence` (e.g. `"; not
+    /// running it"`).
     pub(crate) fn parse_verified(&self, consequence: &str) -> Option<(Module, SourceMap)> {
         let (module, smap) = self.parse()?;
         if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
-            for e in &errors.0 {
-                eprint!("{}", e.render(&module, &self.name, self.text(), &smap));
-            }
+            self.report_verifier_errors(&module, &smap, &errors);
             eprintln!("{}: the module does not verify{consequence}", self.name);
             return None;
         }
         Some((module, smap))
+    }
+
+    /// Renders verifier errors in source order, at most
+    /// [`error_limit`] of them, then one line counting the rest.
+    pub(crate) fn report_verifier_errors(&self, module: &Module, smap: &SourceMap, errors: &ir_core::VerifierErrors) {
+        let mut err = std::io::stderr().lock();
+        // Report in source order; the verifier finds some classes in a later sweep.
+        let mut errs: Vec<_> = errors.0.iter().collect();
+        errs.sort_by_key(|e| {
+            let l = &e.location;
+            l.func.and_then(|f| smap.locate(f, l.inst, l.block, l.var)).map_or(0, |s| s.start)
+        });
+        let limit = error_limit();
+        for e in errs.iter().take(limit) {
+            let _ = write!(err, "{}", e.render(module, &self.name, self.text(), smap));
+        }
+        if errs.len() > limit {
+            let _ = writeln!(
+                err,
+                "{}: ... and {} more error(s) not shown (--error-limit {limit}; raise it to see them)",
+                self.name,
+                errs.len() - limit
+            );
+        }
     }
 
     fn report(&self, diags: &[Diagnostic]) {

@@ -10,12 +10,16 @@
 //! bug: the hook below turns it into a one-line report instead of a
 //! backtrace.
 
+mod asm_cmd;
 mod dot;
 mod du;
 mod generate;
 mod import;
 mod input;
+mod out;
 mod run;
+mod sim_cmd;
+mod size;
 mod source;
 mod ssa_cmd;
 mod vectorize_cmd;
@@ -27,15 +31,29 @@ use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "keel", version, about = "Keel: compiler middle-end libraries, from the command line")]
+#[command(
+    name = "keel",
+    version,
+    about = "Keel: compiler middle-end libraries, from the command line",
+    after_help = "Exit status, for every subcommand: 0 success; 1 bad input, a failed check or an unwritable \
+                  output; 2 bad usage; 3 a trap at run time (keel run). `keel help SUBCOMMAND` gives details."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Most verifier errors shown per input; one line counts the rest.
+    #[arg(long, global = true, value_name = "N", default_value_t = 100)]
+    error_limit: usize,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Parse and verify IR files; print diagnostics and exit 1 on any error.
+    ///
+    /// A WebAssembly module is imported, then verified.
+    ///
+    /// Exit status: 0 when every file verifies, 1 on any error (or an
+    /// unwritable output), 2 on bad usage.
     Check {
         /// Files to check (`-` reads standard input).
         #[arg(required = true)]
@@ -49,7 +67,11 @@ enum Command {
     },
     /// Interpret a function and print its results, one `TYPE VALUE` per line.
     ///
-    /// Exit status: 0 on return, 1 on bad input, 2 on bad usage, 3 on a trap.
+    /// A WebAssembly module is imported first.
+    ///
+    /// Exit status: 0 on return, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage, 3 on a trap (fuel, memory limit, division by zero,
+    /// ...).
     Run {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -71,48 +93,31 @@ enum Command {
         /// Print a memory object's contents after the run.
         #[arg(long = "show-mem", value_name = "NAME")]
         show_mem: Vec<String>,
+        /// Memory the interpreter may use for memory objects and the
+        /// temporaries of tensor instructions (8 bytes per element), e.g.
+        /// 1G or 512M; beyond it the run traps (exit 3).
+        #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = size::parse_size)]
+        max_memory: u64,
     },
     /// Print a generated module: valid, terminating, deterministic per seed.
     ///
-    /// A comment at the top gives the fuel bound for `@main`.
-    Gen {
-        /// Blocks in the whole module.
-        #[arg(long, default_value_t = 64)]
-        blocks: usize,
-        /// Vars of `@main` that random instructions read and write.
-        #[arg(long, default_value_t = 16)]
-        vars: usize,
-        /// Seed: the same seed and options print the same module.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Rate of guarded (predicated) instructions, 0..1.
-        #[arg(long, default_value_t = 0.1)]
-        predicated: f64,
-        /// Rate of memory instructions (scalar and tensor), 0..1.
-        #[arg(long, default_value_t = 0.1)]
-        memory: f64,
-        /// Emit irreducible regions, at RATE (0.25 if given without a value).
-        #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "0.25")]
-        irreducible: Option<f64>,
-        /// Average definitions per var.
-        #[arg(long, default_value_t = 4.0)]
-        defs_per_var: f64,
-        /// Functions in the module (`@main` calls the others acyclically).
-        #[arg(long, default_value_t = 1)]
-        functions: usize,
-        /// Maximum nesting of loops, ifs and switches (at most 6).
-        #[arg(long, default_value_t = 3)]
-        max_depth: u32,
-        /// Rate of unreachable block runs, 0..1.
-        #[arg(long, default_value_t = 0.05)]
-        unreachable: f64,
-        /// Rate of phis at join blocks, 0..1.
-        #[arg(long, default_value_t = 0.0)]
-        phis: f64,
-    },
+    /// A comment at the top gives the fuel bound for `@main` and a `keel
+    /// run` command that works on the output. Every knob is checked against
+    /// its documented range (exit 2 when out of it); generation is linear
+    /// in the module's size.
+    ///
+    /// Exit status: 0 on success, 1 when the output cannot be written, 2 on
+    /// bad usage (a knob out of range).
+    #[command(allow_negative_numbers = true)]
+    Gen(generate::GenArgs),
     /// Print a Graphviz view of a function: its CFG, dominator tree,
     /// post-dominator tree, or loops (as nested clusters); or of a
     /// graph-IR file (`.vg`): its nodes, lambdas as nested clusters.
+    ///
+    /// A WebAssembly module is imported first.
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage.
     Dot {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -127,6 +132,13 @@ enum Command {
         insts: bool,
     },
     /// Print a module in SSA form (all functions, or one).
+    ///
+    /// A WebAssembly module is imported first. Memory stays linear in the
+    /// CFG (phi placement switches from frontier sets to subtree walks on
+    /// deep loop nests).
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage.
     Ssa {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -152,6 +164,12 @@ enum Command {
     /// times each phase and gives the speedup (iterative / ssa). FILE may be
     /// IR text or a WebAssembly module (imported first; functions that
     /// cannot be imported are listed, not fatal). Functions run in parallel.
+    /// The iterative baseline needs blocks x definitions bits per function;
+    /// over `--max-memory` it skips the function, saying so.
+    ///
+    /// Exit status: 0 on success; 1 on bad input, an unwritable output, a
+    /// mismatch under `--verify`, or a function the chosen method skipped
+    /// (`--method iterative`, or `--verify`); 2 on bad usage.
     Du {
         /// The IR file or `.wasm` module (`-` reads standard input).
         file: String,
@@ -170,14 +188,24 @@ enum Command {
         /// Time each phase of both methods and report the ratio.
         #[arg(long)]
         stats: bool,
-        /// Functions analysed in parallel (default: one per core).
+        /// Functions analysed in parallel (default and most: one per core,
+        /// and never more than there are functions).
         #[arg(long, short = 'j')]
         jobs: Option<usize>,
+        /// Memory the iterative baseline's bit matrices (blocks x
+        /// definitions bits, four of them) may take at once, e.g. 4G or
+        /// 512M. A function whose estimate exceeds it is skipped by that
+        /// method, with the estimate; the SSA method still runs.
+        #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = size::parse_size)]
+        max_memory: u64,
     },
     /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
     ///
     /// A function that cannot be imported is listed and becomes an extern;
     /// only an invalid module is an error (exit 1).
+    ///
+    /// Exit status: 0 on success, 1 on an invalid module, a `--func` the
+    /// module does not define, or an unwritable output; 2 on bad usage.
     Import {
         /// The `.wasm` file (`-` reads standard input).
         module: String,
@@ -200,38 +228,30 @@ enum Command {
     /// scalar function is imported first. Prints the vectorized graph, or
     /// with `--emit kir` the Keel function it lowers to (arrays as memory
     /// objects, element-wise work as tensor instructions).
-    Vectorize {
-        /// The input file (`-` reads standard input).
-        file: String,
-        /// The function (default: the only one, or `@main`).
-        #[arg(long)]
-        func: Option<String>,
-        /// What to print.
-        #[arg(long, value_enum, default_value_t = vectorize_cmd::Emit::Graph)]
-        emit: vectorize_cmd::Emit,
-        /// A rule file to use instead of the default rules.
-        #[arg(long, value_name = "FILE")]
-        rules: Option<String>,
-        /// A parameter that is the same in every lane (not mapped); repeatable.
-        #[arg(long, value_name = "PARAM")]
-        same: Vec<String>,
-        /// Read FILE as graph IR whatever its extension.
-        #[arg(long)]
-        graph: bool,
-        /// With `--emit kir`: exactly this many lanes (exact descriptors).
-        #[arg(long)]
-        lanes: Option<u64>,
-        /// With `--emit kir` and no `--lanes`: the most lanes (a `%lanes` parameter).
-        #[arg(long, default_value_t = 1024)]
-        capacity: u64,
-        /// With `--emit kir`: room for the elements of per-lane array parameters.
-        #[arg(long, default_value_t = 65536)]
-        elements: u64,
-        /// Print what vectorization did, on stderr.
-        #[arg(long)]
-        stats: bool,
-    },
-    /// Print an IR file in canonical form.
+    ///
+    /// Exit status: 0 on success, 1 on bad input (a parse, verifier, import,
+    /// rule, vectorization or lowering error, or an unwritable output), 2 on
+    /// bad usage.
+    Vectorize(vectorize_cmd::VectorizeArgs),
+    /// Check MLU assembly and print it in canonical form.
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage.
+    Asm(asm_cmd::AsmArgs),
+    /// Run MLU assembly on the simulator (results, statistics, trace).
+    ///
+    /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
+    /// 2 on bad usage, 3 on a trap or a detected race.
+    Sim(sim_cmd::SimArgs),
+    /// Print an IR file in canonical form, keeping its comments.
+    ///
+    /// A comment on its own line stays with the item, var, block or
+    /// instruction below it; a comment after code stays at the end of that
+    /// line (from column 33).
+    ///
+    /// Exit status: 0 on success (with `--check`: the file is canonical), 1
+    /// on bad input, an unwritable output, or (with `--check`) a file not in
+    /// canonical form; 2 on bad usage.
     Fmt {
         /// File to format (`-` reads standard input).
         file: String,
@@ -247,61 +267,40 @@ fn main() -> ExitCode {
         eprintln!("keel: this is a bug in keel; please report it with the input that caused it");
     }));
     let cli = Cli::parse();
-    match cli.command {
-        Command::Check { files, ssa, quiet } => check(&files, ssa, quiet),
-        Command::Fmt { file, check } => fmt(&file, check),
+    input::set_error_limit(cli.error_limit);
+    out::finish(|out| dispatch(cli.command, out))
+}
+
+/// Runs one subcommand, its output going to `out`.
+fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    match command {
+        Command::Check { files, ssa, quiet } => check(&files, ssa, quiet, out),
+        Command::Fmt { file, check } => fmt(&file, check, out),
+        Command::Asm(a) => asm_cmd::asm(&a, out, &mut std::io::stderr().lock()),
+        Command::Sim(a) => sim_cmd::sim(&a, out, &mut std::io::stderr().lock()),
         Command::Ssa { file, func, placement, no_cleanup, destruct, stats } => {
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
-            ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats)
+            ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats, out)
         }
-        Command::Du { file, func, method, verify, format, stats, jobs } => {
-            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs })
+        Command::Du { file, func, method, verify, format, stats, jobs, max_memory } => {
+            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs, max_memory }, out)
         }
         Command::Import { module, output, func, no_names, quiet } => {
-            import::import(&module, output.as_deref(), func, !no_names, quiet)
+            import::import(&module, output.as_deref(), func, !no_names, quiet, out)
         }
-        Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts),
-        Command::Vectorize { file, func, emit, rules, same, graph, lanes, capacity, elements, stats } => {
-            let args =
-                vectorize_cmd::VectorizeArgs { file, func, emit, rules, same, graph, lanes, capacity, elements, stats };
-            written(vectorize_cmd::vectorize(&args, &mut std::io::stdout().lock()))
-        }
-        Command::Gen {
-            blocks,
-            vars,
-            seed,
-            predicated,
-            memory,
-            irreducible,
-            defs_per_var,
-            functions,
-            max_depth,
-            unreachable,
-            phis,
-        } => {
-            let config = ir_gen::GenConfig {
-                blocks,
-                vars,
-                defs_per_var,
-                predication: predicated,
-                memory,
-                irreducible: irreducible.unwrap_or(0.0),
-                functions,
-                max_depth,
-                unreachable,
-                phis,
-                ..ir_gen::GenConfig::default()
-            };
+        Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts, out),
+        Command::Vectorize(a) => vectorize_cmd::vectorize(&a, out),
+        Command::Gen(args) => {
             let line: Vec<String> = std::env::args().skip(1).collect();
-            generate::print_generated(&config, seed, &format!("keel {}", line.join(" ")))
+            generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)
         }
-        Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
-            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem })
+        Command::Run { file, func, args, mems, fuel, stats, show_mem, max_memory } => {
+            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem, max_memory }, out)
         }
     }
 }
 
-fn check(files: &[String], ssa: bool, quiet: bool) -> ExitCode {
+fn check(files: &[String], ssa: bool, quiet: bool, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let mut failed = false;
     for file in files {
         let Some(input) = Input::read(file) else {
@@ -318,73 +317,45 @@ fn check(files: &[String], ssa: bool, quiet: bool) -> ExitCode {
                     let blocks: usize = module.functions().map(|(_, f)| f.layout().num_blocks()).sum();
                     let insts: usize = module.functions().map(|(_, f)| f.count_inserted_insts()).sum();
                     let fns = module.num_functions();
-                    println!(
+                    writeln!(
+                        out,
                         "{}: ok ({fns} function{}, {blocks} block{}, {insts} instruction{})",
                         input.name,
                         plural(fns),
                         plural(blocks),
                         plural(insts)
-                    );
+                    )?;
                 }
             }
             Err(errors) => {
                 failed = true;
-                let mut err = std::io::stderr().lock();
-                // Report in source order; the verifier finds some classes in a later sweep.
-                let mut errs: Vec<_> = errors.0.iter().collect();
-                errs.sort_by_key(|e| {
-                    let l = &e.location;
-                    l.func.and_then(|f| smap.locate(f, l.inst, l.block, l.var)).map_or(0, |s| s.start)
-                });
-                for e in errs {
-                    let _ = write!(err, "{}", e.render(&module, &input.name, input.text(), &smap));
-                }
+                input.report_verifier_errors(&module, &smap, &errors);
                 let n = errors.0.len();
-                let _ = writeln!(err, "{}: {n} error{}", input.name, plural(n));
+                eprintln!("{}: {n} error{}", input.name, plural(n));
             }
         }
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-fn fmt(file: &str, check_only: bool) -> ExitCode {
-    let Some(input) = Input::read(file) else {
-        return ExitCode::FAILURE;
+fn fmt(file: &str, check_only: bool, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(file).and_then(Input::text_only) else {
+        return Ok(ExitCode::FAILURE);
     };
-    let Some((module, _)) = input.parse() else {
-        return ExitCode::FAILURE;
+    let Some((module, smap)) = input.parse() else {
+        return Ok(ExitCode::FAILURE);
     };
-    let printed = text::print_module(&module);
+    let comments = text::Comments::collect(input.text(), &module, &smap);
+    let printed = text::print_module_with_comments(&module, &comments);
     if check_only {
         if printed == input.text() {
-            return ExitCode::SUCCESS;
+            return Ok(ExitCode::SUCCESS);
         }
         eprintln!("{}: not in canonical form (run `keel fmt {}`)", input.name, input.name);
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     }
-    let mut out = std::io::stdout().lock();
-    match out.write_all(printed.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`keel fmt x | head`) is not an error worth a message.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("keel: cannot write output: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// An exit code from a subcommand that writes its output, or the failure
-/// to write it (a closed pipe is not an error worth a message).
-fn written(result: std::io::Result<ExitCode>) -> ExitCode {
-    match result {
-        Ok(code) => code,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("keel: cannot write output: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    out.write_all(printed.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn plural(n: usize) -> &'static str {

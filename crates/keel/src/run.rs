@@ -4,6 +4,7 @@ use crate::input::Input;
 use ir_core::interp::{Config, Interpreter, Stats};
 use ir_core::text::DisplayInst;
 use ir_core::{FuncId, Global, Imm, Module, parse_literal};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// What `keel run` was asked to do.
@@ -15,35 +16,66 @@ pub(crate) struct RunArgs {
     pub(crate) fuel: u64,
     pub(crate) stats: bool,
     pub(crate) show_mem: Vec<String>,
+    pub(crate) max_memory: u64,
 }
 
 /// Exit code for a trap: distinct from bad input (1) and bad usage (2).
 const TRAP: u8 = 3;
 
-pub(crate) fn run(a: &RunArgs) -> ExitCode {
-    let Some(input) = Input::read(&a.file) else { return ExitCode::FAILURE };
-    let Some((module, _)) = input.parse_verified("; not running it") else { return ExitCode::FAILURE };
-    match setup_and_run(&module, a) {
-        Ok(code) => code,
-        Err(msg) => {
-            eprintln!("keel: {msg}");
-            ExitCode::FAILURE
+pub(crate) fn run(a: &RunArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
+    let Some((module, _)) = input.parse_verified("; not running it") else { return Ok(ExitCode::FAILURE) };
+    match setup_and_run(&module, a, out) {
+        Ok(code) => Ok(code),
+        Err(Failed::Write(e)) => Err(e),
+        Err(Failed::Input(msg)) => {
+            crate::out::say(msg);
+            Ok(ExitCode::FAILURE)
         }
     }
 }
 
-fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
+/// Why a run stopped early: bad input (a message), or a failed write.
+enum Failed {
+    Input(String),
+    Write(std::io::Error),
+}
+
+impl From<String> for Failed {
+    fn from(msg: String) -> Failed {
+        Failed::Input(msg)
+    }
+}
+
+impl From<&str> for Failed {
+    fn from(msg: &str) -> Failed {
+        Failed::Input(msg.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failed {
+    fn from(e: std::io::Error) -> Failed {
+        Failed::Write(e)
+    }
+}
+
+fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<ExitCode, Failed> {
     let func = choose_function(module, a.func.as_deref())?;
     let f = module.function(func).ok_or("no such function")?;
     let params = &f.signature().params;
     if a.args.len() != params.len() {
         let want: Vec<String> = params.iter().map(|t| t.to_string()).collect();
         return Err(format!(
-            "@{} takes {} argument(s) ({}); give each with --arg",
-            f.name(),
+            "{} takes {} argument(s) ({}), {} given; give each with --arg, e.g. `keel run {}{}{}`",
+            crate::out::global(f.name()),
             params.len(),
-            want.join(", ")
-        ));
+            want.join(", "),
+            a.args.len(),
+            a.file,
+            a.func.as_ref().map_or(String::new(), |n| format!(" --func {n}")),
+            example_args(params)
+        )
+        .into());
     }
     let args: Vec<Imm> = a
         .args
@@ -52,8 +84,14 @@ fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
         .enumerate()
         .map(|(i, (text, &ty))| parse_literal(text, ty).map_err(|e| format!("argument {i}: {}", e.0)))
         .collect::<Result<_, _>>()?;
-    let config = Config { fuel: a.fuel, ..Config::default() };
-    let mut interp = Interpreter::new(module, config).map_err(|t| t.describe(module))?;
+    let config = Config { fuel: a.fuel, max_memory_bytes: a.max_memory, ..Config::default() };
+    let mut interp = match Interpreter::new(module, config) {
+        Ok(interp) => interp,
+        Err(trap) => {
+            crate::out::say(format_args!("trap: {}", trap.describe(module)));
+            return Ok(ExitCode::from(TRAP));
+        }
+    };
     for spec in &a.mems {
         load_mem(module, &mut interp, spec)?;
     }
@@ -61,30 +99,36 @@ fn setup_and_run(module: &Module, a: &RunArgs) -> Result<ExitCode, String> {
     let code = match &outcome {
         Ok(results) => {
             for r in results {
-                println!("{} {r}", r.ty());
+                writeln!(out, "{} {r}", r.ty())?;
             }
             ExitCode::SUCCESS
         }
         Err(trap) => {
-            eprintln!("keel: trap: {}", trap.describe(module));
+            crate::out::say(format_args!("trap: {}", trap.describe(module)));
             ExitCode::from(TRAP)
         }
     };
     for name in &a.show_mem {
         let mem = mem_by_name(module, name)?;
         let values: Vec<String> = interp.memory().elements(mem).iter().map(|v| v.to_string()).collect();
-        println!("@{name} = [{}]", values.join(", "));
+        writeln!(out, "{} = [{}]", crate::out::global(&crate::out::name_arg(name)), values.join(", "))?;
     }
     if a.stats {
-        print_stats(module, interp.stats());
+        print_stats(module, interp.stats(), out)?;
     }
     Ok(code)
 }
 
+/// ` --arg V` for each parameter type: a zero of that type, a command
+/// line that works.
+pub(crate) fn example_args(params: &[ir_core::Type]) -> String {
+    params.iter().map(|t| if t.is_float() { " --arg 0.0" } else { " --arg 0" }).collect()
+}
+
 fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
     if let Some(name) = name {
-        let name = name.strip_prefix('@').unwrap_or(name);
-        return module.function_by_name(name).ok_or_else(|| format!("no function @{name}"));
+        let name = &crate::out::name_arg(name);
+        return module.function_by_name(name).ok_or_else(|| format!("no function {}", crate::out::global(name)));
     }
     if let Some(main) = module.function_by_name("main") {
         return Ok(main);
@@ -93,18 +137,18 @@ fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String
     match ids[..] {
         [only] => Ok(only),
         [] => Err("the module has no functions".into()),
-        _ => {
-            let names: Vec<String> = module.functions().map(|(_, f)| format!("@{}", f.name())).collect();
-            Err(format!("several functions and no @main; choose one with --func ({})", names.join(", ")))
-        }
+        _ => Err(format!(
+            "several functions and no @main; choose one with --func ({})",
+            crate::out::function_names(module)
+        )),
     }
 }
 
 fn mem_by_name(module: &Module, name: &str) -> Result<ir_core::Mem, String> {
-    let name = name.strip_prefix('@').unwrap_or(name);
+    let name = &crate::out::name_arg(name);
     match module.lookup(name) {
         Some(Global::Mem(m)) => Ok(m),
-        _ => Err(format!("no memory object @{name}")),
+        _ => Err(format!("no memory object {}", crate::out::global(name))),
     }
 }
 
@@ -115,11 +159,22 @@ fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result
     let (name, path) = spec.split_once('=').ok_or_else(|| format!("--mem wants NAME=FILE, not `{spec}`"))?;
     let mem = mem_by_name(module, name)?;
     let elem = module.mem(mem).map(|m| m.elem).ok_or("no such memory object")?;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let bytes = std::fs::File::open(path)
+        .and_then(|f| crate::input::read_capped(f, crate::input::MAX_INPUT))
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text ({e})"))?;
+    let len = interp.memory().len(mem);
     let mut values = Vec::new();
     for (line_no, line) in text.lines().enumerate() {
         let line = line.split(';').next().unwrap_or("");
         for word in line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
+            if values.len() == len {
+                return Err(format!(
+                    "{path}:{}: more values than the {len} elements of {}",
+                    line_no + 1,
+                    crate::out::global(name)
+                ));
+            }
             let v = parse_literal(word, elem).map_err(|e| format!("{path}:{}: {}", line_no + 1, e.0))?;
             values.push(v);
         }
@@ -127,23 +182,30 @@ fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result
     interp.memory_mut().write(mem, &values).map_err(|e| format!("{path}: {e}"))
 }
 
-fn print_stats(module: &Module, stats: &Stats) {
-    println!(
+fn print_stats(module: &Module, stats: &Stats, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
         "; executed {} instructions ({} guarded off), {} tensor elements, {} calls, fuel used {}",
         stats.executed, stats.guard_skipped, stats.elements, stats.calls, stats.fuel_used
-    );
+    )?;
     let mut by_op = stats.opcode_counts();
     by_op.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for (op, n) in by_op {
-        println!(";   {n:>12}  {op}");
+        writeln!(out, ";   {n:>12}  {op}")?;
     }
     let mut hot = stats.inst_counts();
     hot.sort_by(|a, b| b.2.cmp(&a.2).then((a.0, a.1).cmp(&(b.0, b.1))));
-    println!("; hottest instructions:");
+    writeln!(out, "; hottest instructions:")?;
     for (f, inst, n) in hot.into_iter().take(10) {
         if let Some(func) = module.function(f) {
             let block = func.layout().inst_block(inst).map_or("?".to_string(), |b| b.to_string());
-            println!(";   {n:>12}  @{} {block}: {}", func.name(), DisplayInst { module, func, inst });
+            writeln!(
+                out,
+                ";   {n:>12}  {} {block}: {}",
+                crate::out::global(func.name()),
+                DisplayInst { module, func, inst }
+            )?;
         }
     }
+    Ok(())
 }

@@ -3,6 +3,7 @@
 use crate::input::Input;
 use ir_core::text;
 use ssa::{Options, Policy};
+use std::io::Write;
 use std::process::ExitCode;
 
 pub(crate) fn ssa(
@@ -12,36 +13,37 @@ pub(crate) fn ssa(
     cleanup: bool,
     destruct: bool,
     stats: bool,
-) -> ExitCode {
-    let Some(input) = Input::read(file) else { return ExitCode::FAILURE };
-    let Some((mut module, _)) = input.parse_verified("") else { return ExitCode::FAILURE };
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
+    let Some((mut module, _)) = input.parse_verified("") else { return Ok(ExitCode::FAILURE) };
     let ids: Vec<_> = match func {
-        Some(name) => match module.function_by_name(name.strip_prefix('@').unwrap_or(name)) {
+        Some(name) => match module.function_by_name(&crate::out::name_arg(name)) {
             Some(f) => vec![f],
             None => {
-                eprintln!("keel: no function @{name}");
-                return ExitCode::FAILURE;
+                crate::out::say(format_args!("no function {}", crate::out::global(&crate::out::name_arg(name))));
+                return Ok(ExitCode::FAILURE);
             }
         },
         None => module.function_ids().collect(),
     };
     for &f in &ids {
         let Some(body) = module.function_mut(f) else { continue };
-        let name = body.name().to_string();
+        let name = crate::out::global(body.name());
         let s = match ssa::construct(body, &Options { policy, cleanup }) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("keel: internal error: SSA construction of verified @{name} failed: {e}");
-                return ExitCode::FAILURE;
+                eprintln!("keel: internal error: SSA construction of verified {name} failed: {e}");
+                return Ok(ExitCode::FAILURE);
             }
         };
         if let Err(e) = ssa::verify(&module, f) {
-            eprintln!("keel: internal error: SSA form of @{name} does not verify:\n{e}");
-            return ExitCode::FAILURE;
+            eprintln!("keel: internal error: SSA form of {name} does not verify:\n{e}");
+            return Ok(ExitCode::FAILURE);
         }
         if stats {
             eprintln!(
-                "; @{name}: {} phis placed ({}), {} trivial and {} dead removed, {} versions, {} undef",
+                "; {name}: {} phis placed ({}), {} trivial and {} dead removed, {} versions, {} undef",
                 s.phis_placed,
                 policy.name(),
                 s.phis_trivial,
@@ -54,12 +56,12 @@ pub(crate) fn ssa(
             let d = ssa::destruct(body);
             if stats {
                 eprintln!(
-                    "; @{name}: out of SSA: {} edges split, {} copies, {} temporaries",
+                    "; {name}: out of SSA: {} edges split, {} copies, {} temporaries",
                     d.edges_split, d.copies, d.temporaries
                 );
             }
         }
     }
-    print!("{}", text::print_module(&module));
-    ExitCode::SUCCESS
+    out.write_all(text::print_module(&module).as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }

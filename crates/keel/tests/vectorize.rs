@@ -141,6 +141,27 @@ fn bad_input_and_usage() {
     let o = run(keel().arg("vectorize").arg(&gather).args(["--same", "xs", "--emit", "kir"]));
     assert_eq!(o.status.code(), Some(1));
     assert!(err(&o).contains("cannot lower"), "{}", err(&o));
+    // Bytes that are not UTF-8 are refused where they start, not cut off.
+    let mut bytes = P.as_bytes().to_vec();
+    bytes.extend(b"\xff\xfe func @q() {\n");
+    let binary = scratch("vg", "");
+    std::fs::write(&binary, &bytes).expect("write");
+    let o = run(keel().arg("vectorize").arg(&binary));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("a graph-IR file is UTF-8 text") && err(&o).contains(":6:1"), "{}", err(&o));
+    let o = run(keel().arg("vectorize").arg(scratch("vg", P)).arg("--rules").arg(&binary));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("a rule file is UTF-8 text"), "{}", err(&o));
+    // Several functions and no --func: the names are listed.
+    let two = scratch("vg", &format!("{P}\n{}", P.replace("@p", "@q")));
+    let o = run(keel().arg("vectorize").arg(&two));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("choose one with --func (@p, @q)"), "{}", err(&o));
+    let o = run(keel().arg("vectorize").arg(&two).args(["--func", "@q"]));
+    assert!(o.status.success() && out(&o).starts_with("func @q("), "{}", err(&o));
+    let o = run(keel().arg("vectorize").arg(&two).args(["--func", "r"]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("no function @r"), "{}", err(&o));
     // Garbage never panics.
     for text in ["", "func", "func @f(", "\u{0}\u{1}", "func @f() {\n}\n", "func @f(%a: array<", "}}}}"] {
         let o = run(keel().arg("vectorize").arg(scratch("vg", text)));

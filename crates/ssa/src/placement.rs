@@ -11,14 +11,14 @@
 //! - **pruned**: the minimal set filtered by liveness, a phi only where its
 //!   var is live on entry.
 //!
-//! The IDF of each var comes from Cytron's worklist over dominance
-//! frontier sets computed once (`cfg_dom::DominanceFrontiers`): per var the
-//! work is its definitions plus its phis times their frontier sizes, so many
-//! vars cost little each. (A per-query IDF that walks dominator subtrees,
-//! `cfg_dom::IteratedFrontiers`, is linear per query but walks most of a
-//! long CFG for a var defined near its top; measured 1000x slower per var on
-//! 10^5-block CFGs — see `docs/benchmarks.md`.) Marks are stamped with the
-//! var, so nothing is cleared between vars.
+//! The IDF of each var comes from `cfg_dom::Idf`: Cytron's worklist over
+//! dominance frontier sets computed once, where per var the work is its
+//! definitions plus its phis times their frontier sizes, so many vars cost
+//! little each; or, when the frontier sets would be quadratic (deep loop
+//! nests: 4.7 GB at depth 20,000), per-query dominator subtree walks
+//! (`cfg_dom::IteratedFrontiers`), linear per query though slower per var
+//! on long CFGs (see `docs/benchmarks.md`). Memory stays linear in the CFG
+//! either way.
 //!
 //! Invariants: only reachable blocks receive phis; each block's list is
 //! sorted by var id, so output is deterministic. Runs on any
@@ -26,7 +26,7 @@
 //! over with it (frontiers, facts, liveness) are checked to belong to it.
 
 use crate::facts::VarFacts;
-use cfg_dom::{DomTree, DominanceFrontiers, Graph, Input, InputError, Liveness, Node, VarCode, VarId, belongs, csr};
+use cfg_dom::{DomTree, Graph, Idf, Input, InputError, Liveness, Node, VarCode, VarId, belongs, csr};
 
 /// Which vars get phis.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -66,10 +66,8 @@ pub struct PhiPlacement {
     start: Vec<u32>,
     vars: Vec<VarId>,
     /// Scratch of one computation.
-    df: DominanceFrontiers,
-    placed: Vec<u32>,
-    queued: Vec<u32>,
-    work: Vec<Node>,
+    idf: Idf,
+    blocks: Vec<Node>,
     pairs: Vec<(Node, VarId)>,
 }
 
@@ -99,11 +97,11 @@ impl PhiPlacement {
     pub fn clear(&mut self) {
         self.start.clear();
         self.vars.clear();
-        self.df.clear();
+        self.idf.clear();
     }
 
     /// [`PhiPlacement::of`], reusing this placement's buffers (its
-    /// dominance frontiers' included).
+    /// IDF index's included).
     pub fn compute<G: Graph, C: VarCode>(
         &mut self,
         input: &Input<'_, G, C>,
@@ -112,20 +110,20 @@ impl PhiPlacement {
         policy: Policy,
         live: Option<&Liveness>,
     ) -> Result<(), InputError> {
-        let mut df = std::mem::take(&mut self.df);
-        let done = df.compute(input.graph(), dt).map_err(InputError::from);
-        let done = done.and_then(|()| self.place(input, &df, facts, policy, live));
-        self.df = df;
+        let mut idf = std::mem::take(&mut self.idf);
+        let done = idf.compute(input.graph(), dt).map_err(InputError::from);
+        let done = done.and_then(|()| self.place(input, &mut idf, facts, policy, live));
+        self.idf = idf;
         done
     }
 
-    /// Places phis given the dominance frontiers `df` of the input's graph
-    /// (computed by the caller, who may time or reuse them), reusing
+    /// Places phis given the IDF index `idf` of the input's graph
+    /// (computed by the caller, who may time or reuse it), reusing
     /// buffers. On error the placement is left empty.
     pub fn place<G: Graph, C: VarCode>(
         &mut self,
         input: &Input<'_, G, C>,
-        df: &DominanceFrontiers,
+        idf: &mut Idf,
         facts: &VarFacts,
         policy: Policy,
         live: Option<&Liveness>,
@@ -134,7 +132,7 @@ impl PhiPlacement {
         self.vars.clear();
         let g = input.graph();
         let n = g.num_nodes();
-        belongs("the dominance frontiers", n, g.stamp(), df.num_nodes(), df.stamp())?;
+        belongs("the iterated dominance frontiers", n, g.stamp(), idf.num_nodes(), idf.stamp())?;
         facts.check_owner(input)?;
         let mut owned = Liveness::new();
         let live = match (policy, live) {
@@ -147,13 +145,7 @@ impl PhiPlacement {
         if let (Policy::Pruned, Some(l)) = (policy, live) {
             input.owns("the liveness", l.num_blocks(), l.num_vars(), l.stamp())?;
         }
-        // `placed[b] == v + 1`: v already has a phi at b; `queued[b] == v + 1`:
-        // b was on v's worklist.
-        let (placed, queued, work, pairs) = (&mut self.placed, &mut self.queued, &mut self.work, &mut self.pairs);
-        placed.clear();
-        placed.resize(n, 0);
-        queued.clear();
-        queued.resize(n, 0);
+        let (blocks, pairs) = (&mut self.blocks, &mut self.pairs);
         pairs.clear();
         for v in 0..input.num_vars() as VarId {
             let wanted = match policy {
@@ -163,25 +155,11 @@ impl PhiPlacement {
             if !wanted {
                 continue;
             }
-            let mark = v + 1;
-            work.clear();
-            for &d in facts.def_blocks(v) {
-                queued[d as usize] = mark;
-                work.push(d);
-            }
-            while let Some(x) = work.pop() {
-                for &y in df.frontier(x) {
-                    if placed[y as usize] == mark {
-                        continue;
-                    }
-                    placed[y as usize] = mark;
-                    if policy != Policy::Pruned || live.is_some_and(|l| l.is_live_in(y, v)) {
-                        pairs.push((y, v));
-                    }
-                    if queued[y as usize] != mark {
-                        queued[y as usize] = mark;
-                        work.push(y);
-                    }
+            blocks.clear();
+            idf.query(facts.def_blocks(v).iter().copied(), blocks);
+            for &y in blocks.iter() {
+                if policy != Policy::Pruned || live.is_some_and(|l| l.is_live_in(y, v)) {
+                    pairs.push((y, v));
                 }
             }
         }

@@ -29,7 +29,7 @@
 //!   instruction's uses ([`cfg_dom::VarCode::uses`] order).
 
 use crate::placement::PhiPlacement;
-use cfg_dom::{DomTree, Graph, Input, InstId, Mismatch, Node, VarCode, VarId, belongs};
+use cfg_dom::{DomTree, Graph, Input, InstId, Mismatch, Node, VarCode, VarId, belongs, csr};
 
 /// A version: a dense id over all vars of the function.
 pub type Version = u32;
@@ -89,6 +89,14 @@ pub struct Renamer {
     stack: Vec<(Node, u32)>,
     phi_base: Vec<u32>,
     next: Version,
+    /// The input phis' operand uses, by predecessor: row `p` lists
+    /// `(successor, inst, use number, var)` for every use read at the end
+    /// of `p`, sorted by successor (so a block finds what it supplies to
+    /// one successor by binary search, and a phi of 10^5 operands costs
+    /// linear time, not a scan per predecessor).
+    phi_use_start: Vec<u32>,
+    phi_uses: Vec<(Node, InstId, u32, VarId)>,
+    phi_use_pairs: Vec<(Node, (Node, InstId, u32, VarId))>,
 }
 
 const ENTER: u32 = u32::MAX;
@@ -130,6 +138,7 @@ impl Renamer {
             pos += placement.phis(b).len() as u32;
         }
         self.next = pos;
+        self.index_phi_uses(input);
         for (i, &p) in input.params().iter().enumerate() {
             let v = self.fresh();
             sink.define(v, p, VersionDef::Param(i as u32), NO_VERSION);
@@ -160,6 +169,27 @@ impl Renamer {
             self.restore(mark);
         }
         Ok(self.next)
+    }
+
+    /// Builds the per-predecessor index of input-phi operand uses.
+    fn index_phi_uses<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>) {
+        let n = input.graph().num_nodes();
+        self.phi_use_pairs.clear();
+        if input.num_phis() == 0 {
+            self.phi_use_start.clear();
+            self.phi_uses.clear();
+            return;
+        }
+        for s in 0..n as Node {
+            for &inst in input.block_insts(s).iter().take_while(|&&i| input.is_phi(i)) {
+                for (k, u) in input.uses(inst).iter().enumerate() {
+                    if let Some(p) = u.pred {
+                        self.phi_use_pairs.push((p, (s, inst, k as u32, u.var)));
+                    }
+                }
+            }
+        }
+        csr::bucket(n, &self.phi_use_pairs, &mut self.phi_use_start, &mut self.phi_uses);
     }
 
     fn fresh(&mut self) -> Version {
@@ -224,12 +254,10 @@ impl Renamer {
                 sink.phi_operand(sbase + k as u32, b, self.current(var));
             }
             // Input phis read at the end of their predecessor.
-            for &inst in input.block_insts(s).iter().take_while(|&&i| input.is_phi(i)) {
-                for (k, u) in input.uses(inst).iter().enumerate() {
-                    if u.pred == Some(b) {
-                        sink.use_site(inst, k as u32, u.var, self.current(u.var));
-                    }
-                }
+            let row = csr::row(&self.phi_use_start, &self.phi_uses, b as usize);
+            let from = row.partition_point(|&(succ, ..)| succ < s);
+            for &(_, inst, k, var) in row[from..].iter().take_while(|&&(succ, ..)| succ == s) {
+                sink.use_site(inst, k, var, self.current(var));
             }
         }
     }

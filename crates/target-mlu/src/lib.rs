@@ -1,11 +1,81 @@
-//! `target-mlu`: the MLU-style accelerator backend.
+//! `target-mlu`: an open, documented ISA for an MLU-style deep-learning
+//! accelerator, built only from public facts (`docs/mlu-isa.md` cites
+//! them): machine configurations, instructions, the in-memory program form,
+//! an assembly text format (parser with `file:line:col` diagnostics, exact
+//! printer), a verifier, the numeric semantics and the cost model.
 //!
-//! **Status: not yet implemented.** This crate exposes no API yet. It will
-//! define the target ISA (clusters of IPU cores with NRAM/WRAM, a shared
-//! SRAM, GDMA/IODMA/MVDMA transfers; see the digest's accelerator section)
-//! and lower Keel IR to it. Only the simulator (`mlu-sim`) and the CLI
-//! depend on this crate.
+//! The machine (the digest's accelerator section): clusters of four IPU
+//! cores; per core NRAM, WRAM, GPRs, a vector unit, a matrix unit, an
+//! IO-DMA and a Move-DMA engine; per cluster a shared SRAM; DRAM shared by
+//! all. Every core runs the same program (SPMD) with its own special
+//! registers (`%coreid`, `%clusterid`, ...). Instructions issue in program
+//! order to four pipes (scalar, compute, IO-DMA, Move-DMA) that run
+//! concurrently; copies are asynchronous until a `sync`; barriers order
+//! the cores of a cluster (`barrier.sync.local`) or of the chip
+//! (`barrier.sync.global`). The `mlu-sim` crate runs programs.
 //!
-//! Depends on: `ir-core`, `cfg-dom`, `memdep`, `regalloc-pebble`.
+//! Choices where the public facts are silent, all documented in
+//! `docs/mlu-isa.md`: 64-bit GPRs (Keel IR has `i64`/`f64` scalars);
+//! scalar and vector semantics are Keel IR's (`ir_core::interp`) operation
+//! by operation, so lowered code computes what the interpreter computes;
+//! the copy direction is given by the operands' spaces; the memory core is
+//! a DMA engine, not a programmable core, so barrier counts name IPU cores
+//! only; unpublished rates and latencies are model choices in
+//! [`MachineConfig`].
+//!
+//! # Bad input
+//!
+//! Text is parsed into a program or a list of located diagnostics
+//! ([`text::parse`]), never a panic. [`verify`] checks a program against a
+//! configuration and collects every error, each naming the instruction
+//! (its index and text) or the memory object; it never panics, whatever
+//! the program holds (ids out of range included). Programs built through
+//! the API are not checked until verified; the simulator checks at run
+//! time what it needs and traps. Accessors taking ids answer `None` for
+//! ids the program does not have.
+//!
+//! # Example
+//!
+//! Parse a kernel, verify it for an MLU370-like machine, print it back:
+//!
+//! ```
+//! use target_mlu::{MachineConfig, text, verify};
+//!
+//! let src = "\
+//! .mem @x: f32[64] dram = [1.0, 2.0]
+//! .mem @buf: f32[64] nram
+//!     dma nram[@buf], dram[@x], 256
+//!     sync.io
+//!     vmul.f32 nram[@buf], nram[@buf], 2.0, 64
+//!     sync.compute
+//!     dma dram[@x], nram[@buf], 256
+//!     exit
+//! ";
+//! let (program, _spans) = text::parse(src).expect("it parses");
+//! verify(&program, &MachineConfig::mlu370()).expect("it verifies");
+//! let printed = text::print_program(&program);
+//! assert!(printed.starts_with(".mem @x: f32[64] dram at 0 = [1.0, 2.0]\n"));
+//! assert_eq!(text::parse(&printed).unwrap().0, program);
+//! ```
 
 #![deny(missing_docs)]
+
+mod config;
+pub mod cost;
+mod inst;
+mod ops;
+mod program;
+pub mod semantics;
+pub mod text;
+mod types;
+mod verify;
+
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+
+pub use config::MachineConfig;
+pub use inst::{Addr, Inst, LabelId, MemId, Operand, Uses, VSrc};
+pub use ops::{BinOp, Class, ConvOp, FloatCC, IntCC, RedOp, Route, Scope, SyncKind, UnOp, VBinOp, VUnOp};
+pub use program::{Label, MemDecl, Program, default_align, is_plain_name};
+pub use types::{Pipe, Reg, Space, Sreg, Ty};
+pub use verify::{VerifyError, VerifyErrorKind, verify};

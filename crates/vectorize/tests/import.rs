@@ -331,3 +331,21 @@ fn imported_vectorized_lowered_equals_keel_per_element() {
         assert_eq!(got[0].array().unwrap().item(1, i), Value::Scalar(want), "row {i}: {row}");
     }
 }
+
+#[test]
+fn a_var_defined_many_times_gets_a_name_per_definition() {
+    // 3,000 definitions of `%x`: each gets its own name (`x`, `x.1`, ...),
+    // found in linear time (the suffix search resumes where it stopped).
+    let n = 3000;
+    let mut text = String::from("func @f(%a: i32) -> i32 {\n    var %x: i32\nbb0:\n    %x = add %a, 1\n");
+    for _ in 1..n {
+        text += "    %x = mul %x, %a\n";
+    }
+    text += "    ret %x\n}\n";
+    let m = module(&text);
+    let imp = import_function(&m, m.function_by_name("f").unwrap()).unwrap();
+    let printed = print_graph(&imp.graph);
+    assert!(printed.contains("    %x: i32 = add %a, %0\n"), "{}", &printed[..200]);
+    assert!(printed.contains(&format!("    %x.{}: i32 = mul %x.{}, %a\n", n - 1, n - 2)), "{}", &printed[..200]);
+    assert_eq!(agree(&m, "f", 20, 7).0, 20);
+}

@@ -176,9 +176,17 @@ pub struct ModuleError {
 
 impl fmt::Display for ModuleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.message.starts_with(NO_SUCH_FUNCTION) {
+            // A request the module cannot satisfy, not a fault of the module.
+            return f.write_str(&self.message);
+        }
         write!(f, "invalid WebAssembly module at offset {:#x}: {}", self.offset, self.message)
     }
 }
+
+/// How the error for an [`ImportOptions::only`] naming no defined
+/// function starts.
+const NO_SUCH_FUNCTION: &str = "no function ";
 
 impl ModuleError {
     /// Renders the error as a diagnostic on `file` (the module's name), the
@@ -317,11 +325,16 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Import, ModuleErr
         let first = parsed.func_imports.len();
         let defined = first..first + parsed.bodies.len();
         if !defined.contains(&(n as usize)) {
+            let which = if defined.is_empty() {
+                "it defines none".to_string()
+            } else {
+                format!("its defined functions are {}..={}", defined.start, defined.end - 1)
+            };
             return Err(ModuleError {
                 offset: 0,
                 message: format!(
-                    "function {n} is not a defined function (the defined ones are {}..{})",
-                    defined.start, defined.end
+                    "{NO_SUCH_FUNCTION}{n} to import: the module has {} function(s) ({} imported); {which}",
+                    defined.end, first
                 ),
             });
         }

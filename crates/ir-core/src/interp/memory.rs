@@ -4,7 +4,10 @@
 //! stored as the canonical bits of an [`Imm`] of the object's element type
 //! (8 bytes per element, whatever the type: simplicity over density), so a
 //! read is `Imm::from_bits(elem, bits)` with no conversion. Sizes are checked
-//! against a byte budget before anything is allocated.
+//! against a byte budget before anything is allocated: the objects' storage
+//! when the memory is made, and the temporaries a tensor instruction needs
+//! (copies of sources that overlap its destination) when it runs, so the
+//! budget bounds what the interpreter really allocates for memory.
 
 use super::trap::{Trap, TrapKind};
 use crate::entities::Mem;
@@ -18,6 +21,9 @@ use cranelift_entity::EntityRef;
 pub struct Memory {
     elems: Vec<Type>,
     data: Vec<Vec<u64>>,
+    /// The byte budget, and the bytes the objects take.
+    limit_bytes: u64,
+    object_bytes: u64,
 }
 
 impl Memory {
@@ -35,7 +41,8 @@ impl Memory {
                 ),
             ));
         }
-        let mut mem = Memory { elems: Vec::new(), data: Vec::new() };
+        let mut mem =
+            Memory { elems: Vec::new(), data: Vec::new(), limit_bytes, object_bytes: total.saturating_mul(8) };
         for (_, obj) in module.mems() {
             let mut v = vec![0u64; obj.len as usize];
             for (slot, init) in v.iter_mut().zip(&obj.init) {
@@ -97,6 +104,23 @@ impl Memory {
         }
         for (slot, v) in obj.iter_mut().zip(values) {
             *slot = v.bits();
+        }
+        Ok(())
+    }
+
+    /// Checks that a temporary of `elements` elements fits in the budget
+    /// beside the objects.
+    pub(crate) fn reserve_temporary(&self, elements: usize) -> Result<(), Trap> {
+        let bytes = (elements as u64).saturating_mul(8);
+        if self.object_bytes.saturating_add(bytes) > self.limit_bytes {
+            return Err(Trap::new(
+                TrapKind::MemoryLimit,
+                format!(
+                    "a temporary of {bytes} bytes (an operand overlapping the destination) does not fit beside the \
+                     {} bytes of memory objects; the limit is {}",
+                    self.object_bytes, self.limit_bytes
+                ),
+            ));
         }
         Ok(())
     }

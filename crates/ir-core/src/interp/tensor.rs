@@ -42,20 +42,34 @@ fn resolve(memory: &Memory, mem: Mem, offset: Imm, size: Imm) -> R<Range> {
     Ok(Range { mem, start: off as usize, len: size as usize })
 }
 
-fn gather(memory: &Memory, r: Range) -> Vec<Imm> {
-    let elem = memory.elem_type(r.mem).unwrap_or(Type::I64);
-    memory.raw(r.mem)[r.start..r.start + r.len].iter().map(|&b| Imm::from_bits(elem, b)).collect()
+/// Elements processed per step of an element-wise instruction: sources are
+/// read for a chunk, then the chunk is written, so no temporary grows with
+/// the instruction.
+const CHUNK: usize = 1024;
+
+/// The elements of `r`.
+fn elements(memory: &Memory, r: Range) -> &[u64] {
+    &memory.raw(r.mem)[r.start..r.start + r.len]
 }
 
-fn scatter(memory: &mut Memory, r: Range, values: &[Imm]) -> R<()> {
-    let elem = memory.elem_type(r.mem).unwrap_or(Type::I64);
-    if values.iter().any(|v| v.ty() != elem) {
-        return Err(Trap::new(TrapKind::Malformed, format!("a value of another type than {elem} written to memory")));
-    }
-    for (slot, v) in memory.raw_mut(r.mem)[r.start..r.start + r.len].iter_mut().zip(values) {
-        *slot = v.bits();
-    }
-    Ok(())
+/// True when `a` and `b` share an element.
+fn overlap(a: Range, b: Range) -> bool {
+    a.mem == b.mem && a.start < b.start + b.len && b.start < a.start + a.len
+}
+
+/// Where a source operand's elements are read from: the memory itself, a
+/// copy (when it overlaps the destination at another offset, so a write
+/// cannot change what a later element reads: overlap acts through a
+/// temporary), or one value for every element.
+enum Column {
+    Memory(Range),
+    Copy(Vec<u64>),
+    Broadcast(Imm),
+}
+
+/// The element type of the destination, checked on every value written.
+fn store(memory: &mut Memory, dst: Range, at: usize, bits: &[u64]) {
+    memory.raw_mut(dst.mem)[dst.start + at..dst.start + at + bits.len()].copy_from_slice(bits);
 }
 
 fn op_trap((kind, message): (TrapKind, String)) -> Trap {
@@ -84,14 +98,14 @@ pub(super) fn execute(
             let Some(Source::Range(src)) = sources.first() else { return Err(malformed("needs a descriptor")) };
             fuel(src.len as u64)?;
             let elem = memory.elem_type(src.mem).unwrap_or(Type::I64);
-            let values = gather(memory, *src);
+            let values = elements(memory, *src);
             let result = match op {
                 // Left to right from the first element; empty is +0.
-                Opcode::Tsum => fold(&values, ops::zero(elem), |a, b| {
+                Opcode::Tsum => fold(elem, values, ops::zero(elem), |a, b| {
                     ops::binary(if elem.is_float() { Opcode::Fadd } else { Opcode::Add }, a, b)
                 })?,
                 // NaN-propagating maximum; empty is the lowest value.
-                _ => fold(&values, ops::lowest(elem), |a, b| {
+                _ => fold(elem, values, ops::lowest(elem), |a, b| {
                     ops::binary(if elem.is_float() { Opcode::Fmax } else { Opcode::Smax }, a, b)
                 })?,
             };
@@ -119,23 +133,42 @@ pub(super) fn execute(
             let (m, k, n) = (m as usize, k as usize, n as usize);
             fuel((m as u64).saturating_mul(n as u64).saturating_mul(k as u64))?;
             let elem = memory.elem_type(c.mem).unwrap_or(Type::I64);
-            let (av, bv) = (gather(memory, *a), gather(memory, *b));
+            let (ea, eb) = (memory.elem_type(a.mem).unwrap_or(Type::I64), memory.elem_type(b.mem).unwrap_or(Type::I64));
+            // C is written only at the end when it overlaps A or B (then
+            // through a temporary, counted against the memory budget);
+            // otherwise each element goes straight to memory.
+            let through_temp = overlap(*c, *a) || overlap(*c, *b);
+            if through_temp {
+                memory.reserve_temporary(c.len)?;
+            }
+            let mut out = Vec::with_capacity(if through_temp { c.len } else { 0 });
             let (mul, add) = if elem.is_float() { (Opcode::Fmul, Opcode::Fadd) } else { (Opcode::Mul, Opcode::Add) };
-            let mut out = Vec::with_capacity(m * n);
             for i in 0..m {
                 for j in 0..n {
                     let mut acc = None;
                     for p in 0..k {
-                        let prod = ops::binary(mul, av[i * k + p], bv[p * n + j]).map_err(op_trap)?;
+                        let x = Imm::from_bits(ea, memory.raw(a.mem)[a.start + i * k + p]);
+                        let y = Imm::from_bits(eb, memory.raw(b.mem)[b.start + p * n + j]);
+                        let prod = ops::binary(mul, x, y).map_err(op_trap)?;
                         acc = Some(match acc {
                             None => prod,
                             Some(s) => ops::binary(add, s, prod).map_err(op_trap)?,
                         });
                     }
-                    out.push(acc.unwrap_or(ops::zero(elem)));
+                    let v = acc.unwrap_or(ops::zero(elem));
+                    if v.ty() != elem {
+                        return Err(mistyped(elem));
+                    }
+                    if through_temp {
+                        out.push(v.bits());
+                    } else {
+                        store(memory, *c, i * n + j, &[v.bits()]);
+                    }
                 }
             }
-            scatter(memory, *c, &out)?;
+            if through_temp {
+                store(memory, *c, 0, &out);
+            }
             Ok(None)
         }
         _ => {
@@ -154,50 +187,80 @@ pub(super) fn execute(
                 }
             }
             fuel(dst.len as u64)?;
-            // Copy every source out first: overlap acts through a temporary.
-            let columns: Vec<Column> = sources[1..]
-                .iter()
-                .map(|s| match s {
-                    Source::Range(r) => Column::Values(gather(memory, *r)),
-                    Source::Scalar(v) => Column::Broadcast(*v),
+            // A source read at the same offset as the destination is safe
+            // to read chunk by chunk; one that overlaps it elsewhere is
+            // copied first (overlap acts through a temporary).
+            let mut columns = Vec::with_capacity(sources.len() - 1);
+            for s in &sources[1..] {
+                columns.push(match *s {
+                    Source::Range(r) if overlap(r, dst) && r.start != dst.start => {
+                        memory.reserve_temporary(r.len)?;
+                        Column::Copy(elements(memory, r).to_vec())
+                    }
+                    Source::Range(r) => Column::Memory(r),
+                    Source::Scalar(v) => Column::Broadcast(v),
+                });
+            }
+            let elem = memory.elem_type(dst.mem).unwrap_or(Type::I64);
+            let at = |memory: &Memory, c: usize, i: usize| -> Option<Imm> {
+                Some(match columns.get(c)? {
+                    Column::Memory(r) => Imm::from_bits(memory.elem_type(r.mem)?, memory.raw(r.mem)[r.start + i]),
+                    Column::Copy(v) => Imm::from_bits(memory.elem_type(source_mem(&sources, c)?)?, v[i]),
+                    Column::Broadcast(x) => *x,
                 })
-                .collect();
-            let at = |c: usize, i: usize| columns.get(c).map(|col| col.get(i));
-            let mut out = Vec::with_capacity(dst.len);
-            for i in 0..dst.len {
-                let a = at(0, i).ok_or_else(|| malformed("missing source"))?;
+            };
+            let value = |memory: &Memory, i: usize| -> R<u64> {
+                let a = at(memory, 0, i).ok_or_else(|| malformed("missing source"))?;
                 let v = match op {
                     Opcode::Tfill | Opcode::Dma => a,
                     _ => {
-                        let b = at(1, i).unwrap_or(a);
-                        let c = at(2, i).unwrap_or(a);
+                        let b = at(memory, 1, i).unwrap_or(a);
+                        let c = at(memory, 2, i).unwrap_or(a);
                         ops::tensor_elem(op, a, b, c).map_err(op_trap)?
                     }
                 };
-                out.push(v);
+                if v.ty() != elem {
+                    return Err(mistyped(elem));
+                }
+                Ok(v.bits())
+            };
+            // An instruction that traps writes nothing. Only integer
+            // division can trap on its values: check every element first.
+            if op == Opcode::Tdiv && !elem.is_float() {
+                for i in 0..dst.len {
+                    value(memory, i)?;
+                }
             }
-            scatter(memory, dst, &out)?;
+            let mut chunk = [0u64; CHUNK];
+            let mut done = 0;
+            while done < dst.len {
+                let len = CHUNK.min(dst.len - done);
+                for (k, slot) in chunk[..len].iter_mut().enumerate() {
+                    *slot = value(memory, done + k)?;
+                }
+                store(memory, dst, done, &chunk[..len]);
+                done += len;
+            }
             Ok(None)
         }
     }
 }
 
-enum Column {
-    Values(Vec<Imm>),
-    Broadcast(Imm),
-}
-
-impl Column {
-    fn get(&self, i: usize) -> Imm {
-        match self {
-            Column::Values(v) => v[i],
-            Column::Broadcast(x) => *x,
-        }
+/// The object source operand `c` (counting after the destination) reads.
+fn source_mem(sources: &[Source], c: usize) -> Option<Mem> {
+    match sources.get(c + 1)? {
+        Source::Range(r) => Some(r.mem),
+        Source::Scalar(_) => None,
     }
 }
 
-/// Left fold from the first element; `empty` when there is none.
-fn fold(values: &[Imm], empty: Imm, step: impl Fn(Imm, Imm) -> ops::OpResult) -> R<Imm> {
+fn mistyped(elem: Type) -> Trap {
+    Trap::new(TrapKind::Malformed, format!("a value of another type than {elem} written to memory"))
+}
+
+/// Left fold from the first element (of type `elem`); `empty` when there
+/// is none.
+fn fold(elem: Type, values: &[u64], empty: Imm, step: impl Fn(Imm, Imm) -> ops::OpResult) -> R<Imm> {
     let Some((&first, rest)) = values.split_first() else { return Ok(empty) };
-    rest.iter().try_fold(first, |acc, &v| step(acc, v)).map_err(op_trap)
+    rest.iter().try_fold(Imm::from_bits(elem, first), |acc, &v| step(acc, Imm::from_bits(elem, v))).map_err(op_trap)
 }

@@ -84,6 +84,41 @@ pub(crate) struct Lexer<'a> {
     pos: usize,
 }
 
+/// A name as written after its sigil (`x`, or `"a\nb"` with escapes), as
+/// the name itself; `None` when it is not one whole name.
+pub(crate) fn read_name(text: &str) -> Option<String> {
+    let mut lx = Lexer::new(text, 0);
+    let name = lx.name(0, "").ok()?;
+    (lx.pos == text.len()).then(|| name.into_owned())
+}
+
+/// The spans of every comment of `src` (from `;` to the end of its line,
+/// the line break excluded), in order. Lexical errors skip their line, as
+/// the parser's recovery does.
+pub(crate) fn comment_spans(src: &str) -> Vec<Span> {
+    let mut lx = Lexer::new(src, 0);
+    let mut out = Vec::new();
+    loop {
+        loop {
+            match lx.bytes.get(lx.pos) {
+                Some(b' ' | b'\t' | b'\r') => lx.pos += 1,
+                Some(b';') => {
+                    let start = lx.pos;
+                    lx.skip_line();
+                    out.push(Span::new(start, lx.pos));
+                }
+                _ => break,
+            }
+        }
+        match lx.next_token() {
+            Ok((Tok::Eof, _)) => break,
+            Ok(_) => {}
+            Err(_) => lx.skip_line(),
+        }
+    }
+    out
+}
+
 pub(crate) fn is_name_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'.'
 }
@@ -345,7 +380,7 @@ impl<'a> Lexer<'a> {
 }
 
 /// Writes `name` after a sigil, quoting it when it is not a plain name.
-pub(crate) fn write_name(out: &mut impl core::fmt::Write, sigil: char, name: &str) -> core::fmt::Result {
+pub(crate) fn write_name(out: &mut (impl core::fmt::Write + ?Sized), sigil: char, name: &str) -> core::fmt::Result {
     out.write_char(sigil)?;
     if !name.is_empty() && name.bytes().all(is_name_byte) {
         return out.write_str(name);
@@ -354,7 +389,7 @@ pub(crate) fn write_name(out: &mut impl core::fmt::Write, sigil: char, name: &st
 }
 
 /// Writes `text` as a quoted string with the lexer's escapes.
-pub(crate) fn write_quoted(out: &mut impl core::fmt::Write, text: &str) -> core::fmt::Result {
+pub(crate) fn write_quoted(out: &mut (impl core::fmt::Write + ?Sized), text: &str) -> core::fmt::Result {
     let name = text;
     out.write_char('"')?;
     for ch in name.chars() {

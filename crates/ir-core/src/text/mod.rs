@@ -20,19 +20,32 @@
 //!   importer and the `keel` tool, so there is no caret code of our own to
 //!   keep right.
 
+mod comments;
 mod context;
 mod lexer;
 mod parser;
 mod printer;
-mod render;
+pub(crate) mod render;
 mod span;
 
+pub use comments::Comments;
 pub use parser::{ParseLimits, parse, parse_bytes, parse_with};
-pub use printer::{DisplayInst, print_function, print_module, write_function, write_module};
-pub use render::{render_error, render_file_error};
-pub use span::{Diagnostic, FuncSpans, LineCol, SourceMap, Span, line_col};
+pub use printer::{
+    DisplayInst, print_function, print_module, print_module_with_comments, write_function, write_module,
+    write_module_with,
+};
+pub use render::{MAX_SHOWN, render_error, render_file_error, shown};
+pub use span::{Diagnostic, FuncSpans, LineCol, LineIndex, SourceMap, Span, line_col};
 
 use core::fmt;
+
+/// Reads a name as the text format writes it after its sigil: a plain
+/// name (`main`) or a quoted one with escapes (`"a\nb"`). `None` when
+/// `text` is not exactly one name. The inverse of [`write_global_name`]
+/// and [`write_var_name`] without their sigil.
+pub fn read_name(text: &str) -> Option<String> {
+    lexer::read_name(text)
+}
 
 /// Writes `%name`, quoting the name when it is not a plain name.
 pub fn write_var_name(out: &mut impl fmt::Write, name: &str) -> fmt::Result {

@@ -94,6 +94,7 @@ pub fn parse_with(src: &str, limits: &ParseLimits) -> Result<(Module, SourceMap)
         p.body(body);
     }
     if p.diags.is_empty() {
+        p.smap.lines = super::span::LineIndex::new(src);
         return Ok((p.module, p.smap));
     }
     // Pass 1 reports declarations before pass 2 reports bodies; users read
@@ -359,9 +360,11 @@ impl<'a> Parser<'a> {
         let returns = if self.eat(&Tok::Arrow) { self.type_list()? } else { Vec::new() };
         self.end_line()?;
         self.declare(&name, name_span)?;
-        self.module
+        let ext = self
+            .module
             .add_extern(&name, Signature { params, returns })
             .map_err(|e| self.error(e.to_string(), name_span))?;
+        self.smap.externs[ext] = name_span;
         Ok(())
     }
 
@@ -404,6 +407,7 @@ impl<'a> Parser<'a> {
             }
         };
         self.smap.function_mut(func).header = header_start.to(header_span);
+        self.smap.function_mut(func).end = close;
         bodies.push(Body { func, start: body_start });
         self.end_line()
     }
@@ -412,13 +416,15 @@ impl<'a> Parser<'a> {
         let (name, name_span) = self.global_name()?;
         self.expect(&Tok::LParen, "`(`")?;
         let mut names: Vec<(Cow<'a, str>, Span)> = Vec::new();
+        // Seen names, for the duplicate check in constant time per param.
+        let mut seen: rustc_hash::FxHashSet<Cow<'a, str>> = Default::default();
         let mut params = Vec::new();
         if self.tok != Tok::RParen {
             loop {
                 let (pname, pspan) = self.var_token()?;
                 self.expect(&Tok::Colon, "`:` and a type")?;
                 let ty = self.ty()?;
-                if names.iter().any(|(n, _)| *n == pname) {
+                if !seen.insert(pname.clone()) {
                     return Err(self.error(format!("duplicate parameter `%{pname}`"), pspan));
                 }
                 names.push((pname, pspan));

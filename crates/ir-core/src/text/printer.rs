@@ -9,6 +9,7 @@
 //! Malformed instructions (which the builder can make and the verifier
 //! rejects) print as far as their data allows, without panicking.
 
+use super::comments::{Anchor, Comments, Group};
 use super::context::{Shape, literal_type};
 use super::lexer::{write_name, write_quoted};
 use crate::entities::{FuncId, Inst};
@@ -37,8 +38,24 @@ pub fn print_function(m: &Module, f: FuncId) -> String {
 }
 
 /// Writes a whole module.
-pub fn write_module(m: &Module, out: &mut impl Write) -> fmt::Result {
+pub fn write_module(m: &Module, out: &mut (impl Write + ?Sized)) -> fmt::Result {
+    write_module_with(m, None, out)
+}
+
+/// Prints a whole module with the comments of its source (see
+/// [`Comments`]): `keel fmt`.
+pub fn print_module_with_comments(m: &Module, comments: &Comments) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_module_with(m, Some(comments), &mut out);
+    out
+}
+
+/// Writes a whole module, with the comments of its source when given.
+pub fn write_module_with(m: &Module, c: Option<&Comments>, out: &mut (impl Write + ?Sized)) -> fmt::Result {
     let mut first_group = true;
+    // A blank line between groups; true when one was just written (or
+    // nothing was), so a comment's own blank line is not doubled.
     let mut sep = |out: &mut dyn Write| -> fmt::Result {
         if !first_group {
             out.write_char('\n')?;
@@ -47,44 +64,131 @@ pub fn write_module(m: &Module, out: &mut impl Write) -> fmt::Result {
         Ok(())
     };
     if m.mems().len() > 0 {
-        sep(out)?;
-        for (_, mem) in m.mems() {
-            out.write_str("mem ")?;
-            write_name(out, '@', &mem.name)?;
-            write!(out, ": {}[{}] {}", mem.elem, mem.len, mem.space)?;
-            if !mem.init.is_empty() {
-                out.write_str(" = [")?;
-                for (i, v) in mem.init.iter().enumerate() {
-                    if i > 0 {
-                        out.write_str(", ")?;
+        sep(&mut Dyn(out))?;
+        for (i, (id, mem)) in m.mems().enumerate() {
+            entity_line(out, c, Anchor::Mem(id), 0, i == 0, |out| {
+                out.write_str("mem ")?;
+                write_name(out, '@', &mem.name)?;
+                write!(out, ": {}[{}] {}", mem.elem, mem.len, mem.space)?;
+                if !mem.init.is_empty() {
+                    out.write_str(" = [")?;
+                    for (i, v) in mem.init.iter().enumerate() {
+                        if i > 0 {
+                            out.write_str(", ")?;
+                        }
+                        write_imm(out, *v, Some(mem.elem))?;
                     }
-                    write_imm(out, *v, Some(mem.elem))?;
+                    out.write_char(']')?;
                 }
-                out.write_char(']')?;
-            }
-            out.write_char('\n')?;
+                Ok(())
+            })?;
         }
     }
     if m.externs().len() > 0 {
-        sep(out)?;
-        for (_, ext) in m.externs() {
-            out.write_str("extern ")?;
-            write_name(out, '@', &ext.name)?;
-            out.write_char('(')?;
-            write_types(out, &ext.sig.params)?;
-            out.write_char(')')?;
-            write_returns(out, &ext.sig.returns)?;
-            out.write_char('\n')?;
+        sep(&mut Dyn(out))?;
+        for (i, (id, ext)) in m.externs().enumerate() {
+            entity_line(out, c, Anchor::Ext(id), 0, i == 0, |out| {
+                out.write_str("extern ")?;
+                write_name(out, '@', &ext.name)?;
+                out.write_char('(')?;
+                write_types(out, &ext.sig.params)?;
+                out.write_char(')')?;
+                write_returns(out, &ext.sig.returns)
+            })?;
         }
     }
-    for (_, func) in m.functions() {
-        sep(out)?;
-        write_function(m, func, out)?;
+    for (id, func) in m.functions() {
+        sep(&mut Dyn(out))?;
+        write_function_with(m, id, func, c, out)?;
+    }
+    if let Some(c) = c {
+        leading(out, &c.tail, 0, false)?;
     }
     Ok(())
 }
 
-fn write_types(out: &mut impl Write, tys: &[Type]) -> fmt::Result {
+/// Writes `group`'s comment lines at `indent`, keeping one blank line where
+/// the source had some (not at the start of a group of items, `fresh`,
+/// which the printer separates already).
+fn leading(out: &mut (impl Write + ?Sized), group: &Group, indent: usize, fresh: bool) -> fmt::Result {
+    for (i, line) in group.lines.iter().enumerate() {
+        if line.blank_before && !(i == 0 && fresh) {
+            out.write_char('\n')?;
+        }
+        writeln!(out, "{:indent$}{}", "", line.text)?;
+    }
+    if group.blank_after && !group.lines.is_empty() {
+        out.write_char('\n')?;
+    }
+    Ok(())
+}
+
+/// Trailing comments start at this column (0-based), or two blanks after a
+/// longer line.
+const TRAILING_COLUMN: usize = 32;
+
+/// Writes one line for the entity `anchor`: its leading comments, `indent`
+/// blanks, what `body` writes, its trailing comment, the line break.
+fn entity_line<W: Write + ?Sized>(
+    out: &mut W,
+    c: Option<&Comments>,
+    anchor: Anchor,
+    indent: usize,
+    fresh: bool,
+    body: impl FnOnce(&mut dyn Write) -> fmt::Result,
+) -> fmt::Result {
+    entity_line_at(out, c, anchor, (indent, indent), fresh, body)
+}
+
+/// [`entity_line`] with leading comments indented apart from the entity
+/// (`indents` = (entity, comments)): comments before a function's `}` are
+/// inside its body.
+fn entity_line_at<W: Write + ?Sized>(
+    out: &mut W,
+    c: Option<&Comments>,
+    anchor: Anchor,
+    (indent, lead_indent): (usize, usize),
+    fresh: bool,
+    body: impl FnOnce(&mut dyn Write) -> fmt::Result,
+) -> fmt::Result {
+    let Some(c) = c else {
+        write!(out, "{:indent$}", "")?;
+        body(&mut Dyn(out))?;
+        return out.write_char('\n');
+    };
+    if let Some(group) = c.leading.get(&anchor) {
+        leading(out, group, lead_indent, fresh)?;
+    }
+    match c.trailing.get(&anchor) {
+        None => {
+            write!(out, "{:indent$}", "")?;
+            body(&mut Dyn(out))?;
+        }
+        Some(text) => {
+            let mut line = format!("{:indent$}", "");
+            body(&mut line)?;
+            let width = line.chars().count();
+            let pad = if width + 2 > TRAILING_COLUMN { 2 } else { TRAILING_COLUMN - width };
+            write!(out, "{line}{:pad$}{text}", "")?;
+        }
+    }
+    out.write_char('\n')
+}
+
+/// A `dyn Write` view of any writer.
+struct Dyn<'w, W: Write + ?Sized>(&'w mut W);
+
+impl<W: Write + ?Sized> Write for Dyn<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.write_str(s)
+    }
+
+    fn write_char(&mut self, ch: char) -> fmt::Result {
+        self.0.write_char(ch)
+    }
+}
+
+fn write_types(out: &mut (impl Write + ?Sized), tys: &[Type]) -> fmt::Result {
     for (i, t) in tys.iter().enumerate() {
         if i > 0 {
             out.write_str(", ")?;
@@ -94,7 +198,7 @@ fn write_types(out: &mut impl Write, tys: &[Type]) -> fmt::Result {
     Ok(())
 }
 
-fn write_returns(out: &mut impl Write, tys: &[Type]) -> fmt::Result {
+fn write_returns(out: &mut (impl Write + ?Sized), tys: &[Type]) -> fmt::Result {
     if !tys.is_empty() {
         out.write_str(" -> ")?;
         write_types(out, tys)?;
@@ -103,43 +207,62 @@ fn write_returns(out: &mut impl Write, tys: &[Type]) -> fmt::Result {
 }
 
 /// Writes one function.
-pub fn write_function(m: &Module, func: &Function, out: &mut impl Write) -> fmt::Result {
-    out.write_str("func ")?;
-    write_name(out, '@', func.name())?;
-    out.write_char('(')?;
-    for (i, &p) in func.params().iter().enumerate() {
-        if i > 0 {
-            out.write_str(", ")?;
-        }
-        write_name(out, '%', func.var_name(p))?;
-        write!(out, ": {}", func.var_type(p).unwrap_or(Type::I64))?;
-    }
-    out.write_char(')')?;
-    write_returns(out, &func.signature().returns)?;
-    out.write_str(" {\n")?;
-    let params = func.params();
-    for v in func.vars() {
-        // Params are the first vars; the check keeps odd hand-made functions printable.
-        if v.as_u32() as usize >= params.len() || !params.contains(&v) {
-            out.write_str("    var ")?;
-            write_name(out, '%', func.var_name(v))?;
-            write!(out, ": {}", func.var_type(v).unwrap_or(Type::I64))?;
-            if let Some(o) = func.var_data(v).and_then(|d| d.origin()) {
-                out.write_str(" of ")?;
-                write_name(out, '%', func.var_name(o))?;
+pub fn write_function(m: &Module, func: &Function, out: &mut (impl Write + ?Sized)) -> fmt::Result {
+    // Without comments the id is only used to look them up.
+    write_function_with(m, FuncId::from_u32(0), func, None, out)
+}
+
+fn write_function_with(
+    m: &Module,
+    id: FuncId,
+    func: &Function,
+    c: Option<&Comments>,
+    out: &mut (impl Write + ?Sized),
+) -> fmt::Result {
+    entity_line(out, c, Anchor::Func(id), 0, true, |out| {
+        out.write_str("func ")?;
+        write_name(out, '@', func.name())?;
+        out.write_char('(')?;
+        for (i, &p) in func.params().iter().enumerate() {
+            if i > 0 {
+                out.write_str(", ")?;
             }
-            out.write_char('\n')?;
+            write_name(out, '%', func.var_name(p))?;
+            write!(out, ": {}", func.var_type(p).unwrap_or(Type::I64))?;
+        }
+        out.write_char(')')?;
+        write_returns(out, &func.signature().returns)?;
+        out.write_str(" {")
+    })?;
+    // Params are usually the first vars; the marks keep odd hand-made
+    // functions printable, in time linear in the vars.
+    let mut is_param = vec![false; func.num_vars()];
+    for &p in func.params() {
+        if let Some(m) = is_param.get_mut(p.as_u32() as usize) {
+            *m = true;
+        }
+    }
+    for v in func.vars() {
+        if !is_param.get(v.as_u32() as usize).copied().unwrap_or(false) {
+            entity_line(out, c, Anchor::Var(id, v), 4, false, |out| {
+                out.write_str("var ")?;
+                write_name(out, '%', func.var_name(v))?;
+                write!(out, ": {}", func.var_type(v).unwrap_or(Type::I64))?;
+                if let Some(o) = func.var_data(v).and_then(|d| d.origin()) {
+                    out.write_str(" of ")?;
+                    write_name(out, '%', func.var_name(o))?;
+                }
+                Ok(())
+            })?;
         }
     }
     for block in func.blocks() {
-        writeln!(out, "{block}:")?;
+        entity_line(out, c, Anchor::Block(id, block), 0, false, |out| write!(out, "{block}:"))?;
         for inst in func.block_insts(block) {
-            out.write_str("    ")?;
-            write_inst(m, func, inst, out)?;
-            out.write_char('\n')?;
+            entity_line(out, c, Anchor::Inst(id, inst), 4, false, |mut out| write_inst(m, func, inst, &mut out))?;
         }
     }
-    out.write_str("}\n")
+    entity_line_at(out, c, Anchor::End(id), (0, 4), false, |out| out.write_char('}'))
 }
 
 /// An instruction in text form, for messages.
@@ -159,7 +282,7 @@ impl fmt::Display for DisplayInst<'_> {
     }
 }
 
-fn write_imm(out: &mut impl Write, imm: crate::Imm, context: Option<Type>) -> fmt::Result {
+fn write_imm(out: &mut (impl Write + ?Sized), imm: crate::Imm, context: Option<Type>) -> fmt::Result {
     if context != Some(imm.ty()) {
         write!(out, "{} ", imm.ty())?;
     }
@@ -180,7 +303,7 @@ struct InstPrinter<'a> {
 }
 
 impl InstPrinter<'_> {
-    fn operand(&self, out: &mut impl Write, i: usize) -> fmt::Result {
+    fn operand(&self, out: &mut (impl Write + ?Sized), i: usize) -> fmt::Result {
         let Some(&op) = self.ops.get(i) else {
             return out.write_str("?");
         };
@@ -203,7 +326,7 @@ impl InstPrinter<'_> {
         }
     }
 
-    fn list(&self, out: &mut impl Write, range: core::ops::Range<usize>) -> fmt::Result {
+    fn list(&self, out: &mut (impl Write + ?Sized), range: core::ops::Range<usize>) -> fmt::Result {
         for i in range.clone() {
             if i > range.start {
                 out.write_str(", ")?;
@@ -214,7 +337,7 @@ impl InstPrinter<'_> {
     }
 }
 
-fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut impl Write) -> fmt::Result {
+fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut (impl Write + ?Sized)) -> fmt::Result {
     let Some(data) = func.inst(inst) else {
         return out.write_str("<no such instruction>");
     };
@@ -405,7 +528,7 @@ fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut impl Write) -> 
 /// An operand naming a constant the function does not have (only in
 /// malformed functions, which the verifier rejects): printed so that it
 /// reads as what it is and never parses.
-fn write_unknown(out: &mut impl Write, op: Operand) -> fmt::Result {
+fn write_unknown(out: &mut (impl Write + ?Sized), op: Operand) -> fmt::Result {
     match op.as_const() {
         Some(c) => write!(out, "<unknown constant {c}>"),
         None => out.write_str("<unknown operand>"),

@@ -31,7 +31,7 @@
 //! [`VerifierError`]: crate::VerifierError
 //! [`line_col`]: super::line_col
 
-use super::span::{Diagnostic, Span};
+use super::span::{Diagnostic, LineIndex, Span};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
 /// The one renderer configuration: plain text, rustc's ASCII layout.
@@ -41,16 +41,54 @@ const RENDERER: Renderer = Renderer::plain();
 /// `span`'s start and a caret under the span (at least one caret, so an
 /// empty span or one at the end of the input is still marked).
 pub fn render_error(file: &str, src: &str, span: Span, message: &str) -> String {
-    let (line_no, line, range) = line_of(src, span);
-    let snippet = Snippet::source(line).line_start(line_no).path(file).annotation(AnnotationKind::Primary.span(range));
-    finish(RENDERER.render(&[Level::ERROR.primary_title(message).element(snippet)]))
+    render_error_indexed(file, src, None, span, message)
+}
+
+/// [`render_error`], finding the line number in `lines` (an index of
+/// `src`) when given: many errors in one large file then cost a binary
+/// search each instead of a scan of the file up to the error.
+pub(crate) fn render_error_indexed(
+    file: &str,
+    src: &str,
+    lines: Option<&LineIndex>,
+    span: Span,
+    message: &str,
+) -> String {
+    let (line_no, line, range) = line_of(src, lines, span);
+    let (message, file) = (shown(message), shown(file));
+    let snippet = Snippet::source(line).line_start(line_no).path(&file).annotation(AnnotationKind::Primary.span(range));
+    finish(RENDERER.render(&[Level::ERROR.primary_title(&message).element(snippet)]))
+}
+
+/// Longest message or file name shown whole; a longer one keeps its start
+/// and end around a note of what was cut (a 10 MB literal quoted in a
+/// message must not become 10 MB of diagnostics).
+pub const MAX_SHOWN: usize = 240;
+
+/// `text` as a diagnostic shows it: control characters escaped (`\n`,
+/// `\u{1b}`, so none reaches the terminal raw) and, past [`MAX_SHOWN`]
+/// characters, the middle cut out.
+pub fn shown(text: &str) -> String {
+    let escaped: String = if text.chars().any(char::is_control) {
+        text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    } else {
+        text.to_string()
+    };
+    let n = escaped.chars().count();
+    if n <= MAX_SHOWN {
+        return escaped;
+    }
+    let head: String = escaped.chars().take(MAX_SHOWN * 2 / 3).collect();
+    let tail: String = escaped.chars().skip(n - MAX_SHOWN / 4).collect();
+    format!("{head}...[{} characters cut]...{tail}", n - head.chars().count() - tail.chars().count())
 }
 
 /// Renders an error that has no position in a text (a whole-file error, a
 /// binary input, or a module built without a source map): `error: message`
 /// and `--> file`.
 pub fn render_file_error(file: &str, message: &str) -> String {
-    let group = Group::with_title(Level::ERROR.primary_title(message)).element(Origin::path(file));
+    let (message, file) = (shown(message), shown(file));
+    let group = Group::with_title(Level::ERROR.primary_title(&message)).element(Origin::path(&file));
     finish(RENDERER.render(&[group]))
 }
 
@@ -62,7 +100,7 @@ fn finish(mut rendered: String) -> String {
 /// The 1-based number and the text (without its line break) of the line
 /// holding `span.start`, and the span within that line, clamped to it and to
 /// character boundaries.
-fn line_of(src: &str, span: Span) -> (usize, &str, core::ops::Range<usize>) {
+fn line_of<'s>(src: &'s str, lines: Option<&LineIndex>, span: Span) -> (usize, &'s str, core::ops::Range<usize>) {
     let start = floor_char_boundary(src, span.start as usize);
     let line_start = src[..start].rfind('\n').map_or(0, |p| p + 1);
     let line_end = src[start..].find('\n').map_or(src.len(), |p| start + p);
@@ -71,7 +109,9 @@ fn line_of(src: &str, span: Span) -> (usize, &str, core::ops::Range<usize>) {
     let text_end = line_start + text.len();
     let start = start.min(text_end);
     let end = ceil_char_boundary(src, (span.end as usize).clamp(start, text_end));
-    let line_no = src.as_bytes()[..line_start].iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_no = lines
+        .and_then(|l| l.line_number(src, line_start))
+        .unwrap_or_else(|| src.as_bytes()[..line_start].iter().filter(|&&b| b == b'\n').count() + 1);
     (line_no, text, start - line_start..end - line_start)
 }
 

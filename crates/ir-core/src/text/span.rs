@@ -5,7 +5,7 @@
 //! Invariant: spans are byte offsets into the text they were made from;
 //! `line_col` clamps any offset to that text, so no span panics.
 
-use crate::entities::{Block, FuncId, Inst, Mem, Var};
+use crate::entities::{Block, ExtFuncId, FuncId, Inst, Mem, Var};
 use core::fmt;
 use cranelift_entity::SecondaryMap;
 
@@ -84,6 +84,36 @@ impl std::error::Error for Diagnostic {}
 pub struct SourceMap {
     funcs: SecondaryMap<FuncId, FuncSpans>,
     pub(crate) mems: SecondaryMap<Mem, Span>,
+    pub(crate) externs: SecondaryMap<ExtFuncId, Span>,
+    /// The source's line starts, so that rendering many errors costs a
+    /// binary search each, not a scan of the file.
+    pub(crate) lines: LineIndex,
+}
+
+/// The byte offset of every line start of one text, for line numbers in
+/// logarithmic time.
+#[derive(Clone, Debug, Default)]
+pub struct LineIndex {
+    /// Offsets of the line starts (the first is 0).
+    starts: Vec<usize>,
+    /// Length of the text indexed, to tell it from another text.
+    len: usize,
+}
+
+impl LineIndex {
+    /// Indexes `src` in one pass.
+    pub fn new(src: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(src.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { starts, len: src.len() }
+    }
+
+    /// The 1-based number of the line holding byte `offset` of `src`;
+    /// `None` when this index is not of a text of `src`'s length.
+    pub fn line_number(&self, src: &str, offset: usize) -> Option<usize> {
+        (self.len == src.len() && !self.starts.is_empty())
+            .then(|| self.starts.partition_point(|&s| s <= offset.min(src.len())))
+    }
 }
 
 /// Spans of one function's entities.
@@ -91,6 +121,8 @@ pub struct SourceMap {
 pub struct FuncSpans {
     /// The `func` header line.
     pub header: Span,
+    /// The closing `}` of the body.
+    pub end: Span,
     /// Each instruction's line.
     pub insts: SecondaryMap<Inst, Span>,
     /// Each block's label.

@@ -18,6 +18,7 @@ use crate::opcode::{Format, Opcode};
 use crate::types::Type;
 use cfg_dom::CsrGraph;
 use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashSet;
 
 /// Checks memory objects' initial values.
 pub(super) fn check_mems(m: &Module, errors: &mut Vec<VerifierError>) {
@@ -492,17 +493,29 @@ fn check_phi(cx: &mut Ctx<'_>, cfg: &CsrGraph, block: Block, inst: Inst, results
     }
     let preds = cfg.pred_slice(node(block));
     let incoming = func.phi_blocks(inst);
+    // Scans for the usual few operands; hash sets past that, so a phi of
+    // 10^5 operands costs linear time, not quadratic.
+    const SCAN: usize = 16;
+    let large = incoming.len() > SCAN || preds.len() > SCAN;
+    let pred_set: FxHashSet<u32> = if large { preds.iter().copied().collect() } else { FxHashSet::default() };
+    let mut named: FxHashSet<Block> = FxHashSet::default();
     for (i, &b) in incoming.iter().enumerate() {
+        let twice = if large { !named.insert(b) } else { incoming[..i].contains(&b) };
+        let is_pred = if large { pred_set.contains(&node(b)) } else { preds.contains(&node(b)) };
         if !func.block_exists(b) {
             cx.err(ErrorKind::UnknownEntity, format!("phi names {b}, which does not exist"));
-        } else if incoming[..i].contains(&b) {
+        } else if twice {
             cx.err(ErrorKind::PhiPredecessors, format!("phi names {b} twice"));
-        } else if !preds.contains(&node(b)) {
+        } else if !is_pred {
             cx.err(ErrorKind::PhiPredecessors, format!("phi names {b}, which is not a predecessor of {block}"));
         }
     }
+    if large {
+        named.extend(incoming.iter().copied());
+    }
     for p in preds.iter().map(|&p| block_of(p)) {
-        if !incoming.contains(&p) {
+        let has = if large { named.contains(&p) } else { incoming.contains(&p) };
+        if !has {
             cx.err(ErrorKind::PhiPredecessors, format!("phi has no incoming value for predecessor {p}"));
         }
     }

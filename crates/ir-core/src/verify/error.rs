@@ -2,7 +2,7 @@
 //! class of each error ([`ErrorKind`]), where it is ([`Location`]) and how
 //! it reads ([`VerifierError::describe`], [`VerifierError::render`]).
 //!
-//! Rendering goes through the text module's [`render_error`] and
+//! Rendering goes through the text module's [`render_error`](crate::text::render_error) and
 //! [`render_file_error`], which draw with `annotate-snippets` (rustc's
 //! renderer): one layout and one rendering path for parser and verifier
 //! errors alike.
@@ -13,7 +13,7 @@
 
 use crate::entities::{Block, FuncId, Inst, Mem, Var};
 use crate::module::Module;
-use crate::text::{DisplayInst, SourceMap, render_error, render_file_error};
+use crate::text::{DisplayInst, SourceMap, render_file_error};
 use core::fmt;
 
 /// What to check.
@@ -127,7 +127,7 @@ impl VerifierError {
 
     /// Renders the error at its source location (`error: message (in @f)`,
     /// `--> file:line:col`, the source line and a caret; see
-    /// [`render_error`]) when the module was parsed with a source map; else
+    /// [`render_error`](crate::text::render_error)) when the module was parsed with a source map; else
     /// `error: ` and [`Self::describe`], then `--> file`.
     pub fn render(&self, m: &Module, file: &str, src: &str, smap: &SourceMap) -> String {
         let loc = &self.location;
@@ -143,7 +143,7 @@ impl VerifierError {
                     let _ = crate::text::write_global_name(&mut name, func.name());
                     msg.push_str(&format!(" (in {name})"));
                 }
-                render_error(file, src, span, &msg)
+                crate::text::render::render_error_indexed(file, src, Some(&smap.lines), span, &msg)
             }
             None => render_file_error(file, &self.describe(m)),
         }

@@ -31,6 +31,8 @@ pub(super) struct Importer<'m> {
     pub(super) arrays: FxHashMap<Mem, Sym>,
     pub(super) lengths: FxHashMap<Var, Mem>,
     pub(super) used_names: FxHashSet<String>,
+    /// The next suffix to try for each base name.
+    pub(super) next_suffix: FxHashMap<String, u32>,
     pub(super) consts: FxHashMap<Imm, Sym>,
 }
 
@@ -63,15 +65,23 @@ impl Importer<'_> {
         if self.g.name(s).is_some() || matches!(self.g.op(s), Some(Op::Param(_) | Op::Const(_))) {
             return;
         }
-        let mut name = base.to_string();
-        let mut n = 0;
+        // No suffix makes a name with other characters valid.
+        if !crate::graph::valid_name(&format!("{base}.0")) {
+            return;
+        }
+        // Suffixes continue from the last one given to this base, so a var
+        // defined k times costs O(k) probes in all, not O(k^2).
+        let first = self.next_suffix.get(base).copied().unwrap_or(0);
+        let mut n = first;
+        let mut name = if n == 0 { base.to_string() } else { format!("{base}.{n}") };
         while self.used_names.contains(&name) || !crate::graph::valid_name(&name) {
             n += 1;
             name = format!("{base}.{n}");
-            if n > 1000 {
+            if n > first + 1000 {
                 return;
             }
         }
+        self.next_suffix.insert(base.to_string(), n + 1);
         if self.g.set_name(s, &name).is_ok() {
             self.used_names.insert(name);
         }

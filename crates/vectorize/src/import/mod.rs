@@ -145,6 +145,7 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
         arrays: FxHashMap::default(),
         lengths: lengths.clone(),
         used_names: FxHashSet::default(),
+        next_suffix: FxHashMap::default(),
         consts: FxHashMap::default(),
     };
     for (p, &s) in params.iter().zip(&gparams) {

@@ -1,0 +1,200 @@
+//! `keel sim FILE.mlu`: run MLU assembly on the simulator and print the
+//! results (every DRAM object) and, on request, statistics, a trace and
+//! hazards.
+
+use crate::asm_cmd::load;
+use mlu_sim::{Instance, Mode, Outcome, RaceMode, SimOptions, Simulator, Trap};
+use serde_json::{Value, json};
+use std::io::{self, Write};
+use std::process::ExitCode;
+use target_mlu::text::{format_literal, parse_literal};
+use target_mlu::{MemDecl, Program, Space};
+
+/// Exit code for a trap (a deadlock, a race in error mode, ...).
+const TRAP: u8 = 3;
+
+/// Run MLU assembly on the simulator.
+///
+/// Every core of the launched grid runs FILE; the DRAM objects are printed
+/// at the end. Exit status: 0 ok, 1 bad input, 2 usage, 3 trap (a race in
+/// error mode, a deadlock, an out-of-bounds access, ...).
+#[derive(clap::Args, Debug)]
+pub(crate) struct SimArgs {
+    /// The assembly file (`-` reads standard input).
+    pub(crate) file: String,
+    /// Machine: a preset (mlu270, mlu370, mlu590) or a `key = value` file.
+    #[arg(long, default_value = "mlu370")]
+    pub(crate) config: String,
+    /// Clusters to launch.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) clusters: u32,
+    /// Cores per cluster to launch (default: all; 1 is a Block task).
+    #[arg(long)]
+    pub(crate) cores: Option<u32>,
+    /// Initial contents of an object: literals of its type in FILE, from element 0.
+    #[arg(long = "mem", value_name = "NAME=FILE")]
+    pub(crate) mems: Vec<String>,
+    /// Print statistics: cycles, per-pipe busy/stall/idle, copies, rooflines.
+    #[arg(long)]
+    pub(crate) stats: bool,
+    /// Write a Chrome trace-event file (open it in Perfetto).
+    #[arg(long, value_name = "OUT.json")]
+    pub(crate) trace: Option<String>,
+    /// Output format.
+    #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+    pub(crate) format: String,
+    /// Functional simulation only (no cycle model; faster).
+    #[arg(long)]
+    pub(crate) functional: bool,
+    /// Races stop the run (`error`) or are reported and the run goes on (`warn`).
+    #[arg(long, value_parser = ["error", "warn", "off"], default_value = "error")]
+    pub(crate) races: String,
+    /// Fuel: instructions plus elements, multiply-accumulates and copied 64-byte blocks.
+    #[arg(long, default_value_t = 100_000_000)]
+    pub(crate) fuel: u64,
+    /// Print every element of each object (text and JSON show the first 16).
+    #[arg(long)]
+    pub(crate) full: bool,
+    /// Host memory the simulated memories may take (DRAM objects, and NRAM,
+    /// WRAM and SRAM per core and cluster), e.g. 2G or 512M.
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = crate::size::parse_size)]
+    pub(crate) max_memory: u64,
+}
+
+/// `keel sim`: output through `out` (write errors go up to `main`), diagnostics to `err`.
+pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
+    let Some(l) = load(&a.file, &a.config, err)? else { return Ok(ExitCode::FAILURE) };
+    let races = match a.races.as_str() {
+        "warn" => RaceMode::Warn,
+        "off" => RaceMode::Off,
+        _ => RaceMode::Error,
+    };
+    let options = SimOptions {
+        clusters: a.clusters,
+        cores: a.cores,
+        mode: if a.functional { Mode::Functional } else { Mode::Cycle },
+        fuel: a.fuel,
+        races,
+        trace: a.trace.as_ref().map(|_| 5_000_000),
+        record_races: false,
+        max_memory: a.max_memory,
+    };
+    let mut sim = match Simulator::new(&l.program, &l.config, options) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "keel: cannot run {}: {e}", l.name)?;
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for spec in &a.mems {
+        if let Err(e) = load_mem(&l.program, &mut sim, spec) {
+            writeln!(err, "keel: {e}")?;
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    let result = sim.run();
+    if let (Ok(o), Some(path)) = (&result, &a.trace)
+        && let Some(trace) = &o.trace
+    {
+        let mut file = io::BufWriter::new(std::fs::File::create(path)?);
+        trace.write_chrome(&mut file, sim.cores_per_cluster(), l.config.clock_mhz)?;
+        file.flush()?;
+    }
+    if a.format == "json" {
+        let v = json_report(&l.program, &sim, &result, a.stats, a.full);
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+    } else {
+        if let Ok(o) = &result {
+            for h in &o.hazards {
+                writeln!(err, "warning: hazard: {h}")?;
+            }
+            write_results(&l.program, &sim, a.full, out)?;
+            if a.stats {
+                o.stats.write_text(out)?;
+            }
+        }
+    }
+    out.flush()?;
+    match result {
+        Ok(_) => Ok(ExitCode::SUCCESS),
+        Err(t) => {
+            writeln!(err, "keel: trap: {t}")?;
+            Ok(ExitCode::from(TRAP))
+        }
+    }
+}
+
+/// The DRAM objects, in declaration order.
+fn results(p: &Program) -> impl Iterator<Item = &MemDecl> {
+    p.mems.iter().filter(|m| m.space == Space::Dram)
+}
+
+fn write_results(p: &Program, sim: &Simulator<'_>, full: bool, out: &mut dyn Write) -> io::Result<()> {
+    for m in results(p) {
+        let values =
+            sim.read_range(&m.name, Instance::Global, 0, if full { usize::MAX } else { 16 }).unwrap_or_default();
+        let words: Vec<String> = values.iter().map(|&v| format_literal(v, m.ty)).collect();
+        let rest = m.len.saturating_sub(values.len() as u64);
+        let more = if rest > 0 { format!(", ... ({rest} more)") } else { String::new() };
+        writeln!(out, "@{}: {}[{}] = [{}{more}]", m.name, m.ty, m.len, words.join(", "))?;
+    }
+    Ok(())
+}
+
+fn trap_json(t: &Trap) -> Value {
+    json!({
+        "kind": t.kind.name(),
+        "core": t.core.map(|c| json!({ "task": c.task, "cluster": c.cluster, "core": c.core })),
+        "pc": t.pc,
+        "inst": t.inst,
+        "cycle": t.cycle,
+        "message": t.message,
+    })
+}
+
+fn json_report(p: &Program, sim: &Simulator<'_>, result: &Result<Outcome, Trap>, stats: bool, full: bool) -> Value {
+    let mut objects = serde_json::Map::new();
+    for m in results(p) {
+        let values: Vec<String> = sim
+            .read_range(&m.name, Instance::Global, 0, if full { usize::MAX } else { 16 })
+            .unwrap_or_default()
+            .iter()
+            .map(|&v| format_literal(v, m.ty))
+            .collect();
+        objects.insert(m.name.clone(), json!({ "type": m.ty.name(), "len": m.len, "values": values }));
+    }
+    let mut v = json!({ "results": objects });
+    match result {
+        Ok(o) => {
+            v["hazards"] = Value::Array(o.hazards.iter().map(|h| json!(h.to_string())).collect());
+            if stats {
+                v["stats"] = o.stats.to_json();
+            }
+        }
+        Err(t) => v["trap"] = trap_json(t),
+    }
+    v
+}
+
+/// `--mem NAME=FILE`: literals of the object's type, separated by blanks,
+/// commas or newlines (`;` starts a comment), from element 0.
+fn load_mem(p: &Program, sim: &mut Simulator<'_>, spec: &str) -> Result<(), String> {
+    let (name, path) = spec.split_once('=').ok_or_else(|| format!("--mem wants NAME=FILE, not `{spec}`"))?;
+    let name = name.strip_prefix('@').unwrap_or(name);
+    let m = p.mem_by_name(name).and_then(|id| p.mem(id)).ok_or_else(|| format!("no memory object @{name}"))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let mut values = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split(';').next().unwrap_or("");
+        for word in line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
+            let (neg, body) = match word.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, word),
+            };
+            let v = parse_literal(neg, body, m.ty).map_err(|e| format!("{path}:{}: {e}", i + 1))?;
+            values.push(v);
+        }
+    }
+    sim.write(name, &values).map_err(|e| format!("{path}: {e}"))
+}

@@ -1,0 +1,494 @@
+//! Every subcommand over hostile inputs: no exit code above 3, no panic, a
+//! short stderr, bounded time and bounded memory.
+//!
+//! The inputs are the small files in `tests/hostile/` (see its README) plus
+//! large ones built here at the sizes of the reproductions in issue 11:
+//! 10^5-deep loop nests, 10^5 parameters, call arguments and return
+//! operands, 10^5 verifier errors, a 10 MB literal, a 10^5-block chain that
+//! redefines one var (the iterative baseline's 5 GB case), WebAssembly with
+//! 10^5 nested `if`s and 3·10^4 nested `loop`s, `/dev/zero`. Each run is
+//! bounded: address space by `ulimit -v` (an allocation past it aborts the
+//! run, which the exit-code check catches), time by a generous deadline that
+//! only a hang or a quadratic blow-up can reach (the test never asserts how
+//! fast anything is). The checks of each specific guard (the message, the
+//! exit code) are the tests at the bottom.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Address space of one run (`ulimit -v`, KiB): 3 GiB. The largest
+/// legitimate input here, the 1 GiB `tfill`, needs a little over 1 GiB.
+const ADDRESS_SPACE_KIB: u64 = 3 << 20;
+
+/// Longer than any run here needs by two orders of magnitude: only a hang
+/// or a quadratic blow-up reaches it.
+const DEADLINE: Duration = Duration::from_secs(300);
+
+/// Longest stderr a run may print: a few diagnostics, never the input.
+const MAX_STDERR: usize = 200_000;
+
+fn keel_path() -> &'static str {
+    env!("CARGO_BIN_EXE_keel")
+}
+
+fn hostile_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/hostile")
+}
+
+/// A scratch directory for the generated inputs, unique per test process.
+fn scratch_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("keel-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Runs `keel ARGS` under the address-space limit, with a deadline; panics
+/// with the command on a hang.
+fn keel_bounded(args: &[&str]) -> Output {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("ulimit -v {ADDRESS_SPACE_KIB}; exec \"$0\" \"$@\""))
+        .arg(keel_path())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn().expect("spawn keel");
+    let mut err = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err.read_to_end(&mut buf);
+        buf
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("keel {args:?} ran past {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output { status, stdout: Vec::new(), stderr: reader.join().expect("reader") }
+}
+
+/// The checks every run must pass.
+fn assert_survives(args: &[&str]) -> Output {
+    let o = keel_bounded(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let code = o.status.code();
+    assert!(matches!(code, Some(0..=3)), "keel {args:?}: exit {:?} (killed or aborted?)\n{}", o.status, tail(&err));
+    assert!(!err.contains("panicked") && !err.contains("internal error"), "keel {args:?} panicked:\n{}", tail(&err));
+    assert!(!err.contains("stack backtrace"), "keel {args:?}: a backtrace\n{}", tail(&err));
+    assert!(o.stderr.len() <= MAX_STDERR, "keel {args:?}: {} bytes of stderr", o.stderr.len());
+    assert!(!o.stderr.iter().any(|&b| b == 0 || b == 0x1b), "keel {args:?}: raw control bytes on stderr");
+    o
+}
+
+fn tail(s: &str) -> &str {
+    &s[s.len().saturating_sub(2000)..]
+}
+
+/// Every subcommand that reads a file, with arguments that make it do its
+/// full work.
+const SUBCOMMANDS: &[&[&str]] = &[
+    &["check"],
+    &["check", "--ssa"],
+    &["fmt"],
+    &["fmt", "--check"],
+    &["ssa"],
+    &["ssa", "--destruct"],
+    &["dot"],
+    &["dot", "--what", "loops"],
+    &["du", "--method", "both", "--stats"],
+    &["run"],
+    &["import"],
+    &["asm"],
+    &["sim"],
+    &["vectorize"],
+    &["vectorize", "--emit", "kir"],
+    &["vectorize", "--graph"],
+];
+
+fn every_subcommand(file: &Path) {
+    let path = file.to_str().expect("utf-8 path");
+    for sub in SUBCOMMANDS {
+        let mut args: Vec<&str> = sub.to_vec();
+        args.push(path);
+        assert_survives(&args);
+    }
+}
+
+#[test]
+fn the_shipped_hostile_files() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(hostile_dir())
+        .expect("tests/hostile")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "kir" || e == "wasm" || e == "mlu"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    for f in &files {
+        every_subcommand(f);
+    }
+}
+
+// ---- Generated inputs at the sizes of the reproductions ----------------
+
+fn write(name: &str, contents: &[u8]) -> PathBuf {
+    let p = scratch_dir().join(name);
+    std::fs::write(&p, contents).expect("write input");
+    p
+}
+
+/// A nest of `depth` loops, each header redefining one of three vars.
+fn loop_nest(depth: usize) -> String {
+    let mut s =
+        String::from("func @nest(%c: i1) -> i32 {\n    var %x0: i32\n    var %x1: i32\n    var %x2: i32\nbb0:\n");
+    s += "    %x0 = const 0\n    %x1 = const 1\n    %x2 = const 2\n    jump bb1\n";
+    for i in 1..=depth {
+        s += &format!("bb{i}:\n    %x{} = add %x{}, 1\n    jump bb{}\n", i % 3, (i + 1) % 3, i + 1);
+    }
+    s += &format!("bb{}:\n    br %c, bb{depth}, bb{}\n", depth + 1, depth + 2);
+    for k in 1..depth {
+        let b = depth + 1 + k;
+        s += &format!("bb{b}:\n    %x{} = add %x{}, 1\n    br %c, bb{}, bb{}\n", k % 3, k % 3, depth - k, b + 1);
+    }
+    s += &format!("bb{}:\n    ret %x0\n}}\n", 2 * depth + 1);
+    s
+}
+
+/// A chain of `n` blocks, each redefining `%x`.
+fn chain(n: usize) -> String {
+    let mut s =
+        String::from("func @chain(%a: i32) -> i32 {\n    var %x: i32\nbb0:\n    %x = add %a, 1\n    jump bb1\n");
+    for i in 1..n {
+        s += &format!("bb{i}:\n    %x = add %x, 1\n    jump bb{}\n", i + 1);
+    }
+    s += &format!("bb{n}:\n    ret %x\n}}\n");
+    s
+}
+
+fn list(n: usize, item: impl Fn(usize) -> String) -> String {
+    (0..n).map(item).collect::<Vec<_>>().join(", ")
+}
+
+/// Unsigned LEB128.
+fn leb(mut v: u64, out: &mut Vec<u8>) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A module with one function `(param i32)` whose body is `body` (without
+/// its final `end`).
+fn wasm_module(body: &[u8]) -> Vec<u8> {
+    let mut m = vec![0, 0x61, 0x73, 0x6d, 1, 0, 0, 0];
+    m.extend([1, 5, 1, 0x60, 1, 0x7f, 0]); // type: (i32) -> ()
+    m.extend([3, 2, 1, 0]); // function 0 has type 0
+    let mut code = vec![0]; // no locals
+    code.extend_from_slice(body);
+    code.push(0x0b);
+    let mut entry = Vec::new();
+    leb(code.len() as u64, &mut entry);
+    entry.extend(code);
+    let mut section = vec![1];
+    section.extend(entry);
+    m.push(10);
+    leb(section.len() as u64, &mut m);
+    m.extend(section);
+    m
+}
+
+#[test]
+fn deep_loop_nests_stay_linear() {
+    // Depth 10^5: the frontier sets alone would be 5·10^9 entries.
+    let p = write("nest.kir", loop_nest(100_000).as_bytes());
+    for sub in [&["ssa"][..], &["du"], &["du", "--method", "both", "--stats"], &["check", "--ssa"]] {
+        let mut args = sub.to_vec();
+        args.push(p.to_str().expect("path"));
+        assert_survives(&args);
+    }
+    // The same through WebAssembly: 3·10^4 nested loops each closed by br_if.
+    let n = 30_000;
+    let mut body = Vec::new();
+    for _ in 0..n {
+        body.extend([0x03, 0x40]);
+    }
+    for _ in 0..n {
+        body.extend([0x20, 0, 0x0d, 0, 0x0b]);
+    }
+    every_subcommand(&write("loops.wasm", &wasm_module(&body)));
+}
+
+#[test]
+fn long_lists_stay_linear() {
+    let n = 100_000;
+    let params = format!("func @f({}) -> i32 {{\nbb0:\n    ret %p0\n}}\n", list(n, |i| format!("%p{i}: i32")));
+    every_subcommand(&write("params.kir", params.as_bytes()));
+    let call = format!(
+        "func @g({}) {{\nbb0:\n    ret\n}}\n\nfunc @main(%a: i32) {{\nbb0:\n    call @g({})\n    ret\n}}\n",
+        list(n, |i| format!("%q{i}: i32")),
+        list(n, |_| "%a".to_string())
+    );
+    every_subcommand(&write("call.kir", call.as_bytes()));
+    let ret = format!(
+        "func @f(%a: i32) -> {} {{\nbb0:\n    ret {}\n}}\n",
+        list(n, |_| "i32".into()),
+        list(n, |_| "%a".into())
+    );
+    every_subcommand(&write("ret.kir", ret.as_bytes()));
+}
+
+/// A switch to `n` blocks that each define `%x`, joined by one input phi of
+/// `n + 1` operands.
+fn wide_phi(n: usize) -> String {
+    let cases = list(n, |i| format!("{i}: bb{}", i + 2));
+    let mut s =
+        format!("func @f(%a: i32) -> i32 {{\n    var %x: i32\n    var %y: i32\nbb0:\n    switch %a, bb1, [{cases}]\n");
+    s += &format!("bb1:\n    %x = const 0\n    jump bb{}\n", n + 2);
+    for i in 0..n {
+        s += &format!("bb{}:\n    %x = const {i}\n    jump bb{}\n", i + 2, n + 2);
+    }
+    s += &format!("bb{}:\n    %y = phi(bb1: %x, {})\n    ret %y\n}}\n", n + 2, list(n, |i| format!("bb{}: %x", i + 2)));
+    s
+}
+
+#[test]
+fn wide_phis_stay_linear() {
+    // 2·10^4 predecessors: the verifier's, the renamer's and SSA
+    // construction's per-predecessor scans were quadratic.
+    let p = write("wide_phi.kir", wide_phi(20_000).as_bytes());
+    every_subcommand(&p);
+    // Its SSA form (every operand a version of its own) through SSA again.
+    let o = Command::new(keel_path()).args(["ssa", p.to_str().expect("path")]).output().expect("run");
+    assert_eq!(o.status.code(), Some(0));
+    let again = write("wide_phi_ssa.kir", &o.stdout);
+    assert_survives(&["ssa", "--destruct", again.to_str().expect("path")]);
+    assert_survives(&["du", "--method", "both", again.to_str().expect("path")]);
+}
+
+#[test]
+fn many_verifier_errors_are_capped() {
+    let mut s = String::from("func @f(%a: i32, %c: f32) {\n    var %b: i32\nbb0:\n");
+    for _ in 0..100_000 {
+        s += "    %b = add %a, %c\n";
+    }
+    s += "    ret\n}\n";
+    let p = write("verr.kir", s.as_bytes());
+    every_subcommand(&p);
+    let o = assert_survives(&["check", p.to_str().expect("path")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(err.matches("error: ").count(), 100, "the default --error-limit");
+    assert!(err.contains("... and 99900 more error(s) not shown (--error-limit 100"), "{}", tail(&err));
+    let o = assert_survives(&["check", "--error-limit", "3", p.to_str().expect("path")]);
+    assert_eq!(String::from_utf8_lossy(&o.stderr).matches("error: ").count(), 3);
+}
+
+#[test]
+fn a_ten_megabyte_literal_is_not_echoed() {
+    let s = format!("func @f() -> i32 {{\nbb0:\n    ret {}\n}}\n", "9".repeat(10_000_000));
+    let p = write("literal.kir", s.as_bytes());
+    every_subcommand(&p);
+    let o = assert_survives(&["check", p.to_str().expect("path")]);
+    assert!(o.stderr.len() < 2_000, "{} bytes of stderr", o.stderr.len());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("characters cut"));
+}
+
+#[test]
+fn nested_ifs_in_webassembly() {
+    // 10^5 nested ifs: the iterative baseline would need 7.4 GB.
+    let n = 100_000;
+    let mut body = Vec::new();
+    for _ in 0..n {
+        body.extend([0x20, 0, 0x04, 0x40]);
+    }
+    body.extend(std::iter::repeat_n(0x0b, n));
+    let p = write("ifs.wasm", &wasm_module(&body));
+    every_subcommand(&p);
+}
+
+#[test]
+fn the_iterative_baseline_refuses_what_it_cannot_hold() {
+    // 10^5 blocks redefining one var: 4.7 GiB of bit matrices, estimated
+    // before anything is allocated.
+    let p = write("chain.kir", chain(100_000).as_bytes());
+    let path = p.to_str().expect("path");
+    let o = assert_survives(&["du", "--method", "both", "--stats", path]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "both still reports the SSA method\n{err}");
+    assert!(err.contains("iterative baseline skipped: its bit matrices need 4.66 GiB"), "{err}");
+    let o = assert_survives(&["du", "--method", "iterative", path]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = assert_survives(&["du", "--method", "both", "--verify", path]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not verified"));
+    // The same guard at a smaller size, under a smaller budget.
+    let small = write("chain_small.kir", chain(2_000).as_bytes());
+    let small = small.to_str().expect("path");
+    let o = assert_survives(&["du", "--method", "iterative", "--max-memory", "100K", small]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("over --max-memory 100.00 KiB"));
+    let o = assert_survives(&["du", "--method", "both", "--verify", "--max-memory", "4M", small]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn jobs_are_clamped() {
+    let p = hostile_dir().join("../../../../docs/examples/du_chains.kir");
+    let o = assert_survives(&["du", "-j", "10000", "--stats", p.to_str().expect("path")]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn endless_inputs_are_refused() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    for sub in [&["check"][..], &["du"], &["import"]] {
+        let mut args = sub.to_vec();
+        args.push("/dev/zero");
+        let o = assert_survives(&args);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("larger than 1.00 GiB"));
+    }
+    let p = hostile_dir().join("division_by_zero.kir");
+    let o = assert_survives(&["run", p.to_str().expect("path"), "--mem", "a=/dev/zero"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn the_interpreter_keeps_its_memory_limit() {
+    let dir = hostile_dir();
+    // 2^27 elements fill the 1 GiB budget exactly; the fill adds nothing.
+    let o = assert_survives(&["run", dir.join("tfill_1gib.kir").to_str().expect("path"), "--fuel", "200000000"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // A smaller budget: the objects do not fit, a trap before allocating.
+    let o = assert_survives(&["run", dir.join("tfill_1gib.kir").to_str().expect("path"), "--max-memory", "64M"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("memory limit"));
+    // An overlapping copy's temporary is counted too.
+    let o = assert_survives(&["run", dir.join("overlap_dma.kir").to_str().expect("path")]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("a temporary of 799999992 bytes"));
+}
+
+#[test]
+fn generator_knobs_are_checked() {
+    for (args, flag) in [
+        (&["--blocks", "1000000000"][..], "--blocks"),
+        (&["--blocks", "-1"], "--blocks"),
+        (&["--functions", "1000000000"], "--functions"),
+        (&["--vars", "1000000000"], "--vars"),
+        (&["--predicated", "2"], "--predicated"),
+        (&["--predicated", "-0.5"], "--predicated"),
+        (&["--predicated", "nan"], "--predicated"),
+        (&["--irreducible", "5"], "--irreducible"),
+        (&["--max-depth", "1000000000"], "--max-depth"),
+        (&["--vars", "100000", "--defs-per-var", "1000"], "--defs-per-var"),
+    ] {
+        let mut a = vec!["gen"];
+        a.extend(args);
+        let o = assert_survives(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(&format!("keel gen: {flag} must be")), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // Many functions generate in linear time (8,000 took 4.6 s when it was
+    // quadratic; 10^5 would have taken over ten minutes).
+    let o = assert_survives(&["gen", "--functions", "100000"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn closed_and_full_output() {
+    let du = hostile_dir().join("../../../../docs/examples/du_chains.kir");
+    let du = du.to_str().expect("path");
+    let tiny = hostile_dir().join("tiny.wasm");
+    let tiny = tiny.to_str().expect("path");
+    let saxpy_mlu = hostile_dir().join("../../../../docs/examples/mlu/saxpy.mlu").to_str().expect("path").to_string();
+    let vec_kir =
+        hostile_dir().join("../../../../docs/examples/vectorize_examples.kir").to_str().expect("path").to_string();
+    let runs: &[&[&str]] = &[
+        &["check", du],
+        &["fmt", du],
+        &["ssa", du],
+        &["dot", du],
+        &["du", du],
+        &["run", du, "--arg", "1", "--arg", "2", "--arg", "1", "--stats"],
+        &["import", tiny],
+        &["gen", "--blocks", "20000"],
+        &["asm", &saxpy_mlu],
+        &["sim", &saxpy_mlu, "--stats"],
+        &["vectorize", &vec_kir, "--func", "mean", "--emit", "kir"],
+    ];
+    for args in runs {
+        // A full disk: one line, exit 1.
+        if Path::new("/dev/full").exists() {
+            let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+            let o = Command::new(keel_path()).args(*args).stdout(full).output().expect("run");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.contains("keel: cannot write output:"), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+        // A closed pipe: quiet, exit 0.
+        let mut child =
+            Command::new(keel_path()).args(*args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("cannot write"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn webassembly_everywhere() {
+    let tiny = hostile_dir().join("tiny.wasm");
+    let tiny = tiny.to_str().expect("path");
+    let o = assert_survives(&["check", tiny]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = assert_survives(&["fmt", tiny]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("this is a WebAssembly module"));
+    let o = assert_survives(&["import", "--func", "999999", tiny]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("no function 999999 to import: the module has 1 function(s)"), "{err}");
+    assert!(!err.contains("invalid WebAssembly"), "{err}");
+}
+
+#[test]
+fn names_with_control_characters_print_escaped() {
+    let p = hostile_dir().join("newline_name.kir");
+    let p = p.to_str().expect("path");
+    let o = Command::new(keel_path())
+        .args(["run", p, "--func", "@\"a\\nb\"", "--arg", "7", "--show-mem", "@\"y\\nz\""])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "i32 7\n@\"y\\nz\" = [0, 0, 0, 0]\n");
+    let o = Command::new(keel_path()).args(["run", p, "--func", "x\ny"]).output().expect("run");
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "keel: no function @\"x\\ny\"\n");
+    let o = Command::new(keel_path()).args(["run", p]).output().expect("run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("@\"a\\nb\" takes 1 argument(s) (i32), 0 given"), "{err}");
+    // --show-mem takes the name with or without `@`, printed once.
+    let d = hostile_dir().join("division_by_zero.kir");
+    let o =
+        Command::new(keel_path()).args(["run", d.to_str().expect("path"), "--show-mem", "@a"]).output().expect("run");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "@a = [1, 2, 3, 4]\n", "a trap leaves the memory unwritten");
+}

@@ -1,0 +1,23 @@
+//! The assembly text format: lexer, parser, printer, literals and
+//! diagnostics. The grammar is in `docs/mlu-isa.md` §3.
+//!
+//! Invariants:
+//! - For every well-formed program `p`, `parse(print(p)) == p`, and
+//!   printing is canonical: `print(parse(print(p))) == print(p)` byte for
+//!   byte.
+//! - The parser never panics, never recurses, and keeps going after an
+//!   error (one per line, at most [`MAX_ERRORS`]); every error carries a
+//!   byte span that [`Diagnostic::render`] turns into `file:line:col`, the
+//!   line and a caret, drawn by `annotate-snippets` as ir-core draws its
+//!   own diagnostics.
+
+mod lexer;
+mod literal;
+mod parser;
+mod printer;
+pub(crate) mod span;
+
+pub use literal::{format_literal, parse_literal};
+pub use parser::{MAX_ERRORS, SourceMap, parse};
+pub use printer::{inst_text, print_program, write_program};
+pub use span::{Diagnostic, LineCol, Span, line_col, render_error, render_file_error};
