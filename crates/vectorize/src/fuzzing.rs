@@ -155,10 +155,10 @@ pub fn configs() -> [GenConfig; 4] {
     ]
 }
 
-/// Scalar programs (no array types), which vectorize into the subset
-/// [`crate::lower`] handles.
+/// Scalar programs, some parameters arrays reduced whole (`rows`, as
+/// `@mean`), which vectorize into the subset [`crate::lower`] handles.
 pub fn scalar_config() -> GenConfig {
-    GenConfig { arrays: false, lifted: false, ..GenConfig::default() }
+    GenConfig { arrays: false, lifted: false, rows: true, ..GenConfig::default() }
 }
 
 /// Vectorizes, lowers to Keel (with `lanes` exact) and interprets: the
@@ -166,7 +166,9 @@ pub fn scalar_config() -> GenConfig {
 pub fn check_lowered(gn: &Generated, s: &mut dyn Source, lanes: usize) -> Result<(), String> {
     use crate::lower::{Lanes, LowerOptions, lower};
     let v = Vectorizer::default().vectorize(&gn.graph, gn.func, &gn.in_axes).map_err(|e| e.to_string())?;
-    let l = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(lanes as u64), elements: 0 })
+    // Room for every lane's row (random rows hold at most 4 elements).
+    let elements = 4 * lanes as u64;
+    let l = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(lanes as u64), elements })
         .map_err(|e| format!("lower: {e}\n{}", print_graph(&v.graph)))?;
     let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, lanes, s);
     let mut ev = Evaluator::new(&gn.graph, EvalConfig { fuel: LANE_FUEL, ..EvalConfig::default() })

@@ -1,7 +1,8 @@
 //! Lowering to Keel: the digest's examples as plain tensor instructions
 //! over exact descriptors, and generated programs (scalar arithmetic of
-//! every class, `if`, `while`, `apply`) vectorized, lowered and interpreted
-//! by `ir-core` to exactly what the graph gives per lane.
+//! every class, `if`, `while`, `apply`, array parameters reduced whole as
+//! `@mean` reduces its array) vectorized, lowered and interpreted by
+//! `ir-core` to exactly what the graph gives per lane.
 
 use ir_core::interp::Config;
 use vectorize::eval::{EvalConfig, Evaluator};
@@ -64,17 +65,26 @@ fn generated_programs_lower_to_the_graphs_results() {
     let configs = [
         GenConfig { arrays: false, lifted: false, ..GenConfig::default() },
         GenConfig { arrays: false, lifted: false, trapping: false, nodes: 20, depth: 3, ..GenConfig::default() },
+        // Array parameters reduced whole (`sum`, `max`, `any`, `length`), as `@mean`.
+        GenConfig { arrays: false, lifted: false, rows: true, ..GenConfig::default() },
+        GenConfig { arrays: false, lifted: false, rows: true, nodes: 20, params: 5, ..GenConfig::default() },
     ];
-    let (mut same, mut traps) = (0, 0);
-    for seed in 0..600u64 {
-        let cfg = &configs[(seed % 2) as usize];
+    let (mut same, mut traps, mut rows) = (0, 0, 0);
+    for seed in 0..1200u64 {
+        let cfg = &configs[(seed % 4) as usize];
         let mut s = SplitMix64::new(seed);
         let gn = generate(cfg, &mut s);
         let v = vectorize::vectorize(&gn.graph, gn.func, &gn.in_axes).unwrap();
+        let reduces_rows = gn.graph.syms().any(|x| {
+            matches!(
+                gn.graph.op(x),
+                Some(vectorize::Op::Sum | vectorize::Op::Max | vectorize::Op::Any | vectorize::Op::Length)
+            )
+        });
         for (b, lanes) in
             [(7, Lanes::Fixed(7)), (0, Lanes::Dynamic { capacity: 16 }), (13, Lanes::Dynamic { capacity: 16 })]
         {
-            let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 0 })
+            let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 64 })
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_graph(&v.graph)));
             let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, b, &mut s);
             let mut ev = Evaluator::new(&gn.graph, EvalConfig::default()).unwrap();
@@ -93,11 +103,13 @@ fn generated_programs_lower_to_the_graphs_results() {
                         }
                     }
                     same += 1;
+                    rows += usize::from(reduces_rows);
                 }
                 (Err(_), Err(_)) => traps += 1,
                 (w, g) => panic!("seed {seed}: graph {:?}, lowered {:?}", w.map(|_| ()), g.map(|_| ())),
             }
         }
     }
-    assert!(same > 1400 && traps > 0, "{same} agreed, {traps} trapped in both");
+    println!("{same} runs agreed ({rows} of them reducing rows), {traps} trapped in both");
+    assert!(same > 2800 && traps > 0 && rows > 400, "{same} agreed ({rows} reducing rows), {traps} trapped in both");
 }

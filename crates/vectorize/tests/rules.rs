@@ -24,6 +24,16 @@ fn the_default_rules_cover_every_primitive_once() {
 }
 
 #[test]
+fn the_design_note_lists_the_default_rules_verbatim() {
+    let note = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/design/vectorize.md"))
+        .expect("docs/design/vectorize.md");
+    let from = note.find("**The full default rule set**").expect("the default rule set section");
+    let start = from + note[from..].find("```text\n").expect("a text block") + "```text\n".len();
+    let end = start + note[start..].find("```\n").expect("the block's end");
+    assert!(note[start..end] == *DEFAULT_RULES, "docs/design/vectorize.md differs from src/rules/default.rules");
+}
+
+#[test]
 fn build_time_checks() {
     let cases: &[(&str, &str, &str)] = &[
         ("rule frob(a) => frob^(a)\n", "unknown primitive `frob`", "r.rules:1:6"),

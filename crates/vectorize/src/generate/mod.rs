@@ -54,11 +54,26 @@ pub struct GenConfig {
     /// them graphs are scalar programs with `if`, `while` and `apply`
     /// (the subset [`crate::lower`] handles once vectorized).
     pub arrays: bool,
+    /// With `arrays` off: some parameters are `array<S>` (always batched),
+    /// used only whole by a row reduction (`sum`, `max`, `any`, `length`)
+    /// in the function's own body, as `@mean` uses its array. These are the
+    /// programs [`crate::import`] produces, and they stay in the subset
+    /// [`crate::lower`] handles. Ignored when `arrays` is on.
+    pub rows: bool,
 }
 
 impl Default for GenConfig {
     fn default() -> GenConfig {
-        GenConfig { nodes: 12, params: 3, depth: 2, loops: true, lifted: true, trapping: true, arrays: true }
+        GenConfig {
+            nodes: 12,
+            params: 3,
+            depth: 2,
+            loops: true,
+            lifted: true,
+            trapping: true,
+            arrays: true,
+            rows: false,
+        }
     }
 }
 
@@ -187,7 +202,7 @@ pub fn random_args(g: &Graph, func: Sym, s: &mut dyn Source) -> Vec<Value> {
 pub fn generate(cfg: &GenConfig, s: &mut dyn Source) -> Generated {
     let mut gn = Gen { g: Graph::new(), s, cfg: cfg.clone(), features: Features::default() };
     let nparams = 1 + below(gn.s, cfg.params.max(1));
-    let params: Vec<ValTy> = (0..nparams).map(|_| gn.pick_ty()).collect();
+    let params: Vec<ValTy> = (0..nparams).map(|_| gn.pick_param_ty()).collect();
     let f = gn.g.add_function("f", &params).expect("a fresh name");
     let ps = gn.g.lambda(f).map_or_else(Vec::new, |l| l.params.clone());
     let mut body = Body {
@@ -205,12 +220,16 @@ pub fn generate(cfg: &GenConfig, s: &mut dyn Source) -> Generated {
             if !body.structured.is_empty() && chance(gn.s, 60) {
                 return body.structured[below(gn.s, body.structured.len())];
             }
-            let i = body.pool.len() - 1 - below(gn.s, body.pool.len().min(4));
-            body.pool[i].0
+            let passable: Vec<Sym> = body.pool.iter().filter(|&&(_, t)| gn.passable(t)).map(|&(s, _)| s).collect();
+            passable[passable.len() - 1 - below(gn.s, passable.len().min(4))]
         })
         .collect();
     gn.g.set_results(f, &results);
     let mut in_axes: Vec<bool> = (0..nparams).map(|_| below(gn.s, 4) != 0).collect();
+    // Rows are always batched: one array per lane.
+    for (axis, t) in in_axes.iter_mut().zip(&params) {
+        *axis |= t.depth > 0 && !cfg.arrays;
+    }
     if !in_axes.iter().any(|&b| b) {
         let i = below(gn.s, nparams);
         in_axes[i] = true;

@@ -60,6 +60,35 @@ impl Gen<'_> {
         ValTy::array(scalar, depth)
     }
 
+    /// A parameter's type: [`Gen::pick_ty`], or in `rows` mode sometimes
+    /// `array<S>`.
+    pub(crate) fn pick_param_ty(&mut self) -> ValTy {
+        let t = self.pick_ty();
+        if !self.cfg.arrays && self.cfg.rows && chance(self.s, 40) { ValTy::array(t.scalar, 1) } else { t }
+    }
+
+    /// True when a value of type `t` may be passed to a lambda, selected or
+    /// returned: always, except the rows of `rows` mode (used whole by row
+    /// reductions only). (`select` and lambda arguments inline the same
+    /// test, to borrow only the flag.)
+    pub(crate) fn passable(&self, t: ValTy) -> bool {
+        self.cfg.arrays || t.depth == 0
+    }
+
+    /// `rows` mode: a reduction of an array parameter.
+    fn row_reduction(&mut self, body: &mut Body) {
+        let Some(xs) = self.find(body, |t| t.depth == 1) else { return self.binary(body) };
+        let t = self.g.val_ty(xs).expect("a value").scalar;
+        let op = match below(self.s, 4) {
+            0 => Op::Length,
+            1 if t == Type::I1 => Op::Any,
+            1 => Op::Max,
+            _ => Op::Sum,
+        };
+        let r = self.b(body.scope).node(op, 0, &[Arg::mapped(xs)], None).expect("reduction");
+        self.add(body, r);
+    }
+
     fn add(&mut self, body: &mut Body, s: Sym) -> Sym {
         if let Some(t) = self.g.val_ty(s) {
             if t.depth >= 2 {
@@ -154,6 +183,7 @@ impl Gen<'_> {
             7 => self.select(body),
             8 => self.convert(body),
             9 if self.cfg.arrays => self.array_op(body),
+            9 if self.cfg.rows && body.depth == 0 => self.row_reduction(body),
             10 if self.cfg.arrays => self.index(body),
             11 if self.cfg.arrays => self.nest(body),
             12 | 13 if nested && self.cfg.arrays => self.map(body, budget),
@@ -213,7 +243,8 @@ impl Gen<'_> {
 
     fn select(&mut self, body: &mut Body) {
         let c = self.condition(body);
-        let ty = match self.find(body, |_| true) {
+        let all = self.cfg.arrays;
+        let ty = match self.find(body, |t| all || t.depth == 0) {
             Some(s) => self.g.val_ty(s).expect("a value"),
             None => self.pick_ty(),
         };
@@ -348,8 +379,9 @@ impl Gen<'_> {
     }
 
     fn args(&mut self, body: &mut Body, n: usize) -> Vec<Sym> {
+        let all = self.cfg.arrays;
         (0..n)
-            .map(|_| match self.find(body, |_| true) {
+            .map(|_| match self.find(body, |t| all || t.depth == 0) {
                 Some(s) => s,
                 None => {
                     let t = self.pick_ty();
