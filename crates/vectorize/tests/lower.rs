@@ -2,13 +2,14 @@
 //! over exact descriptors, and generated programs (scalar arithmetic of
 //! every class, `if`, `while`, `apply`, array parameters reduced whole as
 //! `@mean` reduces its array) vectorized, lowered and interpreted by
-//! `ir-core` to exactly what the graph gives per lane.
+//! `ir-core` to exactly what the graph gives per lane; planted lowering
+//! bugs are caught the same way.
 
 use ir_core::interp::Config;
 use vectorize::eval::{EvalConfig, Evaluator};
 use vectorize::fuzzing::{batch_inputs, stack};
 use vectorize::generate::{GenConfig, SplitMix64, generate};
-use vectorize::lower::{Lanes, LowerOptions, lower};
+use vectorize::lower::{Lanes, LowerOptions, LowerPlant, Lowered, lower, lower_planted};
 use vectorize::text::{parse, print_graph};
 
 fn lowered(text: &str, axes: &[bool], lanes: Lanes) -> (String, vectorize::lower::Lowered) {
@@ -60,8 +61,24 @@ fn what_is_not_lowered_is_an_error_naming_the_node() {
     assert!(e.sym.is_some() && e.message.contains("not lowered"), "{e}");
 }
 
-#[test]
-fn generated_programs_lower_to_the_graphs_results() {
+/// What the comparison of lowered and graph results found.
+#[derive(Default, Debug)]
+struct Tally {
+    same: usize,
+    traps: usize,
+    rows: usize,
+    /// The first disagreement, if any, and how many there were.
+    first: Option<String>,
+    wrong: usize,
+}
+
+/// Vectorizes `graphs` generated programs, lowers each with `lowerer` (for
+/// 7 fixed lanes, and 0 and 13 dynamic ones) and compares what `ir-core`'s
+/// interpreter computes with the graph evaluated per lane.
+fn compare_generated(
+    graphs: u64,
+    lowerer: impl Fn(&vectorize::Graph, vectorize::Sym, LowerOptions) -> Result<Lowered, vectorize::lower::LowerError>,
+) -> Tally {
     let configs = [
         GenConfig { arrays: false, lifted: false, ..GenConfig::default() },
         GenConfig { arrays: false, lifted: false, trapping: false, nodes: 20, depth: 3, ..GenConfig::default() },
@@ -69,8 +86,8 @@ fn generated_programs_lower_to_the_graphs_results() {
         GenConfig { arrays: false, lifted: false, rows: true, ..GenConfig::default() },
         GenConfig { arrays: false, lifted: false, rows: true, nodes: 20, params: 5, ..GenConfig::default() },
     ];
-    let (mut same, mut traps, mut rows) = (0, 0, 0);
-    for seed in 0..1200u64 {
+    let mut t = Tally::default();
+    for seed in 0..graphs {
         let cfg = &configs[(seed % 4) as usize];
         let mut s = SplitMix64::new(seed);
         let gn = generate(cfg, &mut s);
@@ -84,32 +101,56 @@ fn generated_programs_lower_to_the_graphs_results() {
         for (b, lanes) in
             [(7, Lanes::Fixed(7)), (0, Lanes::Dynamic { capacity: 16 }), (13, Lanes::Dynamic { capacity: 16 })]
         {
-            let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 64 })
+            let l = lowerer(&v.graph, v.func, LowerOptions { lanes, elements: 64 })
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_graph(&v.graph)));
             let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, b, &mut s);
             let mut ev = Evaluator::new(&gn.graph, EvalConfig::default()).unwrap();
             let want: Result<Vec<Vec<_>>, _> = per_lane.iter().map(|a| ev.call(gn.func, a)).collect();
             let got = l.run(&stack(&gn.graph.param_types(gn.func), &gn.in_axes, &per_lane, &shared), Config::default());
-            match (want, got) {
+            let mismatch = match (want, got) {
                 (Ok(w), Ok(g)) => {
-                    for (r, gr) in g.iter().enumerate() {
-                        for (i, wl) in w.iter().enumerate() {
-                            assert_eq!(
-                                gr.array().unwrap().item(1, i),
-                                wl[r],
-                                "seed {seed}, result {r}, lane {i}\n{}",
-                                ir_core::text::print_module(&l.module)
-                            );
-                        }
+                    let bad = g.iter().enumerate().find_map(|(r, gr)| {
+                        w.iter().enumerate().find_map(|(i, wl)| {
+                            let have = gr.array().map(|a| a.item(1, i));
+                            (have.as_ref() != Some(&wl[r]))
+                                .then(|| format!("result {r}, lane {i}: {have:?}, not {}", wl[r]))
+                        })
+                    });
+                    if bad.is_none() {
+                        t.same += 1;
+                        t.rows += usize::from(reduces_rows);
                     }
-                    same += 1;
-                    rows += usize::from(reduces_rows);
+                    bad
                 }
-                (Err(_), Err(_)) => traps += 1,
-                (w, g) => panic!("seed {seed}: graph {:?}, lowered {:?}", w.map(|_| ()), g.map(|_| ())),
+                (Err(_), Err(_)) => {
+                    t.traps += 1;
+                    None
+                }
+                (w, g) => Some(format!("graph {:?}, lowered {:?}", w.map(|_| ()), g.map(|_| ()))),
+            };
+            if let Some(m) = mismatch {
+                t.wrong += 1;
+                t.first.get_or_insert_with(|| {
+                    format!("seed {seed}, {b} lanes: {m}\n{}", ir_core::text::print_module(&l.module))
+                });
             }
         }
     }
-    println!("{same} runs agreed ({rows} of them reducing rows), {traps} trapped in both");
-    assert!(same > 2800 && traps > 0 && rows > 400, "{same} agreed ({rows} reducing rows), {traps} trapped in both");
+    t
+}
+
+#[test]
+fn generated_programs_lower_to_the_graphs_results() {
+    let t = compare_generated(1200, lower);
+    assert!(t.first.is_none(), "{} disagreements; the first: {}", t.wrong, t.first.unwrap_or_default());
+    println!("{} runs agreed ({} of them reducing rows), {} trapped in both", t.same, t.rows, t.traps);
+    assert!(t.same > 2800 && t.traps > 0 && t.rows > 400, "{t:?}");
+}
+
+#[test]
+fn planted_lowering_bugs_are_caught() {
+    for plant in [LowerPlant::LaneLoopSkipsLastLane, LowerPlant::TsubSwapsOperands] {
+        let t = compare_generated(200, |g, f, o| lower_planted(g, f, o, plant));
+        assert!(t.wrong > 0, "{plant:?} went unnoticed: {t:?}");
+    }
 }

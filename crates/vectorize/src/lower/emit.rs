@@ -58,6 +58,7 @@ pub(super) struct Lower<'g> {
     pub(super) temps: usize,
     pub(super) uses: Vec<u32>,
     pub(super) fused: rustc_hash::FxHashSet<Sym>,
+    pub(super) plant: Option<super::LowerPlant>,
 }
 
 fn tensor_op(op: Op) -> Option<Opcode> {
@@ -151,7 +152,13 @@ impl Lower<'_> {
         self.fb().ins().jump(header);
         self.block = header;
         let more = self.var(Type::I1);
-        self.fb().ins().setp(IntCC::Slt, more, i, count);
+        if self.plant == Some(super::LowerPlant::LaneLoopSkipsLastLane) {
+            let next = self.var(Type::I64);
+            self.fb().ins().binary(Opcode::Add, next, i, 1i64);
+            self.fb().ins().setp(IntCC::Slt, more, next, count);
+        } else {
+            self.fb().ins().setp(IntCC::Slt, more, i, count);
+        }
         self.fb().ins().br(more, body, exit);
         self.block = body;
         (i, header, exit)
@@ -277,13 +284,16 @@ impl Lower<'_> {
                     }
                 }
                 let lv = self.lane_args(node)?;
-                let srcs: Vec<TensorArg> = lv
+                let mut srcs: Vec<TensorArg> = lv
                     .iter()
                     .map(|x| match x {
                         Err(m) => TensorArg::Desc(self.all(*m)),
                         Ok(a) => TensorArg::Scalar(*a),
                     })
                     .collect();
+                if t == Opcode::Tsub && self.plant == Some(super::LowerPlant::TsubSwapsOperands) {
+                    srcs.reverse();
+                }
                 let scalar_ok = srcs.iter().all(|s| matches!(s, TensorArg::Desc(_))) || matches!(n.op, Op::Binary(_));
                 if scalar_ok {
                     let d = self.all(dst);

@@ -136,8 +136,29 @@ pub struct Lowered {
     pub options: LowerOptions,
 }
 
+/// A deliberate lowering bug (test-only hook: the tests that prove the
+/// lowering oracle can fail plant it through [`lower_planted`]).
+#[doc(hidden)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum LowerPlant {
+    /// Lane loops stop one lane early (the last lane keeps 0).
+    LaneLoopSkipsLastLane,
+    /// `tsub` gets its operands the wrong way round.
+    TsubSwapsOperands,
+}
+
 /// Lowers function `func` of `g` (a verified graph; see the module doc).
 pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, LowerError> {
+    lower_with(g, func, options, None)
+}
+
+/// [`lower`] with a planted bug (test-only hook).
+#[doc(hidden)]
+pub fn lower_planted(g: &Graph, func: Sym, options: LowerOptions, plant: LowerPlant) -> Result<Lowered, LowerError> {
+    lower_with(g, func, options, Some(plant))
+}
+
+fn lower_with(g: &Graph, func: Sym, options: LowerOptions, plant: Option<LowerPlant>) -> Result<Lowered, LowerError> {
     if let Err(e) = crate::verify(g) {
         return err(None, format!("the graph does not verify: {}", e[0]));
     }
@@ -193,6 +214,7 @@ pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, Low
         temps: 0,
         uses,
         fused: Default::default(),
+        plant,
     };
     if lanes_param {
         lw.lanes = Arg::Var(lw.f.params()[0]);
