@@ -3,13 +3,14 @@
 //! phis, `trap`, loads) and generated scalar programs (lowered from the
 //! graph generator's loop-free scalar graphs, then imported back), each
 //! checked against `ir-core`'s interpreter on random arguments: the import
-//! computes what the Keel function computes, and traps where it traps.
+//! computes what the Keel function computes, and traps where it traps;
+//! planted import bugs are caught the same way.
 
 use ir_core::interp::{Config, run};
 use ir_core::{Imm, Module, Type};
 use vectorize::eval::{EvalConfig, eval};
 use vectorize::generate::{GenConfig, SplitMix64, generate, random_value};
-use vectorize::import::{ImportedParam, import_function};
+use vectorize::import::{ImportPlant, ImportedParam, import_function, import_function_planted};
 use vectorize::lower::{Lanes, LowerOptions, lower};
 use vectorize::text::print_graph;
 use vectorize::{ValTy, Value};
@@ -36,12 +37,36 @@ fn the_digest_examples_import_as_the_digest_writes_them() {
 
 /// Compares the import with the Keel function on `n` random argument sets.
 fn agree(m: &Module, name: &str, n: usize, seed: u64) -> (usize, usize) {
+    let t = agree_with(m, name, n, seed, import_function);
+    if let Some(first) = t.first {
+        panic!("{} disagreements; the first: {first}", t.wrong);
+    }
+    (t.same, t.traps)
+}
+
+/// What comparing an import with its Keel function found.
+#[derive(Default, Debug)]
+struct Tally {
+    same: usize,
+    traps: usize,
+    wrong: usize,
+    first: Option<String>,
+}
+
+/// [`agree`] with any importer, counting disagreements.
+fn agree_with(
+    m: &Module,
+    name: &str,
+    n: usize,
+    seed: u64,
+    importer: impl Fn(&Module, ir_core::FuncId) -> Result<vectorize::import::Imported, vectorize::import::ImportError>,
+) -> Tally {
     let fid = m.function_by_name(name).unwrap();
-    let imp = import_function(m, fid).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let imp = importer(m, fid).unwrap_or_else(|e| panic!("{name}: {e}"));
     vectorize::verify(&imp.graph).unwrap();
     let f = m.function(fid).unwrap();
     let mut rng = SplitMix64::new(seed);
-    let (mut same, mut traps) = (0, 0);
+    let mut t = Tally::default();
     for _ in 0..n {
         let args: Vec<Imm> = f
             .params()
@@ -60,26 +85,28 @@ fn agree(m: &Module, name: &str, n: usize, seed: u64) -> (usize, usize) {
             })
             .collect();
         let graph = eval(&imp.graph, imp.func, &gargs, EvalConfig::default());
-        match (keel, graph) {
+        let mismatch = match (keel, graph) {
             (Ok(k), Ok(g)) => {
-                assert_eq!(
-                    k.results.into_iter().map(Value::Scalar).collect::<Vec<_>>(),
-                    g,
-                    "{name} on {args:?}\n{}",
-                    print_graph(&imp.graph)
-                );
-                same += 1;
+                let k: Vec<Value> = k.results.into_iter().map(Value::Scalar).collect();
+                if k == g {
+                    t.same += 1;
+                    None
+                } else {
+                    Some(format!("Keel {k:?}, graph {g:?}"))
+                }
             }
-            (Err(_), Err(_)) => traps += 1,
-            (k, g) => panic!(
-                "{name} on {args:?}: Keel {:?}, graph {:?}\n{}",
-                k.map(|o| o.results),
-                g,
-                print_graph(&imp.graph)
-            ),
+            (Err(_), Err(_)) => {
+                t.traps += 1;
+                None
+            }
+            (k, g) => Some(format!("Keel {:?}, graph {:?}", k.map(|o| o.results), g)),
+        };
+        if let Some(m) = mismatch {
+            t.wrong += 1;
+            t.first.get_or_insert_with(|| format!("{name} on {args:?}: {m}\n{}", print_graph(&imp.graph)));
         }
     }
-    (same, traps)
+    t
 }
 
 const CONTROL: &str = "mem @tab: i32[4] dram = [10, 20, 30, 40]
@@ -226,6 +253,19 @@ fn control_flow_imports_to_what_keel_computes() {
         traps += t;
     }
     assert!(same > 2500 && traps > 20, "{same} agreed, {traps} trapped in both");
+}
+
+#[test]
+fn planted_import_bugs_are_caught() {
+    let m = module(CONTROL);
+    for plant in [ImportPlant::JoinSelectSwapped, ImportPlant::TrapsUnmasked] {
+        let wrong: usize = ["diamond", "nest", "tri", "sw", "ph", "tr", "rets", "ld"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| agree_with(&m, name, 100, i as u64, |m, f| import_function_planted(m, f, plant)).wrong)
+            .sum();
+        assert!(wrong > 0, "{plant:?} went unnoticed");
+    }
 }
 
 #[test]

@@ -34,6 +34,7 @@ pub(super) struct Importer<'m> {
     /// The next suffix to try for each base name.
     pub(super) next_suffix: FxHashMap<String, u32>,
     pub(super) consts: FxHashMap<Imm, Sym>,
+    pub(super) plant: Option<super::ImportPlant>,
 }
 
 fn may_trap(op: Opcode) -> bool {
@@ -145,7 +146,11 @@ impl Importer<'_> {
             acc = match p {
                 None => v,
                 Some(p) => {
-                    let r = self.b().select(p, v, acc);
+                    let r = if self.plant == Some(super::ImportPlant::JoinSelectSwapped) {
+                        self.b().select(p, acc, v)
+                    } else {
+                        self.b().select(p, v, acc)
+                    };
                     self.typed(r, None)?
                 }
             };
@@ -188,7 +193,7 @@ impl Importer<'_> {
                 Some(if gd.negated { self.not(g)? } else { g })
             }
         };
-        let mask = if may_trap(op) {
+        let mask = if may_trap(op) && self.plant != Some(super::ImportPlant::TrapsUnmasked) {
             match guard {
                 Some(g) => Some(self.and(p, g)?),
                 None => p,

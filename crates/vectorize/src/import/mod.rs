@@ -91,8 +91,29 @@ pub struct Imported {
 /// The edges into a block: predicate, the vars' states, the source.
 type Incoming = Vec<(Option<Sym>, Vec<VState>, Block)>;
 
+/// A deliberate import bug (test-only hook: the tests that prove the
+/// import oracle can fail plant it through [`import_function_planted`]).
+#[doc(hidden)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ImportPlant {
+    /// A join's `select` takes the other edge's value.
+    JoinSelectSwapped,
+    /// Operations that may trap run unmasked (in blocks that do not run).
+    TrapsUnmasked,
+}
+
 /// Imports function `func` of `module` (see the module doc).
 pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, ImportError> {
+    import_with(module, func, None)
+}
+
+/// [`import_function`] with a planted bug (test-only hook).
+#[doc(hidden)]
+pub fn import_function_planted(module: &Module, func: FuncId, plant: ImportPlant) -> Result<Imported, ImportError> {
+    import_with(module, func, Some(plant))
+}
+
+fn import_with(module: &Module, func: FuncId, plant: Option<ImportPlant>) -> Result<Imported, ImportError> {
     let Some(f) = module.function(func) else { return err(None, "no such function") };
     let Some(entry) = f.entry_block() else { return err(None, "the function has no blocks") };
     // Length parameters and the objects read.
@@ -146,6 +167,7 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
         lengths: lengths.clone(),
         used_names: FxHashSet::default(),
         next_suffix: FxHashMap::default(),
+        plant,
         consts: FxHashMap::default(),
     };
     for (p, &s) in params.iter().zip(&gparams) {
