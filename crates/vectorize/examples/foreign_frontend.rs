@@ -12,7 +12,7 @@ use vectorize::eval::{EvalConfig, eval};
 use vectorize::{Builder, Graph, Sym, ValTy, Value, Vectorizer};
 
 /// The foreign language: float expressions over named inputs.
-enum Expr {
+pub enum Expr {
     Input(usize),
     Num(f64),
     Add(Box<Expr>, Box<Expr>),
@@ -23,7 +23,7 @@ enum Expr {
 
 /// Emits `e` into the body of `b`'s lambda (post-order, with an explicit
 /// stack: the front end's own trees may be deep).
-fn emit(b: &mut Builder<'_>, inputs: &[Sym], e: &Expr) -> Sym {
+pub fn emit(b: &mut Builder<'_>, inputs: &[Sym], e: &Expr) -> Sym {
     enum Task<'e> {
         Visit(&'e Expr),
         Build(&'e Expr),
@@ -69,6 +69,20 @@ fn emit(b: &mut Builder<'_>, inputs: &[Sym], e: &Expr) -> Sym {
     values.pop().expect("one value")
 }
 
+/// The graph function `f` of `e` over `inputs` parameters of type `f64`,
+/// verified.
+pub fn function(e: &Expr, inputs: usize) -> (Graph, Sym) {
+    let mut g = Graph::new();
+    let params = vec![ValTy::scalar(Type::F64); inputs];
+    let f = g.add_function("f", &params).expect("a fresh name");
+    let inputs = g.lambda(f).expect("a lambda").params.clone();
+    let mut b = Builder::new(&mut g, f);
+    let r = emit(&mut b, &inputs, e);
+    b.ret(&[r]);
+    vectorize::verify(&g).expect("the builder typed every node");
+    (g, f)
+}
+
 fn main() {
     // f(x, y) = if x < y then x * y + 1 else y
     use Expr::*;
@@ -78,14 +92,8 @@ fn main() {
         Box::new(Add(Box::new(Mul(Box::new(Input(0)), Box::new(Input(1)))), Box::new(Num(1.0)))),
         Box::new(Input(1)),
     );
-    let mut g = Graph::new();
+    let (g, f) = function(&e, 2);
     let f64t = ValTy::scalar(Type::F64);
-    let f = g.add_function("f", &[f64t, f64t]).expect("a fresh name");
-    let inputs = g.lambda(f).expect("a lambda").params.clone();
-    let mut b = Builder::new(&mut g, f);
-    let r = emit(&mut b, &inputs, &e);
-    b.ret(&[r]);
-    vectorize::verify(&g).expect("the builder typed every node");
 
     // Map it over x, with y the same in every lane.
     let v = Vectorizer::default().vectorize(&g, f, &[true, false]).expect("vectorizes");
