@@ -12,6 +12,7 @@ use vectorize::eval::{EvalConfig, eval};
 use vectorize::{Builder, Graph, Sym, ValTy, Value, Vectorizer};
 
 /// The foreign language: float expressions over named inputs.
+#[derive(Debug)]
 pub enum Expr {
     Input(usize),
     Num(f64),
