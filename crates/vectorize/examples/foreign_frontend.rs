@@ -22,52 +22,50 @@ pub enum Expr {
     IfLess(Box<Expr>, Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
-/// Emits `e` into the body of `b`'s lambda (post-order, with an explicit
-/// stack: the front end's own trees may be deep).
-pub fn emit(b: &mut Builder<'_>, inputs: &[Sym], e: &Expr) -> Sym {
-    enum Task<'e> {
-        Visit(&'e Expr),
-        Build(&'e Expr),
+impl Expr {
+    /// The operands, in order.
+    fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Add(x, y) | Expr::Mul(x, y) => vec![x, y],
+            Expr::IfLess(a, c, t, f) => vec![a, c, t, f],
+            Expr::Input(_) | Expr::Num(_) => Vec::new(),
+        }
     }
-    let mut tasks = vec![Task::Visit(e)];
-    let mut values: Vec<Sym> = Vec::new();
-    while let Some(t) = tasks.pop() {
-        match t {
-            Task::Visit(e) => {
-                tasks.push(Task::Build(e));
-                match e {
-                    Expr::Add(x, y) | Expr::Mul(x, y) => tasks.extend([Task::Visit(y), Task::Visit(x)]),
-                    Expr::IfLess(a, c, t, f) => {
-                        tasks.extend([Task::Visit(f), Task::Visit(t), Task::Visit(c), Task::Visit(a)])
-                    }
-                    Expr::Input(_) | Expr::Num(_) => {}
-                }
-            }
-            Task::Build(e) => {
-                let v = match e {
-                    Expr::Input(i) => inputs[*i],
-                    Expr::Num(x) => b.constant(Imm::f64(*x)),
-                    Expr::Add(..) | Expr::Mul(..) => {
-                        let (y, x) = (values.pop().unwrap(), values.pop().unwrap());
-                        let op = if matches!(e, Expr::Add(..)) { Opcode::Fadd } else { Opcode::Fmul };
-                        b.binary(op, x, y).expect("floats")
-                    }
-                    Expr::IfLess(..) => {
-                        let (f, t, c, a) = (
-                            values.pop().unwrap(),
-                            values.pop().unwrap(),
-                            values.pop().unwrap(),
-                            values.pop().unwrap(),
-                        );
-                        let less = b.fsetp(FloatCC::Lt, a, c).expect("floats");
-                        b.select(less, t, f).expect("floats")
-                    }
-                };
-                values.push(v);
-            }
+}
+
+/// Folds `e` bottom up: `node(e, operands)` gets the folded values of
+/// `e`'s operands in order. Post-order with an explicit stack: the front
+/// end's own trees may be deep.
+pub fn fold<T: Copy>(e: &Expr, mut node: impl FnMut(&Expr, &[T]) -> T) -> T {
+    let mut tasks = vec![(e, false)];
+    let mut values: Vec<T> = Vec::new();
+    while let Some((e, operands_done)) = tasks.pop() {
+        let children = e.children();
+        if operands_done {
+            let at = values.len() - children.len();
+            let v = node(e, &values[at..]);
+            values.truncate(at);
+            values.push(v);
+        } else {
+            tasks.push((e, true));
+            tasks.extend(children.into_iter().rev().map(|c| (c, false)));
         }
     }
     values.pop().expect("one value")
+}
+
+/// Emits `e` into the body of `b`'s lambda.
+pub fn emit(b: &mut Builder<'_>, inputs: &[Sym], e: &Expr) -> Sym {
+    fold(e, |e, v| match e {
+        Expr::Input(i) => inputs[*i],
+        Expr::Num(x) => b.constant(Imm::f64(*x)),
+        Expr::Add(..) => b.binary(Opcode::Fadd, v[0], v[1]).expect("floats"),
+        Expr::Mul(..) => b.binary(Opcode::Fmul, v[0], v[1]).expect("floats"),
+        Expr::IfLess(..) => {
+            let less = b.fsetp(FloatCC::Lt, v[0], v[1]).expect("floats");
+            b.select(less, v[2], v[3]).expect("floats")
+        }
+    })
 }
 
 /// The graph function `f` of `e` over `inputs` parameters of type `f64`,

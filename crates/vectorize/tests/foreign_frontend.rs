@@ -13,7 +13,7 @@
 #[path = "../examples/foreign_frontend.rs"]
 mod foreign_frontend;
 
-use foreign_frontend::{Expr, function};
+use foreign_frontend::{Expr, fold, function};
 use ir_core::{Imm, Type};
 use vectorize::eval::{EvalConfig, eval};
 use vectorize::{ValTy, Value, Vectorizer};
@@ -90,50 +90,23 @@ fn random_expr(rng: &mut Rng, inputs: usize, budget: usize) -> Expr {
     done.pop().unwrap()
 }
 
-/// The toy language's own meaning of `e` on `env`, without recursion.
+/// The toy language's own meaning of `e` on `env` (folded without
+/// recursion).
 /// `planted` is a bug (`<=` for `<`) that the comparison must notice.
 fn interpret(e: &Expr, env: &[f64], planted: bool) -> f64 {
-    enum Task<'e> {
-        Visit(&'e Expr),
-        Apply(&'e Expr),
-    }
-    let mut tasks = vec![Task::Visit(e)];
-    let mut values: Vec<f64> = Vec::new();
-    while let Some(t) = tasks.pop() {
-        match t {
-            Task::Visit(e) => {
-                tasks.push(Task::Apply(e));
-                match e {
-                    Expr::Add(x, y) | Expr::Mul(x, y) => tasks.extend([Task::Visit(y), Task::Visit(x)]),
-                    Expr::IfLess(a, c, t, f) => {
-                        tasks.extend([Task::Visit(f), Task::Visit(t), Task::Visit(c), Task::Visit(a)])
-                    }
-                    Expr::Input(_) | Expr::Num(_) => {}
-                }
-            }
-            Task::Apply(e) => {
-                let v = match e {
-                    Expr::Input(i) => env[*i],
-                    Expr::Num(x) => *x,
-                    Expr::Add(..) | Expr::Mul(..) => {
-                        let (y, x) = (values.pop().unwrap(), values.pop().unwrap());
-                        if matches!(e, Expr::Add(..)) { x + y } else { x * y }
-                    }
-                    Expr::IfLess(..) => {
-                        let (f, t, c, a) = (
-                            values.pop().unwrap(),
-                            values.pop().unwrap(),
-                            values.pop().unwrap(),
-                            values.pop().unwrap(),
-                        );
-                        if a < c || (planted && a == c) { t } else { f }
-                    }
-                };
-                values.push(v);
+    fold(e, |e, v| match e {
+        Expr::Input(i) => env[*i],
+        Expr::Num(x) => *x,
+        Expr::Add(..) => v[0] + v[1],
+        Expr::Mul(..) => v[0] * v[1],
+        Expr::IfLess(..) => {
+            if v[0] < v[1] || (planted && v[0] == v[1]) {
+                v[2]
+            } else {
+                v[3]
             }
         }
-    }
-    values.pop().unwrap()
+    })
 }
 
 /// Vectorizes `e` with `mapped` inputs, runs it on `lanes` lanes and
