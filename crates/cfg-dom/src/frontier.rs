@@ -325,6 +325,39 @@ impl IteratedFrontiers {
         }
         out.sort_unstable();
     }
+
+    /// The dominance frontier of the single node `x` into `out` (cleared
+    /// first), sorted by node id; empty for unreachable or out-of-range
+    /// nodes. It walks the part of `x`'s dominator subtree whose join edges
+    /// can leave it at `x`'s depth or above: `y` is in DF(x) exactly when a
+    /// join edge from the subtree reaches `y` with depth(y) ≤ depth(x).
+    pub fn frontier(&mut self, x: Node, out: &mut Vec<Node>) {
+        out.clear();
+        let Some(&level) = self.depth.get(x as usize) else { return };
+        if level == NONE {
+            return;
+        }
+        self.next_query();
+        let q = self.query;
+        self.walk.clear();
+        if self.reach[x as usize] <= level {
+            self.walk.push(x);
+        }
+        while let Some(u) = self.walk.pop() {
+            for &y in row(&self.join_start, &self.joins, u as usize) {
+                if self.depth[y as usize] <= level && self.in_idf[y as usize] != q {
+                    self.in_idf[y as usize] = q;
+                    out.push(y);
+                }
+            }
+            for &c in row(&self.child_start, &self.children, u as usize) {
+                if self.reach[c as usize] <= level {
+                    self.walk.push(c);
+                }
+            }
+        }
+        out.sort_unstable();
+    }
 }
 
 #[cfg(test)]

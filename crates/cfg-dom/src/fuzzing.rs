@@ -324,6 +324,14 @@ pub fn check_iterated_frontiers(g: &impl Graph, idf: &mut IteratedFrontiers, see
         let want = oracle::iterate_frontiers(&frontiers, defs.iter().copied());
         same(g, format_args!("IteratedFrontiers: IDF({defs:?})"), want, out.clone());
     }
+    // Single-node frontiers, by subtree walk, against the definition.
+    let none: Vec<Node> = Vec::new();
+    for x in 0..n as Node + 2 {
+        idf.frontier(x, &mut out);
+        let mut want = frontiers.get(x as usize).unwrap_or(&none).clone();
+        want.sort_unstable();
+        same(g, format_args!("IteratedFrontiers: DF({x})"), want, out.clone());
+    }
     // `Idf` gives the same sets by either method: frontier sets (no
     // budget), subtree walks (no room for one entry), and whichever its
     // default budget picks. Its output is unordered, so it is sorted here.
@@ -339,6 +347,12 @@ pub fn check_iterated_frontiers(g: &impl Graph, idf: &mut IteratedFrontiers, see
             out.sort_unstable();
             let want = oracle::iterate_frontiers(&frontiers, defs.iter().copied());
             same(g, format_args!("Idf ({:?}, budget {budget:?}): IDF({defs:?})", by.method()), want, out.clone());
+        }
+        for x in 0..n as Node + 2 {
+            by.frontier(x, &mut out);
+            let mut want = frontiers.get(x as usize).unwrap_or(&none).clone();
+            want.sort_unstable();
+            same(g, format_args!("Idf ({:?}, budget {budget:?}): DF({x})", by.method()), want, out.clone());
         }
     }
 }

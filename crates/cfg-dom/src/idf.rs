@@ -148,6 +148,25 @@ impl Idf {
         self.query
     }
 
+    /// The dominance frontier of the single node `n` into `out` (cleared
+    /// first), sorted by node id; empty for unreachable or out-of-range
+    /// nodes. Reads the DF set when materialised, else walks `n`'s
+    /// dominator subtree ([`IteratedFrontiers::frontier`]), so memory stays
+    /// linear on every graph.
+    pub fn frontier(&mut self, n: Node, out: &mut Vec<Node>) {
+        out.clear();
+        match self.method {
+            IdfMethod::None => {}
+            IdfMethod::SubtreeWalks => self.walks.frontier(n, out),
+            IdfMethod::FrontierSets => {
+                if (n as usize) < self.num_nodes {
+                    out.extend_from_slice(self.df.frontier(n));
+                    out.sort_unstable();
+                }
+            }
+        }
+    }
+
     /// IDF of `defs` appended to `out` (not cleared), in no particular
     /// order but deterministic. Unreachable and out-of-range nodes in
     /// `defs` are ignored.
