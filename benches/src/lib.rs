@@ -20,6 +20,7 @@ pub mod clif_ssa;
 pub mod programs;
 pub mod regalloc;
 pub mod tensor;
+pub mod vectorize_graphs;
 
 use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Node};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};

@@ -334,6 +334,26 @@ impl Opcode {
         )
     }
 
+    /// For a conversion opcode: true when it converts a `src` value to a
+    /// `dst` one (`docs/ir.md` §6.4: the verifier's `BadConversion` rule).
+    /// False for every other opcode.
+    pub fn converts(self, src: crate::Type, dst: crate::Type) -> bool {
+        use crate::Type;
+        let (s, d) = (src.bits(), dst.bits());
+        match self {
+            Opcode::Sext | Opcode::Zext => src.is_int() && dst.is_int() && d > s,
+            Opcode::Trunc => src.is_int() && dst.is_int() && d < s,
+            Opcode::Fpext => src == Type::F32 && dst == Type::F64,
+            Opcode::Fptrunc => src == Type::F64 && dst == Type::F32,
+            Opcode::Fptosi | Opcode::Fptoui | Opcode::FptosiSat | Opcode::FptouiSat => {
+                src.is_float() && dst.is_int() && dst != Type::I1
+            }
+            Opcode::Sitofp | Opcode::Uitofp => src.is_int() && dst.is_float(),
+            Opcode::Bitcast => s == d,
+            _ => false,
+        }
+    }
+
     /// For tensor maps: the rule for each source slot after the destination.
     pub const fn tensor_sources(self) -> &'static [SlotRule] {
         use SlotRule::*;

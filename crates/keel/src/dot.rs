@@ -37,6 +37,10 @@ pub(crate) fn dot(
     regs: u32,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitCode> {
+    // A graph-IR file (`.vg`) is drawn as its graph.
+    if crate::vectorize_cmd::is_graph_file(file) {
+        return crate::vectorize_cmd::dot_graph(file, out);
+    }
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
     let Some((module, _)) = input.parse() else { return Ok(ExitCode::FAILURE) };
     let f = match pick(&module, func) {

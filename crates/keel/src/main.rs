@@ -25,6 +25,7 @@ mod sim_cmd;
 mod size;
 mod source;
 mod ssa_cmd;
+mod vectorize_cmd;
 
 use clap::{Parser, Subcommand};
 use input::Input;
@@ -113,7 +114,8 @@ enum Command {
     #[command(allow_negative_numbers = true)]
     Gen(generate::GenArgs),
     /// Print a Graphviz view of a function: its CFG, dominator tree,
-    /// post-dominator tree, or loops (as nested clusters).
+    /// post-dominator tree, or loops (as nested clusters); or of a
+    /// graph-IR file (`.vg`): its nodes, lambdas as nested clusters.
     ///
     /// A WebAssembly module is imported first.
     ///
@@ -299,6 +301,17 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Vectorize a function: `/p/` maps `p` over arrays of its arguments.
+    ///
+    /// FILE is a graph-IR file (`.vg`, or `--graph`) or Keel IR, whose
+    /// scalar function is imported first. Prints the vectorized graph, or
+    /// with `--emit kir` the Keel function it lowers to (arrays as memory
+    /// objects, element-wise work as tensor instructions).
+    ///
+    /// Exit status: 0 on success, 1 on bad input (a parse, verifier, import,
+    /// rule, vectorization or lowering error, or an unwritable output), 2 on
+    /// bad usage.
+    Vectorize(vectorize_cmd::VectorizeArgs),
     /// Check MLU assembly and print it in canonical form.
     ///
     /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
@@ -365,6 +378,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Pre { file, func, method, stats, format } => {
             pre_cmd::pre(&file, func.as_deref(), method, stats, format, out)
         }
+        Command::Vectorize(a) => vectorize_cmd::vectorize(&a, out),
         Command::Gen(args) => {
             let line: Vec<String> = std::env::args().skip(1).collect();
             generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)

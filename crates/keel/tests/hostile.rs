@@ -114,6 +114,9 @@ const SUBCOMMANDS: &[&[&str]] = &[
     &["pre", "--stats"],
     &["dot", "--what", "svfg"],
     &["memdep"],
+    &["vectorize"],
+    &["vectorize", "--emit", "kir"],
+    &["vectorize", "--graph"],
 ];
 
 fn every_subcommand(file: &Path) {
@@ -421,6 +424,8 @@ fn closed_and_full_output() {
     let tiny = hostile_dir().join("tiny.wasm");
     let tiny = tiny.to_str().expect("path");
     let saxpy_mlu = hostile_dir().join("../../../../docs/examples/mlu/saxpy.mlu").to_str().expect("path").to_string();
+    let vec_kir =
+        hostile_dir().join("../../../../docs/examples/vectorize_examples.kir").to_str().expect("path").to_string();
     let runs: &[&[&str]] = &[
         &["check", du],
         &["fmt", du],
@@ -432,6 +437,7 @@ fn closed_and_full_output() {
         &["gen", "--blocks", "20000"],
         &["asm", &saxpy_mlu],
         &["sim", &saxpy_mlu, "--stats"],
+        &["vectorize", &vec_kir, "--func", "mean", "--emit", "kir"],
     ];
     for args in runs {
         // A full disk: one line, exit 1.

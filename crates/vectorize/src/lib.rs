@@ -1,10 +1,133 @@
-//! `vectorize`: rule-based vectorization.
+//! `vectorize`: rule-based vectorization of a graph IR (digest §003).
 //!
-//! **Status: not yet implemented.** This crate exposes no API yet. It will
-//! turn a program `p: T -> R` into `/p/: array[T] -> array[R]` with one
-//! vectorization rule per primitive and rewrite-on-construction
-//! optimization rules (digest §003), over a graph view of `ir-core` code.
+//! Given a program `p: T -> R`, build `/p/: array[T] -> array[R]` with
+//! `ys = /p/(xs)` ⇒ `ys[i] = p(xs[i])`, for any set of primitives: one
+//! declarative rule per primitive, optimisation rules applied to every
+//! node as it is built, and no per-element fallback anywhere.
 //!
-//! Depends on: `ir-core`.
+//! - **The graph IR** ([`Graph`]): a table from dense `u32` symbols
+//!   ([`Sym`]) to nodes (operation, argument symbols, type); types are
+//!   scalars of `ir-core` nested in `array<...>` to any depth
+//!   ([`ValTy`]); closed lambdas (params, a body, results); primitives
+//!   ([`Op`], [`Prim`]) matching `ir-core`'s scalar operations plus
+//!   `length`, `sum`, `max`, `any`, `index`, `broadcast`, `concat`,
+//!   `partition`, `assert`, constant arrays, `map`, `apply`, `if`, `while`
+//!   and `get`; any first-order primitive may be *lifted* (`fadd.1`: mapped
+//!   over one more outer array level, with `*` arguments the same in every
+//!   lane) and *masked* (`@%m`). Text format ([`text`]), verifier
+//!   ([`verify`]), typed builder ([`Builder`]), dependence order
+//!   ([`Schedule`]), Graphviz ([`dot`]).
+//! - **The reference evaluator** ([`eval`]): the oracle. Arrays are flat
+//!   and segmented ([`Array`]), so lifted primitives are loops over data;
+//!   reductions fold in the scalar order; every run is bounded by fuel.
+//! - **The vectorizer** ([`Vectorizer`], [`vectorize()`]), exactly the
+//!   document's graph interpreter and staged evaluator over a rule table
+//!   ([`RuleSet`], from the DSL of [`rules`]), plus: unmapped arguments and
+//!   the "same in every lane" analysis ([`Uniformity`]), nested vmap,
+//!   batched `if` (a `select` when both branches are pure ([`Purity`]),
+//!   masks otherwise), batched `while` (runs while any lane runs, finished
+//!   lanes frozen), data-dependent `index` as a gather.
+//! - **Bridges to Keel IR**: [`import`] turns a scalar Keel function
+//!   (acyclic control flow, as selects and masks) into a graph function;
+//!   [`lower`] turns a vectorized one into a Keel function over memory
+//!   objects whose element-wise work is tensor instructions.
+//! - **Testing aids**: [`generate`] (well-typed random graphs and
+//!   arguments) and, behind the `fuzzing` feature, `fuzzing` (the oracle as
+//!   a check, shared by the fuzz target and the tests).
+//!
+//! `docs/design/vectorize.md` explains the design and lists the rule DSL
+//! with the full default rule set.
+//!
+//! # Bad input
+//!
+//! One rule: input that comes from outside (text, rule files, Keel
+//! functions, builder-made graphs, values) is checked and answered with an
+//! error value, never a panic: parse errors are [`ir_core::text::Diagnostic`]s
+//! with spans (rendered with line, column and caret through `ir-core`'s
+//! annotate-snippets path), verifier errors name the symbol and are all
+//! collected, rule sets are checked when built, the vectorizer, evaluator
+//! and lowering verify their graph first, and evaluations are bounded by
+//! fuel and a size limit. The builder does not check what it is given
+//! (cheap construction, Cranelift's choice); the verifier does. Accessors
+//! taking a symbol answer `None`/empty for a foreign one, except
+//! [`Graph::data`], whose `# Panics` says so. No recursion depends on the
+//! input: lambdas, nested types and terms are walked with explicit stacks.
+//!
+//! Choices where the issue is silent: all seven `ir-core` scalar types
+//! (not only i1, i32, i64, f32, f64); lambdas are closed (values come in as
+//! arguments, so a lambda is vectorized per calling pattern, JAX-style);
+//! evaluation is strict (every node of a called body runs, so a dead node
+//! still traps); a masked lane holds zero (or an empty array); `/p/`
+//! returns every result batched; when some lane traps, `/p/` traps (with
+//! the kind of whichever trap it meets first).
+//!
+//! # Example
+//!
+//! ```
+//! use vectorize::eval::{EvalConfig, eval};
+//! use vectorize::text::{parse, print_graph};
+//! use vectorize::{Value, vectorize};
+//!
+//! let (g, _) = parse(
+//!     "func @p(%a: f32, %b: f32, %c: f32) -> f32 {
+//!     %t: f32 = fmul %b, %c
+//!     %r: f32 = fadd %a, %t
+//!     ret %r
+//! }
+//! ",
+//! )
+//! .unwrap();
+//! let p = g.function("p").unwrap();
+//! // Batch a and b; c is the same in every lane.
+//! let v = vectorize(&g, p, &[true, true, false]).unwrap();
+//! assert!(print_graph(&v.graph).contains("%t: array<f32> = fmul.1 %b, *%c"));
+//! let ys = eval(
+//!     &v.graph,
+//!     v.func,
+//!     &[Value::f32s(&[1.0, 2.0]), Value::f32s(&[3.0, 4.0]), Value::f32(10.0)],
+//!     EvalConfig::default(),
+//! )
+//! .unwrap();
+//! assert_eq!(ys, vec![Value::f32s(&[31.0, 42.0])]);
+//! ```
 
 #![deny(missing_docs)]
+
+mod bits;
+mod builder;
+pub mod dot;
+pub mod eval;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+pub mod generate;
+mod graph;
+pub mod import;
+mod infer;
+pub mod lower;
+mod ops;
+mod purity;
+pub mod rules;
+mod schedule;
+pub mod text;
+mod types;
+mod uniform;
+mod value;
+mod verify;
+mod vmap;
+
+pub use bits::Bits;
+pub use builder::Builder;
+pub use graph::{Arg, Graph, LambdaData, MAX_FLAGGED_ARGS, NameError, NewNode, NodeData, Sym, valid_name};
+pub use infer::{TypeError, infer};
+pub use ops::{Op, Prim, PrimKind};
+pub use purity::Purity;
+pub use rules::{DEFAULT_RULES, RuleSet};
+pub use schedule::{Schedule, StaleSchedule};
+pub use types::{NodeTy, ValTy};
+pub use uniform::{Summary, Uniformity};
+pub use value::{Array, ArrayBuilder, Container, Value};
+pub use verify::{VerifyError, verify};
+pub use vmap::{
+    MAX_REWRITE_DEPTH, Plant, Stats, VectorizeConfig, VectorizeError, VectorizeErrorKind, Vectorized, Vectorizer,
+    vectorize,
+};

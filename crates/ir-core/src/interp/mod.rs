@@ -22,6 +22,7 @@ mod exec;
 mod memory;
 mod observe;
 mod ops;
+pub mod scalar;
 mod tensor;
 mod trap;
 

@@ -400,19 +400,7 @@ fn check_inst(cx: &mut Ctx<'_>, cfg: &CsrGraph, block: Block, inst: Inst) {
 }
 
 fn conversion_ok(op: Opcode, src: Type, dst: Type) -> bool {
-    let (s, d) = (src.bits(), dst.bits());
-    match op {
-        Opcode::Sext | Opcode::Zext => src.is_int() && dst.is_int() && d > s,
-        Opcode::Trunc => src.is_int() && dst.is_int() && d < s,
-        Opcode::Fpext => src == Type::F32 && dst == Type::F64,
-        Opcode::Fptrunc => src == Type::F64 && dst == Type::F32,
-        Opcode::Fptosi | Opcode::Fptoui | Opcode::FptosiSat | Opcode::FptouiSat => {
-            src.is_float() && dst.is_int() && dst != Type::I1
-        }
-        Opcode::Sitofp | Opcode::Uitofp => src.is_int() && dst.is_float(),
-        Opcode::Bitcast => s == d,
-        _ => false,
-    }
+    op.converts(src, dst)
 }
 
 fn check_call(cx: &mut Ctx<'_>, inst: Inst, results: &[Var], ops: &[Operand]) {

@@ -1,0 +1,23 @@
+//! The graph IR's text format: a line-oriented syntax in the style of
+//! Keel's (`docs/design/vectorize.md` has the grammar), a parser with
+//! `file:line:col` diagnostics rendered by `ir-core`'s one renderer
+//! (`annotate-snippets`), and its inverse, the printer.
+//!
+//! ```text
+//! func @p(%a: f32, %b: f32, %c: f32) -> f32 {
+//!     %t: f32 = fmul %b, %c
+//!     %r: f32 = fadd %a, %t
+//!     ret %r
+//! }
+//! ```
+//!
+//! Invariant: for every graph `g` the verifier accepts,
+//! `parse(print(g))` is `g` up to the numbering of unnamed symbols and
+//! `print(parse(print(g))) == print(g)` byte for byte.
+
+mod lexer;
+mod parser;
+mod printer;
+
+pub use parser::{MAX_ERRORS, SourceMap, parse};
+pub use printer::print_graph;
