@@ -76,13 +76,17 @@
 #![deny(missing_docs)]
 
 mod chains;
+mod fold;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod iterative;
 mod oracle;
+mod place;
+mod resolve;
 mod sites;
 mod table;
 mod via_ssa;
+mod walk;
 
 pub use chains::Chains;
 pub use iterative::{
