@@ -111,6 +111,8 @@ impl Fold {
         ud_start.reserve(local.use_val.len() + 1);
         ud_start.push(0);
         ud.clear();
+        // Most uses read one definition.
+        ud.reserve(local.use_val.len());
         let nd = local.num_defs;
         for &v in &local.use_val {
             if v < nd {

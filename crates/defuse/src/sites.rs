@@ -92,14 +92,15 @@ impl Sites {
         self.use_start.clear();
         self.use_start.extend_from_slice(use_starts);
         self.def_inst.clear();
-        self.def_inst.resize(self.def_var.len(), NO_INST);
+        self.def_inst.reserve(self.def_var.len());
+        self.def_inst.extend(core::iter::repeat_n(NO_INST, np as usize));
         self.use_inst.clear();
-        self.use_inst.resize(self.use_var.len(), NO_INST);
+        self.use_inst.reserve(self.use_var.len());
         for inst in 0..input.num_insts() {
-            let (d0, d1) = (self.def_start[inst] as usize, self.def_start[inst + 1] as usize);
-            self.def_inst[d0..d1].fill(inst as InstId);
-            let (u0, u1) = (use_starts[inst] as usize, use_starts[inst + 1] as usize);
-            self.use_inst[u0..u1].fill(inst as InstId);
+            let defs = def_starts[inst + 1] - def_starts[inst];
+            self.def_inst.extend(core::iter::repeat_n(inst as InstId, defs as usize));
+            let uses = use_starts[inst + 1] - use_starts[inst];
+            self.use_inst.extend(core::iter::repeat_n(inst as InstId, uses as usize));
         }
     }
 
