@@ -182,7 +182,7 @@ fn edges_back_to_the_entry() {
             let n = blocks.len();
             for (b, (_, succs)) in blocks.iter_mut().enumerate() {
                 // Every third block (a fixed choice per seed), exits included.
-                if n > 1 && (b as u64 + seed) % 3 == 0 && !succs.contains(&0) {
+                if n > 1 && (b as u64 + seed).is_multiple_of(3) && !succs.contains(&0) {
                     succs.push(0);
                 }
             }
