@@ -18,6 +18,8 @@
 
 pub mod clif_ssa;
 pub mod programs;
+pub mod regalloc;
+pub mod tensor;
 
 use cfg_dom::{CsrGraph, DomTree, DominanceFrontiers, Node};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};

@@ -291,3 +291,68 @@ fn stats_count_per_opcode_and_per_instruction() {
     assert_eq!(o.stats.inst_count(f, guarded), 1);
     assert_eq!(o.stats.executed + o.stats.guard_skipped, o.stats.fuel_used);
 }
+
+/// Records what an observer sees, as `(instruction, access, write, object
+/// name, start, len)` and block entries.
+#[derive(Default)]
+struct Seen {
+    events: Vec<(u32, u32, bool, String, u64, u64, usize)>,
+    blocks: Vec<(u32, u32)>,
+}
+
+struct Recorder<'m>(std::rc::Rc<std::cell::RefCell<Seen>>, &'m Module);
+
+impl ir_core::interp::Observer for Recorder<'_> {
+    fn memory(&mut self, e: &ir_core::interp::MemEvent<'_>) {
+        let top = e.stack.last().unwrap();
+        let name = self.1.mem(e.mem).unwrap().name.to_string();
+        self.0.borrow_mut().events.push((top.inst.as_u32(), e.access, e.write, name, e.start, e.len, e.stack.len()));
+    }
+    fn block(&mut self, _: u64, _: ir_core::FuncId, from: ir_core::Block, to: ir_core::Block) {
+        self.0.borrow_mut().blocks.push((from.as_u32(), to.as_u32()));
+    }
+}
+
+#[test]
+fn an_observer_sees_each_access_reads_first_and_block_entries() {
+    let m = example("matmul.kir");
+    let f = m.function_by_name("dense").unwrap();
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Seen::default()));
+    let mut it = Interpreter::new(&m, Config::default()).unwrap();
+    it.set_observer(Box::new(Recorder(seen.clone(), &m)));
+    it.call(f, &[]).unwrap();
+    let ranges: Vec<(u64, u64)> = seen.borrow().events.iter().map(|e| (e.4, e.5)).collect();
+    let names: Vec<(u32, bool, String)> = seen.borrow().events.iter().map(|e| (e.1, e.2, e.3.clone())).collect();
+    let expect = [
+        (1, false, "input"),
+        (0, true, "in_n"),
+        (1, false, "in_n"),
+        (2, false, "weights"),
+        (0, true, "out_n"),
+        (1, false, "out_n"),
+        (0, true, "out_n"),
+        (1, false, "out_n"),
+        (0, true, "output"),
+        (0, false, "out_n"),
+    ];
+    assert_eq!(names, expect.iter().map(|&(a, w, n)| (a, w, n.to_string())).collect::<Vec<_>>());
+    assert_eq!(ranges[2], (0, 8));
+    assert_eq!(ranges[4], (0, 6));
+    assert!(seen.borrow().events.iter().all(|e| e.6 == 1));
+
+    // Scalar accesses, a guard that fails (no event), wide stores, calls
+    // (the callee's accesses come with the caller's call on the stack)
+    // and loops (block entries).
+    let src = "mem @a: i8[16] nram\n\nfunc @g() {\nbb0:\n    store @a[3], i16 7\n    ret\n}\n\nfunc @f(%p: i1) -> i8 {\n    var %x: i8\n    var %i: i64\n    var %c: i1\nbb0:\n    %i = const 2\n    jump bb1\nbb1:\n    @%p store @a[0], 1\n    %x = load @a[1]\n    call @g()\n    %i = sub %i, 1\n    %c = setp.sgt %i, 0\n    br %c, bb1, bb2\nbb2:\n    ret %x\n}\n";
+    let m = module(src);
+    let f = m.function_by_name("f").unwrap();
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Seen::default()));
+    let mut it = Interpreter::new(&m, Config::default()).unwrap();
+    it.set_observer(Box::new(Recorder(seen.clone(), &m)));
+    it.call(f, &[Imm::bool(false)]).unwrap();
+    let s = seen.borrow();
+    let brief: Vec<(bool, u64, u64, usize)> = s.events.iter().map(|e| (e.2, e.4, e.5, e.6)).collect();
+    assert_eq!(brief, [(false, 1, 1, 1), (true, 3, 2, 2), (false, 1, 1, 1), (true, 3, 2, 2)]);
+    assert_eq!(s.blocks, [(0, 1), (1, 1), (1, 2)]);
+    assert!(it.take_observer().is_some());
+}

@@ -81,6 +81,8 @@ pub(crate) struct Env<'e> {
     pub knobs: &'e Knobs,
     pub mems: &'e [MemInfo],
     pub callees: Callees<'e>,
+    /// `@ext_touch`, when the module declares it (the `extern_calls` knob).
+    pub ext: Option<ir_core::ExtFuncId>,
 }
 
 /// The roles of dedicated vars (see the module invariants).
@@ -98,10 +100,15 @@ pub(crate) enum Role {
     Offset(usize),
     /// The masked value a `switch` dispatches on.
     SwitchValue,
+    /// The offset of the `n`-th tile descriptor of an instruction (the
+    /// `tiles` knob).
+    Tile(usize),
+    /// The shared symbolic base (the `symbolic` knob).
+    SymBase,
 }
 
 const MAX_SLOTS: usize = 4;
-const ROLES: usize = MAX_DEPTH as usize + 4 + MAX_SLOTS;
+const ROLES: usize = MAX_DEPTH as usize + 4 + 2 * MAX_SLOTS + 1;
 
 impl Role {
     fn slot(self) -> usize {
@@ -112,6 +119,8 @@ impl Role {
             Role::Size => MAX_DEPTH as usize + 2,
             Role::SwitchValue => MAX_DEPTH as usize + 3,
             Role::Offset(n) => MAX_DEPTH as usize + 4 + n.min(MAX_SLOTS - 1),
+            Role::Tile(n) => MAX_DEPTH as usize + 4 + MAX_SLOTS + n.min(MAX_SLOTS - 1),
+            Role::SymBase => MAX_DEPTH as usize + 4 + 2 * MAX_SLOTS,
         }
     }
 
@@ -123,6 +132,8 @@ impl Role {
             Role::Size => ("sz".into(), Type::I64),
             Role::SwitchValue => ("sw".into(), Type::I32),
             Role::Offset(n) => (format!("off{}", n.min(MAX_SLOTS - 1)), Type::I64),
+            Role::Tile(n) => (format!("t{}", n.min(MAX_SLOTS - 1)), Type::I64),
+            Role::SymBase => ("sb".into(), Type::I64),
         }
     }
 }
@@ -155,6 +166,9 @@ pub(crate) struct Body<'f, 'e, S: ?Sized> {
     pub unreachable: usize,
     /// The function's block budget.
     pub budget: usize,
+    /// Counters of the natural loops whose body is being generated,
+    /// outermost first (tile accesses use them).
+    pub loops: Vec<Var>,
 }
 
 impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
@@ -188,6 +202,7 @@ impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
             joins: Vec::new(),
             unreachable: 0,
             budget: budget.max(1),
+            loops: Vec::new(),
         };
         for (v, t) in params {
             body.pool.push((v, t));

@@ -46,6 +46,25 @@ pub struct GenConfig {
     pub unreachable: f64,
     /// Rate of phis at join blocks (one to three phis where it hits).
     pub phis: f64,
+    /// Opt-in (off by default, like every knob below: with it off a seed
+    /// gives the same module as before the knob existed): every memory
+    /// descriptor and scalar index is *exact* (immediate offset and size),
+    /// the input of exact-descriptor oracles.
+    pub exact_memory: bool,
+    /// Opt-in: rate at which a memory instruction inside a natural loop's
+    /// body is a *tile* access, whose descriptors sit at `%kD · T + c`: an
+    /// enclosing loop's counter (which goes down by one per trip) times a
+    /// tile size, plus a constant (`%tN = mul %kD, T`, `%tN = add %tN, c`).
+    pub tiles: f64,
+    /// Opt-in: rate at which a descriptor's offset is a shared symbolic
+    /// base plus a constant (`%offN = add %sb, c`; `%sb = and %v, 15` is
+    /// redefined now and then), so that offsets of different instructions
+    /// are related through one value.
+    pub symbolic: f64,
+    /// Opt-in: rate of calls to the external function `@ext_touch(i64,
+    /// i64) -> i64`, which reads and writes memory (see
+    /// [`crate::ExternMemory`], the handler a run then needs).
+    pub extern_calls: f64,
 }
 
 impl Default for GenConfig {
@@ -62,6 +81,10 @@ impl Default for GenConfig {
             max_trips: 3,
             unreachable: 0.05,
             phis: 0.0,
+            exact_memory: false,
+            tiles: 0.0,
+            symbolic: 0.0,
+            extern_calls: 0.0,
         }
     }
 }
@@ -178,6 +201,10 @@ pub(crate) struct Knobs {
     pub max_trips: u32,
     pub unreachable: f64,
     pub phis: f64,
+    pub exact_memory: bool,
+    pub tiles: f64,
+    pub symbolic: f64,
+    pub extern_calls: f64,
 }
 
 fn rate(r: f64) -> f64 {
@@ -200,6 +227,10 @@ impl Knobs {
             max_trips: c.max_trips,
             unreachable: rate(c.unreachable),
             phis: rate(c.phis),
+            exact_memory: c.exact_memory,
+            tiles: rate(c.tiles),
+            symbolic: rate(c.symbolic),
+            extern_calls: rate(c.extern_calls),
         }
     }
 

@@ -125,6 +125,14 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
         if !self.env.mems.is_empty() && self.src.chance(self.env.knobs.memory) {
             return self.memory_inst(guard);
         }
+        if let Some(ext) = self.env.ext
+            && self.src.chance(self.env.knobs.extern_calls)
+        {
+            let (a, b) = (self.arg(Type::I64), self.arg(Type::I64));
+            let r = self.var(Type::I64);
+            self.ins(guard).call(Callee::Ext(ext), &[r], &[a, b]);
+            return 1;
+        }
         if !self.env.callees.is_empty() && self.src.below(CALL_ODDS) == CALL_ODDS - 1 {
             return self.call(guard);
         }

@@ -9,7 +9,7 @@
 use crate::config::GenConfig;
 use crate::program::{Generated, generate_from_bytes};
 use crate::source::SplitMix64;
-use ir_core::interp::{Config, Outcome, run};
+use ir_core::interp::{Config, Interpreter, Outcome, run};
 use ir_core::{Imm, Type, VerifyOptions, text, verify_module};
 
 /// Configurations the fuzz input chooses among (by its first byte), so one
@@ -80,7 +80,19 @@ pub fn arguments(g: &Generated, seed: u64) -> Vec<Imm> {
 /// or an overrun.
 pub fn run_within_bound(g: &Generated, args: &[Imm]) -> Outcome {
     let config = Config { fuel: g.fuel, ..Config::default() };
-    match run(&g.module, g.main, args, config) {
+    // Modules calling `@ext_touch` (the `extern_calls` knob) run with its
+    // handler; others exactly as `interp::run` runs them.
+    let ran = if g.module.externs().len() > 0 {
+        Interpreter::new(&g.module, config).and_then(|mut it| {
+            it.set_extern_handler(Box::new(crate::ExternMemory));
+            let results = it.call(g.main, args)?;
+            let (memory, stats) = it.into_parts();
+            Ok(Outcome { results, memory, stats })
+        })
+    } else {
+        run(&g.module, g.main, args, config)
+    };
+    match ran {
         Ok(outcome) => {
             assert!(
                 outcome.stats.fuel_used <= g.fuel,

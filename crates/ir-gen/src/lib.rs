@@ -6,7 +6,8 @@
 //! - **verifies** at the base level (`ir_core::verify_module`);
 //! - **terminates without trapping** in the reference interpreter, for any
 //!   arguments to `main`, within [`Generated::fuel`] (an upper bound on the
-//!   instructions plus tensor elements executed, callees included);
+//!   instructions plus tensor elements executed, callees included), with
+//!   [`ExternMemory`] installed when it calls `@ext_touch`;
 //! - is **deterministic**: the same configuration and the same seed (or
 //!   bytes) give a byte-identical printed module.
 //!
@@ -21,6 +22,13 @@
 //! loops, switches, early exits, irreducible two-block cycles), then the
 //! return block, then unreachable blocks. `docs/design/ir-gen.md` explains
 //! the shapes, the termination argument and the fuel bound.
+//!
+//! Memory analyses get opt-in knobs, all off by default (a seed then gives
+//! the module it always gave): [`GenConfig::exact_memory`] (every
+//! descriptor exact), [`GenConfig::tiles`] (descriptors affine in a loop's
+//! counter), [`GenConfig::symbolic`] (offsets sharing a symbolic base) and
+//! [`GenConfig::extern_calls`] (calls to `@ext_touch`, which reads and
+//! writes memory).
 //!
 //! Behind the non-default `fuzzing` feature, the `fuzzing` module holds the
 //! contract as a check for fuzz targets and smoke tests, and `plan` a
@@ -59,6 +67,7 @@
 mod body;
 mod config;
 mod contents;
+mod externs;
 mod function;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
@@ -73,6 +82,7 @@ mod strategy;
 mod types;
 
 pub use config::{ConfigError, GenConfig, MAX_BLOCKS, MAX_DEPTH, MAX_FUNCTIONS, MAX_RANDOM_INSTS, MAX_TRIPS, MAX_VARS};
+pub use externs::{EXT_TOUCH, ExternMemory, Touch, ext_touch};
 pub use program::{Generated, generate, generate_from_bytes, generate_with};
 pub use source::{ByteSource, Source, SplitMix64};
 pub use strategy::arb_module;

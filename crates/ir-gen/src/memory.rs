@@ -80,6 +80,9 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
     /// size computations come first and are never guarded.
     pub(crate) fn memory_inst(&mut self, g: Option<Guard>) -> u64 {
         let env = self.env;
+        if env.knobs.tiles > 0.0 && !self.loops.is_empty() && self.src.chance(env.knobs.tiles) {
+            return self.tile_inst(g);
+        }
         let m = self.src.below(env.mems.len());
         let obj = &env.mems[m];
         let float = obj.elem.is_float();
@@ -121,7 +124,7 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
     /// A scalar index into an object of `len` elements, and the cost of
     /// computing it.
     fn index(&mut self, len: u64) -> (Arg, u64) {
-        if self.src.below(2) == 0 {
+        if self.env.knobs.exact_memory || self.src.below(2) == 0 {
             (Arg::Imm(Imm::int(Type::I64, self.src.choose(len) as i64)), 0)
         } else {
             (Arg::Var(self.masked(Role::Index, len - 1)), 1)
@@ -169,7 +172,7 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
         let env = self.env;
         let half = objs.iter().map(|&o| env.mems[o].len).min().unwrap_or(2) / 2;
         let mut pre = 0u64;
-        let (size, exact_size, max_size) = if self.src.below(2) == 0 {
+        let (size, exact_size, max_size) = if env.knobs.exact_memory || self.src.below(2) == 0 {
             let s = self.src.choose(half + 1);
             (Arg::Imm(Imm::int(Type::I64, s as i64)), Some(s), s)
         } else {
@@ -179,7 +182,11 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
         let mut descs = Vec::with_capacity(objs.len());
         for (n, &o) in objs.iter().enumerate() {
             let obj = &env.mems[o];
-            let offset = if self.src.below(2) == 0 {
+            let offset = if !env.knobs.exact_memory && self.src.chance(env.knobs.symbolic) {
+                let (v, cost) = self.symbolic_offset(n, obj.len, exact_size);
+                pre += cost;
+                Arg::Var(v)
+            } else if env.knobs.exact_memory || self.src.below(2) == 0 {
                 let hi = match exact_size {
                     Some(s) => obj.len - s,
                     None => obj.len / 2,
@@ -192,6 +199,105 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
             descs.push(Desc { mem: obj.mem, offset, size });
         }
         (descs, max_size, pre)
+    }
+
+    /// `%offN = add %sb, c` (after `%sb = and %v, 15` now and then): the
+    /// shared base is in `[0, 15]` and `c` keeps the descriptor in bounds
+    /// for the size it has (`exact_size`, or at most `len / 2`). Returns
+    /// the offset var and the cost of what was emitted.
+    fn symbolic_offset(&mut self, n: usize, len: u64, exact_size: Option<u64>) -> (ir_core::Var, u64) {
+        let mut cost = 1;
+        let sb = self.dedicated(Role::SymBase);
+        if self.src.below(4) == 0 {
+            let v = self.var(Type::I64);
+            self.b.ins().binary(Opcode::And, sb, v, Imm::int(Type::I64, 15));
+            cost += 1;
+        }
+        let hi = match exact_size {
+            Some(s) => len - s - 15,
+            None => len / 2 - 15,
+        };
+        let c = self.src.choose(hi + 1);
+        let off = self.dedicated(Role::Offset(n));
+        self.b.ins().binary(Opcode::Add, off, sb, Imm::int(Type::I64, c as i64));
+        (off, cost)
+    }
+
+    /// A tile access in a loop body: a scalar load or store, a map (`dma`,
+    /// `tfill`, `tadd`, `tmax`) or a `tsum` whose descriptors have one
+    /// exact size `T` and sit each at `%kD · T + c` (a tile of an enclosing
+    /// loop's counter, `%kD` in `[1, max_trips]` there) or at an exact
+    /// offset. `c` is in `[-T, len - (max_trips + 1) · T]`, so every tile is
+    /// in bounds.
+    fn tile_inst(&mut self, g: Option<Guard>) -> u64 {
+        let env = self.env;
+        let max = u64::from(env.knobs.max_trips.max(1));
+        let m = self.src.below(env.mems.len());
+        let elem = env.mems[m].elem;
+        let same: Vec<usize> = (0..env.mems.len()).filter(|&i| env.mems[i].elem == elem).collect();
+        let kind = self.src.below(5);
+        let objs: Vec<usize> = match kind {
+            0..=1 | 4 => vec![m],
+            _ => {
+                let src = self.src.pick(&same);
+                vec![m, src]
+            }
+        };
+        let min_len = objs.iter().map(|&o| env.mems[o].len).min().unwrap_or(2);
+        let sizes: Vec<u64> = [1u64, 2, 4, 8, 16].into_iter().filter(|&t| (max + 1) * t <= min_len).collect();
+        if sizes.is_empty() {
+            // No tile fits: a load of element 0 instead.
+            let dst = self.var(elem);
+            self.ins(g).load(dst, env.mems[m].mem, Imm::int(Type::I64, 0));
+            return 1;
+        }
+        let t = self.src.pick(&sizes);
+        let k = self.loops[self.src.below(self.loops.len())];
+        let mut pre = 0u64;
+        let mut descs = Vec::with_capacity(objs.len());
+        for (n, &o) in objs.iter().enumerate() {
+            let obj = &env.mems[o];
+            let offset = if n == 0 || self.src.below(2) == 0 {
+                let lo = -(t as i64);
+                let hi = obj.len as i64 - ((max + 1) * t) as i64;
+                let c = lo + self.src.choose((hi - lo + 1) as u64) as i64;
+                let v = self.dedicated(Role::Tile(n));
+                self.b.ins().binary(Opcode::Mul, v, k, Imm::int(Type::I64, t as i64));
+                self.b.ins().binary(Opcode::Add, v, v, Imm::int(Type::I64, c));
+                pre += 2;
+                Arg::Var(v)
+            } else {
+                Arg::Imm(Imm::int(Type::I64, self.src.choose(obj.len - t + 1) as i64))
+            };
+            descs.push(Desc { mem: obj.mem, offset, size: Arg::Imm(Imm::int(Type::I64, t as i64)) });
+        }
+        match kind {
+            0 => {
+                let dst = self.var(elem);
+                self.ins(g).load(dst, descs[0].mem, descs[0].offset);
+                pre + 1
+            }
+            1 => {
+                let value = self.arg(elem);
+                self.ins(g).store(descs[0].mem, descs[0].offset, value);
+                pre + 1
+            }
+            4 => {
+                let dst = self.var(elem);
+                self.ins(g).reduce(Opcode::Tsum, dst, descs[0]);
+                pre + 1 + t
+            }
+            _ => {
+                let op = self.src.pick(&[Opcode::Dma, Opcode::Tfill, Opcode::Tadd, Opcode::Tmax]);
+                let sources: Vec<TensorArg> = match op {
+                    Opcode::Tfill => vec![TensorArg::Scalar(self.arg(elem))],
+                    Opcode::Dma => vec![TensorArg::Desc(descs[1])],
+                    _ => vec![TensorArg::Desc(descs[1]), TensorArg::Scalar(self.arg(elem))],
+                };
+                self.ins(g).tensor(op, descs[0], &sources);
+                pre + 1 + t
+            }
+        }
     }
 
     /// `matmul C[2x3], A[2x4], B[4x3]` on `f32` objects at random exact

@@ -83,6 +83,10 @@ fn module<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
     let knobs = Knobs::new(config);
     let mut module = Module::new();
     let mems = if knobs.memory > 0.0 { memory::declare(&mut module, src) } else { Vec::new() };
+    let ext = (knobs.extern_calls > 0.0 && !mems.is_empty()).then(|| {
+        let sig = Signature::new(vec![ir_core::Type::I64, ir_core::Type::I64], vec![ir_core::Type::I64]);
+        module.add_extern(crate::externs::EXT_TOUCH, sig).expect("the generator's names are distinct")
+    });
 
     let n = knobs.functions;
     let sigs: Vec<Signature> = (0..n).map(|i| signature(src, if i == 0 { 3 } else { 2 })).collect();
@@ -106,7 +110,7 @@ fn module<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
                 fuel: fuels[j],
             });
         }
-        let env = Env { knobs: &knobs, mems: &mems, callees: Callees { last_first: &callable } };
+        let env = Env { knobs: &knobs, mems: &mems, callees: Callees { last_first: &callable }, ext };
         let (budget, pool) = if i == 0 {
             (knobs.main_blocks(), knobs.vars)
         } else {

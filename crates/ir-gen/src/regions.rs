@@ -241,8 +241,12 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
         let (header, hc) = self.begin_block(true);
         self.b.switch_to_block(tail);
         self.b.ins().jump(header);
+        // In the body and the latch (before its decrement) the counter is in
+        // [1, max_trips]: tile accesses may scale it.
+        self.loops.push(k);
         let body = self.arm(depth + 1, size - 3);
         let (latch, lc) = self.begin_block(false);
+        self.loops.pop();
         self.b.ins().binary(Opcode::Sub, k, k, Imm::int(Type::I64, 1));
         self.b.ins().jump(header);
         let (exit, xc) = self.begin_block(false);

@@ -23,6 +23,11 @@ fn configs() -> impl Strategy<Value = GenConfig> {
             max_trips,
             unreachable: f64::from(r[4] % 64) / 255.0,
             phis: f64::from(r[5]) / 255.0,
+            // The opt-in memory knobs, from the same bytes.
+            exact_memory: r[0] & 8 != 0,
+            tiles: f64::from(r[1] % 3) / 4.0,
+            symbolic: f64::from(r[2] % 3) / 4.0,
+            extern_calls: f64::from(r[3] % 2) / 8.0,
         },
     )
 }

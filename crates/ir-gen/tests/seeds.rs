@@ -53,6 +53,10 @@ fn configs() -> Vec<GenConfig> {
             max_trips: 1,
             unreachable: 1.0,
             phis: 0.5,
+            exact_memory: false,
+            tiles: f64::NAN,
+            symbolic: -3.0,
+            extern_calls: 0.0,
         },
     ]
 }

@@ -20,6 +20,12 @@ pub(crate) enum What {
     Postdomtree,
     /// The CFG with loops drawn as nested clusters.
     Loops,
+    /// One block's data-dependence DAG (`--block bbN`) with the pebbling
+    /// order and where spills happen (`--regs P`).
+    Dag,
+    /// The semi-SVFG of `svfg-pre` over the function in SSA form: phis of
+    /// value numbers and their operand sources.
+    Svfg,
 }
 
 pub(crate) fn dot(
@@ -27,6 +33,8 @@ pub(crate) fn dot(
     func: Option<&str>,
     what: What,
     insts: bool,
+    block_arg: Option<&str>,
+    regs: u32,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
@@ -39,6 +47,9 @@ pub(crate) fn dot(
         }
     };
     let graph = f.cfg();
+    if what == What::Dag {
+        return dag(&module, f, block_arg, regs, out);
+    }
     let label = |n: u32| {
         let b = block(n);
         let mut s = format!("{b}");
@@ -55,6 +66,14 @@ pub(crate) fn dot(
         What::Domtree => dot::dom_tree(&DomTree::of(&graph), label),
         What::Postdomtree => dot::post_dom_tree(&PostDomTree::of(&graph), label),
         What::Loops => dot::loops(&graph, &LoopForest::of(&graph), label).expect("the forest of this graph"),
+        What::Dag => unreachable!("drawn above"),
+        What::Svfg => match crate::pre_cmd::svfg_dot(&module, f) {
+            Ok(t) => t,
+            Err(msg) => {
+                crate::out::say(msg);
+                return Ok(ExitCode::FAILURE);
+            }
+        },
     };
     out.write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
@@ -81,4 +100,48 @@ fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, Stri
         }
     };
     module.function(id).ok_or_else(|| "no such function".into())
+}
+
+/// `--what dag`: the block's DAG and its pebble game (regalloc-pebble's
+/// picture; phis are lowered first, as the allocator does).
+fn dag(
+    module: &Module,
+    f: &Function,
+    block_arg: Option<&str>,
+    regs: u32,
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
+    // The clone has its own stamp: analyse it on its own CFG.
+    let Some(name) = block_arg else {
+        crate::out::say("--what dag needs --block bbN");
+        return Ok(ExitCode::from(2));
+    };
+    let Some(n) = name.strip_prefix("bb").and_then(|d| d.parse::<u32>().ok()) else {
+        crate::out::say(format!("--block takes a block label such as bb0, not `{name}`"));
+        return Ok(ExitCode::from(2));
+    };
+    if !f.block_exists(block(n)) || !f.layout().is_block_inserted(block(n)) {
+        crate::out::say(format!("{} has no block bb{n}", crate::out::global(f.name())));
+        return Ok(ExitCode::FAILURE);
+    }
+    let mut lowered = f.clone();
+    if regalloc_pebble::needs_destruct(&lowered) {
+        regalloc_pebble::lower_phis(&mut lowered);
+    }
+    let g = lowered.cfg();
+    let regs = regalloc_pebble::Regs::new(regs, regs);
+    match regalloc_pebble::block_game(&g, &lowered, n, regs, regalloc_pebble::LocalRule::Document) {
+        Ok(game) => {
+            let text = game.dot(
+                |x| format!("%{}", lowered.var_name(ir_core::Var::from_u32(x))),
+                |i| DisplayInst { module, func: &lowered, inst: ir_core::Inst::from_u32(i) }.to_string(),
+            );
+            out.write_all(text.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            crate::out::say(format!("{}: {e}", crate::out::global(f.name())));
+            Ok(ExitCode::FAILURE)
+        }
+    }
 }

@@ -16,7 +16,10 @@ mod du;
 mod generate;
 mod import;
 mod input;
+mod memdep_cmd;
 mod out;
+mod regalloc_cmd;
+mod pre_cmd;
 mod run;
 mod sim_cmd;
 mod size;
@@ -128,6 +131,41 @@ enum Command {
         /// Show each block's instructions in its node.
         #[arg(long)]
         insts: bool,
+        /// With `--what dag`: the block whose DAG to draw (`bbN`).
+        #[arg(long, value_name = "bbN")]
+        block: Option<String>,
+        /// With `--what dag`: registers for the pebble game.
+        #[arg(long, default_value_t = 3)]
+        regs: u32,
+    },
+    /// Allocate registers and print the allocated IR: registers as vars
+    /// `%r0..`, spill slots in a `@spill.NAME` memory object.
+    ///
+    /// `--method pebble` (default) plays the red-blue pebble game on each
+    /// block's DAG with the global step; `--method briggs` is the
+    /// Chaitin-Briggs baseline. Every allocation is checked symbolically
+    /// before it is printed.
+    Regalloc {
+        /// The IR file (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Scalar registers.
+        #[arg(long, default_value_t = 16)]
+        regs: u32,
+        /// Vector registers.
+        #[arg(long, default_value_t = 16)]
+        vregs: u32,
+        /// The allocator.
+        #[arg(long, value_enum, default_value_t = regalloc_cmd::MethodArg::Pebble)]
+        method: regalloc_cmd::MethodArg,
+        /// Loads, stores and moves per function, plain and loop-weighted.
+        #[arg(long)]
+        stats: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = regalloc_cmd::Format::Text)]
+        format: regalloc_cmd::Format,
     },
     /// Print a module in SSA form (all functions, or one).
     ///
@@ -196,6 +234,47 @@ enum Command {
         /// method, with the estimate; the SSA method still runs.
         #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = size::parse_size)]
         max_memory: u64,
+    },
+    /// Memory dependences over tensor descriptors: per read, the writes it
+    /// depends on and why, loop-carried ones with their distance.
+    ///
+    /// FILE may be IR text or a WebAssembly module. `json` adds output and
+    /// anti dependences and edge counts; `dot` draws the dependences over
+    /// the CFG.
+    Memdep {
+        /// The IR file or `.wasm` module (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = memdep_cmd::Format::Text)]
+        format: memdep_cmd::Format,
+    },
+    /// Partial redundancy elimination: semantic PRE on the sparse value flow
+    /// graph (default), lazy code motion or plain GVN; prints the module.
+    ///
+    /// Each function is put in SSA form first. FILE may be IR text or a
+    /// WebAssembly module. `--stats` adds computations removed and inserted,
+    /// phis placed, created and deleted, and phase times.
+    ///
+    /// Exit status: 0 on success, 1 on bad input or an unwritable output, 2
+    /// on bad usage.
+    Pre {
+        /// The IR file or `.wasm` module (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// The transform.
+        #[arg(long, value_enum, default_value_t = pre_cmd::PreMethod::Svfg)]
+        method: pre_cmd::PreMethod,
+        /// Add statistics.
+        #[arg(long)]
+        stats: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = pre_cmd::Format::Text)]
+        format: pre_cmd::Format,
     },
     /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
     ///
@@ -275,7 +354,17 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Import { module, output, func, no_names, quiet } => {
             import::import(&module, output.as_deref(), func, !no_names, quiet, out)
         }
-        Command::Dot { file, func, what, insts } => dot::dot(&file, func.as_deref(), what, insts, out),
+        Command::Dot { file, func, what, insts, block, regs } => {
+            dot::dot(&file, func.as_deref(), what, insts, block.as_deref(), regs, out)
+        }
+        Command::Regalloc { file, func, regs, vregs, method, stats, format } => {
+            let args = regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, stats, format };
+            regalloc_cmd::regalloc(&args, out)
+        }
+        Command::Memdep { file, func, format } => memdep_cmd::run(&file, func.as_deref(), format, out),
+        Command::Pre { file, func, method, stats, format } => {
+            pre_cmd::pre(&file, func.as_deref(), method, stats, format, out)
+        }
         Command::Gen(args) => {
             let line: Vec<String> = std::env::args().skip(1).collect();
             generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)

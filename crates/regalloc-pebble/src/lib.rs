@@ -1,11 +1,140 @@
-//! `regalloc-pebble`: register allocation by red-blue pebbling.
+//! `regalloc-pebble`: register allocation by red-blue pebbling (digest §004,
+//! `Local-Alloc` of the original document), for any compiler's IR.
 //!
-//! **Status: not yet implemented.** This crate exposes no API yet. It will
-//! allocate registers on each block's dependence DAG with the red-blue
-//! pebble heuristic of the digest's §004 document, then hand the remaining
-//! registers to variables globally by loop-weighted spill cost, with a
-//! checker that verifies every allocation.
+//! Each block's data-dependence DAG (values are nodes; sources are the
+//! values live into the block, which start in memory; sinks are the values
+//! live out of it) is allocated by playing the red-blue pebble game: red
+//! pebbles are the `P` registers, blue pebbles are memory, and the cost is
+//! loads + stores. The local heuristic is the document's ([`Pebbler`],
+//! [`LocalRule::Document`]: pick a frontier set `S` by cost/dominated, the
+//! successor with the least cover cost `(c1, c2)`, spill and load, slide or
+//! use a free register); [`LocalRule::Refined`] (the default) replans the
+//! document's order with Belady's rule and keeps the cheaper game. The DAG
+//! does not depend on statement order, and neither does the allocation.
+//! A global step then gives the registers the blocks do not need to the
+//! hottest variables, weighted by loop depth ([`GlobalStep`]).
 //!
-//! Depends on: `ir-core`, `cfg-dom`.
+//! **Input.** A compiler implements [`RegCode`] (per block its
+//! instructions; per instruction its uses and defs with each register's
+//! class, [`RegClass`]) and hands over its CFG as any [`cfg_dom::Graph`];
+//! loop depths come from `cfg-dom`'s loop forest. Keel's
+//! `ir_core::Function` implements `RegCode`; `examples/foreign_ir.rs` does
+//! it for a toy IR (`cargo run -p regalloc-pebble --example foreign_ir`).
+//!
+//! **Output.** [`Allocation`]: plain data in CSR form, as regalloc2 returns
+//! it: per instruction the location of each operand and result, and the
+//! inserted loads, stores and moves ([`Edit`]) at program points
+//! ([`ProgPoint`]), with their counts ([`Costs`], plain and loop-weighted).
+//! For Keel functions, [`allocate_module`] / [`allocate_in_module`] take a
+//! function out of SSA if needed ([`lower_phis`]), allocate, check and
+//! rewrite it ([`rewrite`]): registers become vars `%r0..` (`%v0..` for
+//! vectors), spill slots live in a memory object, and the result runs in
+//! the reference interpreter.
+//!
+//! **Checked.** [`check`] is a symbolic checker (regalloc2's `checker` is
+//! the model): at every program point each register and slot holds a set
+//! of original vars, and every use must read its own var. Tests and fuzzing
+//! run it on every allocation. [`replay`] checks a bare game move by move;
+//! [`exact`] gives the optimum of a small DAG (exhaustive A* search, and an
+//! ILP over time-indexed pebble moves behind the `ilp` feature).
+//!
+//! **Also here:** the Chaitin-Briggs baseline ([`briggs`]: interference
+//! graph, optimistic simplify/select, loop-weighted spill costs, spill
+//! everywhere), the vector-register search ([`min_registers`]: double the
+//! count while loads + stores exceed the lower bound, then halve while the
+//! bound is met), and a block's game drawn for Graphviz ([`block_game`]).
+//!
+//! # Bad input and misuse
+//!
+//! Every entry point on foreign input returns an error, never panics:
+//! [`allocate`] checks the graph and code first (`cfg_dom::check_input`)
+//! and returns [`AllocError`] for malformed input, for code shapes it does
+//! not take (a phi; use [`lower_phis`] or your own out-of-SSA step) and for
+//! an instruction that needs more registers of a class at once than `P`;
+//! [`check`] returns a [`CheckError`] for a damaged allocation (CSR arrays
+//! of the wrong shape included); [`DagBuilder::build`] returns a
+//! [`DagError`]. The only panics are documented preconditions on Keel
+//! helpers (`# Panics`: a function id that is not in the module).
+//!
+//! # Example: the digest's test vector
+//!
+//! The block `t1 = x ∘ y; q = y ∘ z; v = t1 ∘ y` with sources `x, y, z`
+//! (`docs/examples/pebble_block.kir`): with three registers every source is
+//! loaded once and nothing spills; with two the document counts three
+//! loads and one store.
+//!
+//! ```
+//! use regalloc_pebble::{Dag, LocalRule, Move, Pebbler, RegClass, Regs, Setup, replay};
+//!
+//! let mut b = Dag::builder();
+//! let s = RegClass::Scalar;
+//! let (x, y, z) = (b.source(s), b.source(s), b.source(s));
+//! let t1 = b.node(s, &[x, y]);
+//! let q = b.node(s, &[y, z]);
+//! let v = b.node(s, &[t1, y]);
+//! b.sink(q);
+//! b.sink(v);
+//! let dag = b.build().unwrap();
+//!
+//! let three = Setup { rule: LocalRule::Document, ..Setup::plain(Regs::new(3, 0)) };
+//! let game = Pebbler::new().run(&dag, &three).unwrap();
+//! assert_eq!(replay(&dag, &three, &game).unwrap(), (3, 2)); // x, y, z; the sinks q, v
+//! assert_eq!(game.cost(), dag.lower_bound());
+//!
+//! let two = Setup { rule: LocalRule::Document, ..Setup::plain(Regs::new(2, 0)) };
+//! let game = Pebbler::new().run(&dag, &two).unwrap();
+//! assert_eq!(game.loads, 3);
+//! let spills = game.moves.iter().filter(|m| matches!(m, Move::Store { value } if *value == v)).count();
+//! assert_eq!(spills, 1); // v goes to memory to free a register for z
+//!
+//! // A whole Keel function: allocated, checked, rewritten, interpretable.
+//! let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/pebble_block.kir")).unwrap();
+//! let (module, _) = ir_core::text::parse(&src).unwrap();
+//! let options = regalloc_pebble::Options::with_regs(3);
+//! let (allocated, results) = regalloc_pebble::allocate_module(&module, regalloc_pebble::Method::Pebble, &options);
+//! let done = results[0].1.as_ref().unwrap();
+//! assert_eq!(done.allocation.costs.total(), 0); // params arrive in registers
+//! assert!(allocated.function_by_name("pebble").is_some());
+//! ```
 
 #![deny(missing_docs)]
+
+mod class;
+mod dag;
+pub mod game;
+mod pebble;
+mod picture;
+pub mod replan;
+pub use picture::{BlockGame, block_game};
+mod select;
+
+pub use class::{Loc, PReg, RegClass, Regs};
+pub use dag::{Dag, DagBuilder, DagError, OpId, OpKind, Output, ValueId};
+pub use game::{GameError, LocalRule, Move, Schedule, Setup, SinkNeed, Start, replay};
+pub use pebble::{PebbleError, Pebbler, pebble};
+mod block_dag;
+mod input;
+mod output;
+pub use block_dag::{BlockDag, CodeError};
+pub use input::{InstKind, RegCode};
+pub use output::{Allocation, Costs, Edit, EditKind, ProgPoint, SlotInfo};
+mod alloc;
+mod facts;
+mod global;
+mod parallel_move;
+mod pass;
+pub use alloc::{AllocError, Allocator, GlobalStep, Options, allocate};
+mod checker;
+pub mod exact;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+pub use checker::{CheckError, check};
+mod keel;
+pub mod rewrite;
+pub use keel::{
+    Allocated, KeelError, Method, ModuleResults, allocate_in_module, allocate_module, lower_phis, needs_destruct,
+};
+pub mod briggs;
+mod vector;
+pub mod webs;
+pub use vector::{RegisterCount, Trial, min_registers};

@@ -4,7 +4,9 @@
 //! results: `block`, `loop`, `if`/`else`, `br`, `br_if`, `br_table`,
 //! `return`, `unreachable`) run on a small reference interpreter written
 //! here from the spec, and, once imported, on `ir_core::interp`. Results,
-//! traps and memory must agree. Runs the reference out of fuel skips.
+//! traps and memory must agree. Runs the reference out of fuel skips. The
+//! same runs feed `memdep`'s dynamic check: every memory dependence the
+//! interpreter observes is one the analysis reports.
 
 mod common;
 
@@ -925,13 +927,17 @@ fn imm_bits(i: Imm) -> u64 {
     i.as_u64()
 }
 
-fn run_case(seed: u64) {
+/// Runs one generated module; returns the memory dependences the dynamic
+/// check compared.
+fn run_case(seed: u64) -> u64 {
     let funcs = generate(seed);
     let wat = to_wat(&funcs);
     let bytes = wat::parse_str(&wat).unwrap_or_else(|e| panic!("seed {seed}: generated an invalid module: {e}\n{wat}"));
     let m = common::imp_partial(&wat);
     assert_eq!(m.counts.failed, 0, "seed {seed}");
     let _ = bytes;
+    let analyses = memdep::fuzzing::Analyses::of(&m.module, Some(&memdep::Summaries::of(&m.module)));
+    let mut checked = 0;
     for (f, func) in funcs.iter().enumerate() {
         for args in [[0u64, 0], [1, 5], [0xffff_fff0, u64::MAX], [7, 1 << 40]] {
             let mut reference = Ref { funcs: &funcs, mem: vec![0; 65536], fuel: 100_000 };
@@ -962,15 +968,22 @@ fn run_case(seed: u64) {
                 }
                 (w, g) => panic!("reference {w:?}, IR {g:?}: {}", text()),
             }
+            let imm_args = [Imm::int(ir_core::Type::I32, args[0] as i64), Imm::int(ir_core::Type::I64, args[1] as i64)];
+            let d = memdep::fuzzing::check_run(&m.module, &analyses, id, &imm_args, Config::default().fuel, None);
+            assert!(d.failures.is_empty(), "memdep: {:?}: {}", d.failures.first(), text());
+            checked += d.flow + d.output + d.anti;
         }
     }
+    checked
 }
 
 #[test]
 fn a_few_fixed_seeds() {
+    let mut checked = 0;
     for seed in 1..200u64 {
-        run_case(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        checked += run_case(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     }
+    assert!(checked > 100, "memdep's dynamic check compared only {checked} dependences");
 }
 
 proptest! {

@@ -8,6 +8,7 @@
 
 use super::config::{Config, Stats};
 use super::memory::Memory;
+use super::observe::{MemEvent, Observer, StackEntry};
 use super::ops::{self, truthy};
 use super::tensor;
 use super::trap::{Trap, TrapKind};
@@ -36,6 +37,8 @@ struct Frame<'m> {
     next: Option<Inst>,
     /// The caller's `call` instruction, whose results receive our return values.
     call_site: Option<Inst>,
+    /// This frame's serial number (for observers).
+    serial: u64,
 }
 
 /// A reference interpreter over one module, keeping memory and statistics
@@ -49,6 +52,10 @@ pub struct Interpreter<'m> {
     handler: Option<Box<dyn ExternHandler + 'm>>,
     /// Scratch for phi values on block entry.
     phi_scratch: Vec<(Var, Option<Imm>)>,
+    /// The observer, if one is installed, and the call stack it is shown.
+    observer: Option<Box<dyn Observer + 'm>>,
+    obs_stack: Vec<StackEntry>,
+    frames_made: u64,
 }
 
 impl core::fmt::Debug for Interpreter<'_> {
@@ -71,12 +78,26 @@ impl<'m> Interpreter<'m> {
             fuel_left: config.fuel,
             handler: None,
             phi_scratch: Vec::new(),
+            observer: None,
+            obs_stack: Vec::new(),
+            frames_made: 0,
         })
     }
 
     /// Installs a handler for calls to external functions.
     pub fn set_extern_handler(&mut self, handler: Box<dyn ExternHandler + 'm>) {
         self.handler = Some(handler);
+    }
+
+    /// Installs an observer of memory accesses and block entries (see
+    /// [`Observer`]); replaces any previous one.
+    pub fn set_observer(&mut self, observer: Box<dyn Observer + 'm>) {
+        self.observer = Some(observer);
+    }
+
+    /// Removes the observer and returns it.
+    pub fn take_observer(&mut self) -> Option<Box<dyn Observer + 'm>> {
+        self.observer.take()
     }
 
     /// The memory, to read or to set up before a call.
@@ -134,7 +155,9 @@ impl<'m> Interpreter<'m> {
             }
         }
         self.stats.reserve(func, f.num_insts());
-        Ok(Frame { func, code: f, regs, block: entry, next: f.layout().first_inst(entry), call_site: None })
+        self.frames_made += 1;
+        let serial = self.frames_made;
+        Ok(Frame { func, code: f, regs, block: entry, next: f.layout().first_inst(entry), call_site: None, serial })
     }
 
     fn burn(&mut self, amount: u64) -> R<()> {
@@ -174,6 +197,15 @@ impl<'m> Interpreter<'m> {
     }
 
     fn step(&mut self, f: &'m Function, fid: FuncId, inst: Inst, frames: &mut Vec<Frame<'m>>, depth: usize) -> R<Flow> {
+        if self.observer.is_some() {
+            // The stack an observer sees: each frame's current instruction
+            // is the call site recorded by the frame above it.
+            self.obs_stack.clear();
+            for (k, fr) in frames.iter().enumerate() {
+                let at = frames.get(k + 1).and_then(|c| c.call_site).unwrap_or(inst);
+                self.obs_stack.push(StackEntry { activation: fr.serial, func: fr.func, inst: at });
+            }
+        }
         let frame = frames.last_mut().expect("a frame is executing");
         let data = f.inst(inst).expect("the layout only holds existing instructions");
         let op = data.opcode();
@@ -256,6 +288,19 @@ impl<'m> Interpreter<'m> {
                     return Err(Trap::new(TrapKind::OutOfBounds, format!("{what} outside {len} elements")));
                 }
                 let at = index as usize;
+                if let Some(obs) = self.observer.as_mut() {
+                    let write = stored.is_some();
+                    let ev = MemEvent {
+                        stack: &self.obs_stack,
+                        access: 0,
+                        step: self.stats.executed,
+                        write,
+                        mem,
+                        start: at as u64,
+                        len: u64::from(width),
+                    };
+                    obs.memory(&ev);
+                }
                 match stored {
                     None if width == 1 => {
                         let v = self.memory.get(mem, at).ok_or_else(|| malformed(op, "no such object"))?;
@@ -287,13 +332,25 @@ impl<'m> Interpreter<'m> {
                     self.stats.elements += n;
                     burn(&mut self.fuel_left, &mut self.stats.fuel_used, self.config.fuel, n)
                 };
-                let value = tensor::execute(f, inst, &mut self.memory, &read_op, &mut fuel)?;
+                let observer = &mut self.observer;
+                let stack = &self.obs_stack;
+                let step = self.stats.executed;
+                let mut observe = |access: u32, write: bool, mem, start: usize, len: usize| {
+                    if let Some(obs) = observer.as_mut() {
+                        let ev = MemEvent { stack, access, step, write, mem, start: start as u64, len: len as u64 };
+                        obs.memory(&ev);
+                    }
+                };
+                let value = tensor::execute(f, inst, &mut self.memory, &read_op, &mut fuel, &mut observe)?;
                 if let Some(v) = value {
                     set(frame, results, 0, Some(v))?;
                 }
             }
             Format::Call => {
                 let callee = f.callee(inst).ok_or_else(|| malformed(op, "no callee"))?;
+                if let Some(obs) = self.observer.as_mut() {
+                    obs.call(&self.obs_stack, self.stats.executed);
+                }
                 let args: Vec<Imm> = (0..ops.len()).map(|i| arg(frame, i)).collect::<R<_>>()?;
                 self.stats.calls += 1;
                 match callee {
@@ -363,6 +420,9 @@ impl<'m> Interpreter<'m> {
             return Err(Trap::new(TrapKind::Malformed, format!("branch to {to}, which is not in the layout")));
         }
         let from = frame.block;
+        if let Some(obs) = self.observer.as_mut() {
+            obs.block(frame.serial, fid, from, to);
+        }
         self.phi_scratch.clear();
         let mut cursor = f.layout().first_inst(to);
         while let Some(inst) = cursor.filter(|&i| f.opcode(i) == Opcode::Phi) {

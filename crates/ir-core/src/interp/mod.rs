@@ -20,6 +20,7 @@
 mod config;
 mod exec;
 mod memory;
+mod observe;
 mod ops;
 mod tensor;
 mod trap;
@@ -27,6 +28,7 @@ mod trap;
 pub use config::{Config, Stats};
 pub use exec::{ExternHandler, Interpreter};
 pub use memory::Memory;
+pub use observe::{MemEvent, Observer, StackEntry};
 pub use trap::{Trap, TrapKind};
 
 use crate::entities::FuncId;

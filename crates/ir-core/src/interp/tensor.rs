@@ -83,6 +83,7 @@ pub(super) fn execute(
     memory: &mut Memory,
     read: &dyn Fn(Operand) -> R<Imm>,
     fuel: &mut dyn FnMut(u64) -> R<()>,
+    observe: &mut dyn FnMut(u32, bool, Mem, usize, usize),
 ) -> R<Option<Imm>> {
     let op = f.opcode(inst);
     let mut sources = Vec::new();
@@ -92,11 +93,22 @@ pub(super) fn execute(
             Slot::Scalar(o) => Source::Scalar(read(o)?),
         });
     }
+    // Descriptor `k` of the instruction (`Function::accesses` order) is
+    // the k-th range among the slots.
+    let desc_index = |slot: usize| sources[..slot].iter().filter(|s| matches!(s, Source::Range(_))).count() as u32;
+    let reads = |slots: core::ops::Range<usize>, observe: &mut dyn FnMut(u32, bool, Mem, usize, usize)| {
+        for k in slots {
+            if let Some(Source::Range(r)) = sources.get(k) {
+                observe(desc_index(k), false, r.mem, r.start, r.len);
+            }
+        }
+    };
     let malformed = |why: &str| Trap::new(TrapKind::Malformed, format!("`{op}`: {why}"));
     match op.format() {
         Format::TensorReduce => {
             let Some(Source::Range(src)) = sources.first() else { return Err(malformed("needs a descriptor")) };
             fuel(src.len as u64)?;
+            reads(0..1, observe);
             let elem = memory.elem_type(src.mem).unwrap_or(Type::I64);
             let values = elements(memory, *src);
             let result = match op {
@@ -132,6 +144,7 @@ pub(super) fn execute(
             shape(b.len, k, n, "B")?;
             let (m, k, n) = (m as usize, k as usize, n as usize);
             fuel((m as u64).saturating_mul(n as u64).saturating_mul(k as u64))?;
+            reads(1..3, observe);
             let elem = memory.elem_type(c.mem).unwrap_or(Type::I64);
             let (ea, eb) = (memory.elem_type(a.mem).unwrap_or(Type::I64), memory.elem_type(b.mem).unwrap_or(Type::I64));
             // C is written only at the end when it overlaps A or B (then
@@ -142,6 +155,7 @@ pub(super) fn execute(
                 memory.reserve_temporary(c.len)?;
             }
             let mut out = Vec::with_capacity(if through_temp { c.len } else { 0 });
+            observe(0, true, c.mem, c.start, c.len);
             let (mul, add) = if elem.is_float() { (Opcode::Fmul, Opcode::Fadd) } else { (Opcode::Mul, Opcode::Add) };
             for i in 0..m {
                 for j in 0..n {
@@ -187,6 +201,7 @@ pub(super) fn execute(
                 }
             }
             fuel(dst.len as u64)?;
+            reads(1..sources.len(), observe);
             // A source read at the same offset as the destination is safe
             // to read chunk by chunk; one that overlaps it elsewhere is
             // copied first (overlap acts through a temporary).
@@ -231,6 +246,7 @@ pub(super) fn execute(
                     value(memory, i)?;
                 }
             }
+            observe(0, true, dst.mem, dst.start, dst.len);
             let mut chunk = [0u64; CHUNK];
             let mut done = 0;
             while done < dst.len {

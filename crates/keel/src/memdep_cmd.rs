@@ -1,0 +1,392 @@
+//! `keel memdep`: memory dependences of each function (or one), as the
+//! digest's table (per memory instruction, per read: the instructions it
+//! depends on and why), as JSON (flow, output and anti dependences, edge
+//! counts), or as Graphviz (the dependences over the CFG). Dependences
+//! carried around a loop are marked with their iteration distance.
+//!
+//! FILE is IR text or a WebAssembly module. Calls use the module's call
+//! summaries. Output goes to the writer `main` hands over; write errors
+//! are returned to `main` (which ends quietly on a closed pipe).
+
+use crate::input::Input;
+use crate::source::Loaded;
+use ir_core::text::DisplayInst;
+use ir_core::{Arg, Function, Module};
+use memdep::{ANY, Answer, Distance, MemDep, MemDeps, MemQueries, Options, Site, Summaries};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Output format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// The digest's table: per memory instruction, what each read depends on.
+    Text,
+    /// One JSON object per function, in an array, for tools.
+    Json,
+    /// Graphviz: memory instructions in their blocks, the CFG, and the
+    /// dependences.
+    Dot,
+}
+
+/// Runs the command: 0 on success, 1 on bad input; write errors go back
+/// to `main`.
+pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
+    let Some(loaded) = Loaded::load(&input) else { return Ok(ExitCode::FAILURE) };
+    let module = &loaded.module;
+    let funcs: Vec<&Function> = match func {
+        Some(name) => {
+            let name = name.strip_prefix('@').unwrap_or(name);
+            match module.function_by_name(name).and_then(|f| module.function(f)) {
+                Some(f) => vec![f],
+                None => {
+                    eprintln!("keel: no function @{name}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+        None => module.functions().map(|(_, f)| f).collect(),
+    };
+    write_all(module, &funcs, format, out)
+}
+
+/// One function's analysis and what the views need of it.
+struct View<'a> {
+    module: &'a Module,
+    func: &'a Function,
+    deps: MemDeps,
+    q: MemQueries,
+    /// Memory instructions in layout order (the document's `irN`).
+    mem: Vec<u32>,
+}
+
+impl View<'_> {
+    /// The definitions reaching use `u`, in layout order of their
+    /// instructions (then access order).
+    fn reaching(&self, u: u32) -> Vec<u32> {
+        let sites = self.deps.sites();
+        let pos = |d: &u32| {
+            let s = sites.def_site(*d).expect("a site of this function");
+            (self.mem.iter().position(|&i| i == s.inst).unwrap_or(usize::MAX), s.access)
+        };
+        let mut ds: Vec<u32> = self.deps.defs_of_iter(u).collect();
+        ds.sort_by_key(pos);
+        ds
+    }
+
+    fn label(&self, inst: u32) -> String {
+        match self.mem.iter().position(|&i| i == inst) {
+            Some(k) => format!("ir{}", k + 1),
+            None => format!("inst{inst}"),
+        }
+    }
+
+    fn inst_text(&self, inst: u32) -> String {
+        DisplayInst { module: self.module, func: self.func, inst: ir_core::Inst::from_u32(inst) }.to_string()
+    }
+
+    /// The descriptor of access `k` of `inst`, as the IR writes it.
+    fn descriptor(&self, s: Site) -> String {
+        if s.access == ANY {
+            return "anything".into();
+        }
+        let arg = |a: Arg| match a {
+            Arg::Var(v) => format!("%{}", self.func.var_name(v)),
+            Arg::Imm(i) => i.as_i64().to_string(),
+        };
+        let name =
+            |o: u32| self.module.mem(ir_core::Mem::from_u32(o)).map_or("?".to_string(), |m| format!("@{}", m.name));
+        let ir = self.func.accesses(ir_core::Inst::from_u32(s.inst), self.module);
+        match ir.get(s.access as usize) {
+            Some(a) => format!("{}[{}, {}]", name(a.mem.as_u32()), arg(a.offset), arg(a.size)),
+            // A callee's possible access (its summary).
+            None => match self.q.access(s.inst, s.access) {
+                Some(a) => match a.within {
+                    Some((lo, hi)) => format!("{}[{lo}..{hi}] (callee)", name(a.object)),
+                    None => format!("{} (callee)", name(a.object)),
+                },
+                None => "?".into(),
+            },
+        }
+    }
+
+    /// Why definition `d` may reach use `u`, and its loop-carried answer.
+    fn why(&self, d: Site, u: Site) -> (String, Option<(u32, Answer)>) {
+        let mut why = match self.q.may_overlap(d, u) {
+            Answer::Must(_) => "overlaps".to_string(),
+            Answer::NoDep => "overlapped before its offset changed".to_string(),
+            Answer::May(r) => r.describe().to_string(),
+        };
+        if self.q.accesses(d.inst).get(d.access as usize).is_some_and(|a| a.may) {
+            why.push_str(", may write");
+        }
+        if self.func.guard(ir_core::Inst::from_u32(d.inst)).is_some() {
+            why.push_str(", guarded");
+        }
+        (why, self.carried(d, u))
+    }
+
+    /// The innermost loop around whose back edge definition `d` reaches
+    /// use `u` (a loop-carried flow dependence), with the loop's answer for
+    /// the two descriptors (its distances).
+    fn carried(&self, d: Site, u: Site) -> Option<(u32, Answer)> {
+        let sites = self.deps.sites();
+        let (dd, uu) = (sites.def_id(d.inst, d.access)?, sites.use_id(u.inst, u.access)?);
+        let forest = self.q.loops();
+        let mut l = forest.innermost_loop(self.q.block_of(u.inst)?);
+        while let Some(x) = l {
+            let h = forest.header(x);
+            if memdep_contains(self.deps.carried_defs(h, uu), dd) {
+                // The descriptors' answer gives the distances; a relation
+                // lost on the way (or anything) leaves them unknown.
+                let a = match self.q.loop_carried(x, d, u) {
+                    Answer::NoDep => Answer::May(memdep::Reason::VariesInLoop),
+                    a => a,
+                };
+                return Some((h, a));
+            }
+            l = forest.parent(x);
+        }
+        None
+    }
+}
+
+fn memdep_contains(ranges: &[(u32, u32)], x: u32) -> bool {
+    ranges.iter().any(|&(lo, hi)| lo <= x && x < hi)
+}
+
+fn distance(d: Distance) -> String {
+    match d {
+        Distance::Exactly(x) => format!("distance {x}"),
+        Distance::Range(a, b) => format!("distance {a}..{b}"),
+        Distance::AtLeast(a) => format!("distance >= {a}"),
+    }
+}
+
+fn carried_text(c: Option<(u32, Answer)>) -> String {
+    match c {
+        None => String::new(),
+        Some((h, Answer::Must(d))) => format!(", loop-carried (bb{h}) at {}", distance(d)),
+        Some((h, Answer::May(r))) => format!(", loop-carried (bb{h}), distance unknown: {}", r.describe()),
+        Some((_, Answer::NoDep)) => String::new(),
+    }
+}
+
+fn write_all(module: &Module, funcs: &[&Function], format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let summaries = Summaries::of(module);
+    let mut ctx = MemDep::with_options(Options { loop_carried: true, ..Options::default() });
+    let mut json_out = Vec::new();
+    for &func in funcs {
+        let deps = match ctx.compute_function(module, func, Some(&summaries)) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("keel: @{}: {e}", func.name());
+                return Ok(ExitCode::FAILURE);
+            }
+        };
+        let q = match MemQueries::of_function(module, func, Some(&summaries)) {
+            Ok(q) => q,
+            Err(e) => {
+                eprintln!("keel: @{}: {e}", func.name());
+                return Ok(ExitCode::FAILURE);
+            }
+        };
+        let mem: Vec<u32> = func
+            .blocks()
+            .flat_map(|b| func.block_insts(b))
+            .map(|i| i.as_u32())
+            .filter(|&i| !deps.sites().uses_of_inst(i).is_empty() || !deps.sites().defs_of_inst(i).is_empty())
+            .collect();
+        let v = View { module, func, deps, q, mem };
+        match format {
+            Format::Text => text(&v, out)?,
+            Format::Json => json_out.push(json_of(&v)),
+            Format::Dot => dot(&v, out)?,
+        }
+    }
+    if format == Format::Json {
+        let s = serde_json::to_string_pretty(&Value::Array(json_out)).map_err(std::io::Error::other)?;
+        writeln!(out, "{s}")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn text(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    let c = v.deps.counts();
+    writeln!(
+        out,
+        "@{}: {} memory instructions, {} reads, {} writes; flow: {} pairs, {} ranges in {} distinct sets",
+        v.func.name(),
+        v.mem.len(),
+        c.uses,
+        c.defs,
+        c.pairs,
+        c.ranges,
+        c.distinct_sets
+    )?;
+    let sites = v.deps.sites();
+    for &i in &v.mem {
+        writeln!(out, "  {:<5} {}", v.label(i), v.inst_text(i))?;
+        for &d in sites.defs_of_inst(i) {
+            let s = sites.def_site(d).expect("a site of this function");
+            writeln!(out, "        writes {}", v.descriptor(s))?;
+        }
+        for &u in sites.uses_of_inst(i) {
+            let s = sites.use_site(u).expect("a site of this function");
+            let deps: Vec<String> = v
+                .reaching(u)
+                .into_iter()
+                .map(|d| {
+                    let ds = sites.def_site(d).expect("a site of this function");
+                    let (why, carried) = v.why(ds, s);
+                    format!("{} ({why}{})", v.label(ds.inst), carried_text(carried))
+                })
+                .collect();
+            let list = if deps.is_empty() { "nothing in the function".to_string() } else { deps.join(", ") };
+            writeln!(out, "        reads  {} <- {list}", v.descriptor(s))?;
+        }
+    }
+    Ok(())
+}
+
+fn json_of(v: &View<'_>) -> Value {
+    let sites = v.deps.sites();
+    let site = |s: Site, id: u32| {
+        json!({
+            "id": id,
+            "inst": s.inst,
+            "label": v.label(s.inst),
+            "access": if s.access == ANY { Value::Null } else { json!(s.access) },
+            "descriptor": v.descriptor(s),
+        })
+    };
+    let carried = |c: Option<(u32, Answer)>| match c {
+        None => Value::Null,
+        Some((h, Answer::Must(d))) => json!({"loop_header": h, "answer": "must", "distance": distance(d)}),
+        Some((h, Answer::May(r))) => json!({"loop_header": h, "answer": "unknown distance", "reason": r.describe()}),
+        Some((h, Answer::NoDep)) => json!({"loop_header": h, "answer": "none"}),
+    };
+    let insts: Vec<Value> = v
+        .mem
+        .iter()
+        .map(|&i| {
+            let reads: Vec<Value> = sites
+                .uses_of_inst(i)
+                .iter()
+                .map(|&u| {
+                    let s = sites.use_site(u).expect("own site");
+                    let deps: Vec<Value> = v
+                        .reaching(u)
+                        .into_iter()
+                        .map(|d| {
+                            let ds = sites.def_site(d).expect("own site");
+                            let (why, c) = v.why(ds, s);
+                            let mut o = site(ds, d);
+                            o["why"] = json!(why);
+                            o["carried"] = carried(c);
+                            o
+                        })
+                        .collect();
+                    let mut o = site(s, u);
+                    o["depends_on"] = Value::Array(deps);
+                    o
+                })
+                .collect();
+            let writes: Vec<Value> = sites
+                .defs_of_inst(i)
+                .iter()
+                .map(|&d| {
+                    let s = sites.def_site(d).expect("own site");
+                    let mut o = site(s, d);
+                    let defs = |list: &[(u32, u32)]| -> Vec<Value> {
+                        list.iter().flat_map(|&(a, b)| a..b).map(|x| site(sites.def_site(x).expect("own"), x)).collect()
+                    };
+                    o["output"] = Value::Array(defs(v.deps.output_of(d)));
+                    let anti: Vec<Value> = v
+                        .deps
+                        .anti_of(d)
+                        .iter()
+                        .flat_map(|&(a, b)| a..b)
+                        .map(|x| site(sites.use_site(x).expect("own"), x))
+                        .collect();
+                    o["anti"] = Value::Array(anti);
+                    o
+                })
+                .collect();
+            json!({"label": v.label(i), "inst": i, "text": v.inst_text(i), "reads": reads, "writes": writes})
+        })
+        .collect();
+    let c = v.deps.counts();
+    json!({
+        "function": v.func.name(),
+        "instructions": insts,
+        "counts": {
+            "uses": c.uses, "defs": c.defs, "flow_pairs": c.pairs, "flow_grouped": c.grouped,
+            "flow_ranges": c.ranges, "distinct_sets": c.distinct_sets,
+            "output_pairs": c.output_pairs, "anti_pairs": c.anti_pairs,
+        },
+    })
+}
+
+fn dot(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    let name = cfg_dom::dot::escape(v.func.name());
+    writeln!(out, "digraph \"{name}\" {{")?;
+    writeln!(out, "  compound=true;\n  node [shape=box, fontname=\"monospace\", fontsize=10];")?;
+    let graph = v.q.graph();
+    // Each block a cluster of its memory instructions (a point if none).
+    let anchor = |b: u32| -> String {
+        match v.q.block_insts(b).iter().find(|i| v.mem.contains(i)) {
+            Some(&i) => format!("i{i}"),
+            None => format!("b{b}"),
+        }
+    };
+    for b in v.func.blocks() {
+        let n = b.as_u32();
+        writeln!(out, "  subgraph cluster_bb{n} {{\n    label=\"bb{n}\"; style=rounded; color=gray;")?;
+        let mut any = false;
+        for &i in v.q.block_insts(n) {
+            if v.mem.contains(&i) {
+                let label = cfg_dom::dot::escape(&format!("{}: {}", v.label(i), v.inst_text(i)));
+                writeln!(out, "    i{i} [label=\"{label}\"];")?;
+                any = true;
+            }
+        }
+        if !any {
+            writeln!(out, "    b{n} [shape=point];")?;
+        }
+        writeln!(out, "  }}")?;
+    }
+    use cfg_dom::Graph;
+    for a in 0..graph.num_nodes() as u32 {
+        for s in graph.successors(a) {
+            writeln!(
+                out,
+                "  {} -> {} [ltail=cluster_bb{a}, lhead=cluster_bb{s}, color=gray, style=bold, arrowhead=empty];",
+                anchor(a),
+                anchor(s)
+            )?;
+        }
+    }
+    // One edge per (writer, reader, label), in a fixed order.
+    let sites = v.deps.sites();
+    let mut edges = std::collections::BTreeSet::new();
+    for u in 0..sites.num_uses() as u32 {
+        let s = sites.use_site(u).expect("own site");
+        for d in v.deps.defs_of_iter(u) {
+            let ds = sites.def_site(d).expect("own site");
+            let (_, carried) = v.why(ds, s);
+            let label = match carried {
+                Some((_, Answer::Must(x))) => format!(" label=\"{}\"", distance(x)),
+                Some((_, Answer::May(_))) => " label=\"carried\"".to_string(),
+                _ => String::new(),
+            };
+            edges.insert((ds.inst, s.inst, label));
+        }
+    }
+    for (a, b, label) in edges {
+        writeln!(out, "  i{a} -> i{b} [color=blue, constraint=false{label}];")?;
+    }
+    writeln!(out, "}}")
+}

@@ -1,0 +1,207 @@
+//! `keel regalloc`: allocate registers (red-blue pebbling, or the
+//! Chaitin-Briggs baseline) and print the allocated IR — registers as vars
+//! `%r0..`, spill slots in a `@spill.NAME` memory object — with, on
+//! request, each function's loads, stores and moves, plain and weighted by
+//! loop depth.
+
+use crate::input::Input;
+use ir_core::{FuncId, Module, text};
+use regalloc_pebble::{Allocated, Allocator, KeelError, Method, Options, Regs, allocate_in_module, allocate_module};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Which allocator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum MethodArg {
+    /// Red-blue pebbling with the global step.
+    Pebble,
+    /// Chaitin-Briggs graph colouring (the baseline).
+    Briggs,
+}
+
+/// Output format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// The allocated IR (with `--stats`, a comment line per function first).
+    Text,
+    /// One JSON object: the figures per function and the allocated IR.
+    Json,
+}
+
+pub(crate) struct RegallocArgs {
+    pub(crate) file: String,
+    pub(crate) func: Option<String>,
+    pub(crate) regs: u32,
+    pub(crate) vregs: u32,
+    pub(crate) method: MethodArg,
+    pub(crate) stats: bool,
+    pub(crate) format: Format,
+}
+
+pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
+    let Some((module, _)) = input.parse_verified(": nothing allocated") else { return Ok(ExitCode::FAILURE) };
+    let method = match a.method {
+        MethodArg::Pebble => Method::Pebble,
+        MethodArg::Briggs => Method::Briggs,
+    };
+    let options = Options { regs: Regs::new(a.regs, a.vregs), ..Options::default() };
+    let (allocated, results) = match &a.func {
+        // One function: the others stay as they are.
+        Some(name) => {
+            let n = &crate::out::name_arg(name);
+            let Some(f) = module.function_by_name(n) else {
+                crate::out::say(format!("no function {}", crate::out::global(n)));
+                return Ok(ExitCode::FAILURE);
+            };
+            let mut m = module.clone();
+            let r = allocate_in_module(&mut m, f, method, &options, &mut Allocator::new());
+            (m, vec![(f, r)])
+        }
+        None => allocate_module(&module, method, &options),
+    };
+    let mut failed = false;
+    for (f, r) in &results {
+        if let Err(e) = r {
+            failed = true;
+            let name = module.function(*f).map_or("?", |f| f.name());
+            match e {
+                KeelError::Check(_) => crate::out::say(format!("internal error: {}: {e}", crate::out::global(name))),
+                KeelError::Alloc(_) => crate::out::say(format!("{}: {e}", crate::out::global(name))),
+            }
+        }
+    }
+    if failed {
+        return Ok(ExitCode::FAILURE);
+    }
+    let ir = compact(&text::print_module(&allocated));
+    match a.format {
+        Format::Text => {
+            if a.stats {
+                for (f, r) in &results {
+                    if let Ok(done) = r {
+                        writeln!(out, "; {}", stats_line(&module, *f, done))?;
+                    }
+                }
+            }
+            out.write_all(ir.as_bytes())?;
+        }
+        Format::Json => {
+            let funcs: Vec<serde_json::Value> =
+                results.iter().filter_map(|(f, r)| r.as_ref().ok().map(|done| stats_json(&module, *f, done))).collect();
+            let v = serde_json::json!({
+                "method": match a.method { MethodArg::Pebble => "pebble", MethodArg::Briggs => "briggs" },
+                "regs": a.regs,
+                "vregs": a.vregs,
+                "functions": funcs,
+                "ir": ir,
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&v).unwrap_or_default())?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stats_line(module: &Module, f: FuncId, done: &Allocated) -> String {
+    let name = module.function(f).map_or("?", |f| f.name());
+    let c = done.allocation.costs;
+    let q = done.allocation.local_regs.map_or("-".to_string(), |q| q.to_string());
+    format!(
+        "@{name}: loads {} stores {} moves {} (weighted {} {} {}, total {}); spill bytes {}; global registers {}; local registers q = {q}",
+        c.loads,
+        c.stores,
+        c.moves,
+        c.weighted_loads,
+        c.weighted_stores,
+        c.weighted_moves,
+        c.weighted(),
+        done.rewritten.spill_bytes,
+        done.allocation.globals.len(),
+    )
+}
+
+fn stats_json(module: &Module, f: FuncId, done: &Allocated) -> serde_json::Value {
+    let c = done.allocation.costs;
+    serde_json::json!({
+        "name": module.function(f).map_or("?", |f| f.name()),
+        "loads": c.loads,
+        "stores": c.stores,
+        "moves": c.moves,
+        "weighted_loads": c.weighted_loads,
+        "weighted_stores": c.weighted_stores,
+        "weighted_moves": c.weighted_moves,
+        "weighted_total": c.weighted(),
+        "spill_bytes": done.rewritten.spill_bytes,
+        "split_edges": done.rewritten.split_blocks,
+        "global_registers": done.allocation.globals.len(),
+        "local_regs": done.allocation.local_regs,
+    })
+}
+
+/// The allocated text without the declarations of vars nothing mentions
+/// any more (the original vars: registers replaced them).
+fn compact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let lines: Vec<&str> = text.lines().collect();
+    let mut k = 0;
+    while k < lines.len() {
+        let line = lines[k];
+        if !line.starts_with("func ") {
+            out.push_str(line);
+            out.push('\n');
+            k += 1;
+            continue;
+        }
+        // One function: its lines up to the closing brace.
+        let end = (k..lines.len()).find(|&j| lines[j] == "}").unwrap_or(lines.len() - 1);
+        let body = &lines[k..=end];
+        let mut used: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for l in body.iter().filter(|l| !l.starts_with("    var ")) {
+            used.extend(var_tokens(l));
+        }
+        for l in body {
+            let keep = match l.strip_prefix("    var ") {
+                Some(rest) => var_tokens(rest).next().is_some_and(|n| used.contains(n)),
+                None => true,
+            };
+            if keep {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        k = end + 1;
+    }
+    out
+}
+
+/// The `%name` tokens of a line (quoted names included).
+fn var_tokens(line: &str) -> impl Iterator<Item = &str> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && b[i] != b'%' {
+            if b[i] == b';' {
+                return None;
+            }
+            i += 1;
+        }
+        if i >= b.len() {
+            return None;
+        }
+        let start = i;
+        i += 1;
+        if b.get(i) == Some(&b'"') {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += usize::from(b[i] == b'\\') + 1;
+            }
+            i += 1;
+        } else {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                i += 1;
+            }
+        }
+        line.get(start..i.min(b.len()))
+    })
+}

@@ -1,0 +1,163 @@
+//! `keel regalloc` and `keel dot --what dag` end to end: the allocated IR
+//! parses, verifies and runs to the original's results; statistics in text
+//! and JSON; both methods; clear errors (too few registers, bad files, bad
+//! usage) with the documented exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn keel() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_keel"))
+}
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples").join(name)
+}
+
+fn scratch(contents: &[u8]) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let p = std::env::temp_dir().join(format!(
+        "keel-regalloc-{}-{}.kir",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&p, contents).expect("write scratch file");
+    p
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run keel")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `keel run FILE --arg ...` output.
+fn run_file(p: &PathBuf, args: &[&str]) -> String {
+    let mut c = keel();
+    c.arg("run").arg(p);
+    for a in args {
+        c.arg("--arg").arg(a);
+    }
+    let o = run(&mut c);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+#[test]
+fn the_pebble_block_allocates_verifies_and_runs() {
+    let src = example("pebble_block.kir");
+    let want = run_file(&src, &["3", "4", "5"]);
+    for regs in ["3", "2"] {
+        for method in ["pebble", "briggs"] {
+            let o = run(keel().args(["regalloc", "--regs", regs, "--method", method]).arg(&src));
+            assert!(o.status.success(), "{}", text(&o.stderr));
+            let out = text(&o.stdout);
+            assert!(out.contains("%r0"), "{out}");
+            assert!(!out.contains("%t1") && !out.contains("var %q"), "the original vars are gone:\n{out}");
+            let p = scratch(out.as_bytes());
+            let c = run(keel().arg("check").arg(&p));
+            assert!(c.status.success(), "{}\n{out}", text(&c.stderr));
+            assert_eq!(run_file(&p, &["3", "4", "5"]), want, "{method} at {regs}:\n{out}");
+        }
+    }
+}
+
+#[test]
+fn stats_in_text_and_json() {
+    let src = example("pebble_block.kir");
+    let o = run(keel().args(["regalloc", "--regs", "2", "--stats"]).arg(&src));
+    assert!(o.status.success());
+    let out = text(&o.stdout);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("; @pebble: loads ") && first.contains("weighted") && first.contains("moves"), "{first}");
+    let o = run(keel().args(["regalloc", "--regs", "2", "--format", "json"]).arg(&src));
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let f = &v["functions"][0];
+    assert_eq!(f["name"], "pebble");
+    for k in ["loads", "stores", "moves", "weighted_loads", "weighted_stores", "weighted_moves", "weighted_total"] {
+        assert!(f[k].is_u64(), "{k}: {v}");
+    }
+    assert!(v["ir"].as_str().unwrap().contains("func @pebble"));
+}
+
+#[test]
+fn generated_programs_round_trip_through_the_cli() {
+    for seed in ["1", "2", "3"] {
+        let g = run(keel().args(["gen", "--blocks", "30", "--vars", "10", "--seed", seed]));
+        assert!(g.status.success());
+        let src = scratch(&g.stdout);
+        // Arguments for @main's params: 1 of every type (valid for i1 and floats too).
+        let header = text(&g.stdout).lines().find(|l| l.starts_with("func @main(")).unwrap().to_string();
+        let params = header.split('(').nth(1).unwrap().split(')').next().unwrap().to_string();
+        let args: Vec<&str> = params.split(',').filter(|p| p.contains(':')).map(|_| "1").collect();
+        let want = run_file(&src, &args);
+        for regs in ["4", "16"] {
+            let mut child = keel()
+                .args(["regalloc", "--regs", regs, "-"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(&g.stdout).unwrap();
+            let o = child.wait_with_output().unwrap();
+            if o.status.code() == Some(1) {
+                // Four registers can be too few for a generated instruction.
+                assert!(text(&o.stderr).contains("registers at once"), "{}", text(&o.stderr));
+                continue;
+            }
+            assert!(o.status.success(), "{}", text(&o.stderr));
+            let p = scratch(&o.stdout);
+            assert_eq!(run_file(&p, &args), want, "seed {seed}, {regs} registers");
+        }
+    }
+}
+
+#[test]
+fn errors_and_exit_codes() {
+    // Too few registers: exit 1, the instruction named.
+    let o = run(keel().args(["regalloc", "--regs", "2"]).arg(example("du_chains.kir")));
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("needs 4 scalar registers at once, but there are 2"), "{err}");
+    // A file that does not parse: exit 1 with a located diagnostic.
+    let p = scratch(b"func @f() {\nbb0:\n    ret %nope\n}\n");
+    let o = run(keel().arg("regalloc").arg(&p));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("error"), "{}", text(&o.stderr));
+    // Bad usage: exit 2.
+    let o = run(keel().args(["regalloc", "--regs", "many"]).arg(example("pebble_block.kir")));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(keel().args(["regalloc", "--method", "chaitin"]).arg(example("pebble_block.kir")));
+    assert_eq!(o.status.code(), Some(2));
+    // An unknown function.
+    let o = run(keel().args(["regalloc", "--func", "nope"]).arg(example("pebble_block.kir")));
+    assert_eq!(o.status.code(), Some(1));
+    // No registers at all: an error, not a panic.
+    let o = run(keel().args(["regalloc", "--regs", "0"]).arg(example("pebble_block.kir")));
+    assert!(!text(&o.stderr).contains("panicked"));
+}
+
+#[test]
+fn dot_draws_a_blocks_dag_with_its_game() {
+    let o =
+        run(keel().args(["dot", "--what", "dag", "--block", "bb0", "--regs", "2"]).arg(example("pebble_block.kir")));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.starts_with("digraph dag {"), "{out}");
+    assert!(out.contains("4 loads, 1 stores (lower bound 3)"), "{out}");
+    assert!(out.contains("spill #"), "the spill is marked:\n{out}");
+    assert!(out.contains("[1] %t1 = add %x, %y"), "{out}");
+    // Usage errors: no block (2), a bad label (2), a missing block (1).
+    let o = run(keel().args(["dot", "--what", "dag"]).arg(example("pebble_block.kir")));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(keel().args(["dot", "--what", "dag", "--block", "b0"]).arg(example("pebble_block.kir")));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(keel().args(["dot", "--what", "dag", "--block", "bb7"]).arg(example("pebble_block.kir")));
+    assert_eq!(o.status.code(), Some(1));
+}

@@ -1,0 +1,702 @@
+//! The analysis: reaching definitions over memory ranges, block by block
+//! in reverse postorder to a fixed point (digest §002, made precise).
+//!
+//! 1. The input is checked and flattened ([`MemInput`]); sites are
+//!    numbered in reverse postorder; each access's extent is prepared once
+//!    ([`Shape`]).
+//! 2. Per block, the state on entry is the join of its predecessors'
+//!    states on exit (definitions unite, kills intersect), each first
+//!    carried along its edge: an induction variable of the block advances
+//!    along a back edge and is reset along any other edge, and symbols
+//!    changing on entry lose their relations, and classes of symbols that
+//!    nothing ahead uses are dropped (a backward liveness over symbols).
+//!    The entry starts empty. Blocks are visited in a weak topological
+//!    order (a reverse postorder in which each loop is contiguous, header
+//!    first) with Bourdoncle's recursive strategy: a loop's blocks are
+//!    swept, again while its header's input changed, before the code after
+//!    it; a block is processed only when an input changed, until nothing
+//!    changes: the least fixed point, which is exactly the textbook
+//!    reaching definitions at element granularity for exact ranges. The
+//!    code after a loop is computed once, from the loop's final state. (The
+//!    document seeds each block with its immediate dominator's state; in
+//!    reverse postorder the dominator's state reaches a block through its
+//!    processed predecessors on the first visit anyway, and seeding
+//!    literally would keep definitions that every path kills.)
+//! 3. Per instruction, in the document's order — uses before definitions:
+//!    each read's flow set is what the definitions layer holds on its
+//!    extent; each write's output and anti sets likewise in both layers;
+//!    then the reads enter the reads layer; then each write enters the
+//!    definitions layer, killing what it covers if it is certain (not
+//!    guarded, not a possible access) and exact (or symbolic with a known
+//!    size, relative to its symbol), and kills the reads there too; then
+//!    the symbols the instruction changes lose their relations.
+//!
+//! Each block is processed again whenever its input changed, so the sets
+//! recorded on its last visit are those of the fixed point. States are
+//! persistent ([`crate::segmap`]): a block's state costs O(objects) to
+//! keep, an access O(log n) set operations, a join what differs between
+//! its inputs. Sets are interned and operations on them memoised. Nothing
+//! recurses deeper than a treap's height.
+
+use crate::code::{InputBuffers, InputError, MemCode, MemInput, Offset};
+use crate::deps::{ANY, Frozen, MemDeps, Site, Sites, transpose};
+use crate::segmap::INF;
+use crate::sets::{EMPTY, SetId, SetTable};
+use crate::state::{Rel, Shape, State};
+use cfg_dom::{Dfs, DomTree, Graph, Node};
+
+mod symbols;
+
+/// What to compute.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Options {
+    /// Also output (write after write) and anti (write after read)
+    /// dependences. On by default.
+    pub anti_and_output: bool,
+    /// Use affine offsets (same symbol, different constants; induction
+    /// variables). Off: an affine offset counts as unknown. On by default.
+    pub symbolic: bool,
+    /// Also find, per loop, which flow dependences cross its back edge
+    /// ([`MemDeps::carried_defs`]): one more pass over each loop's body.
+    /// Off by default.
+    pub loop_carried: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { anti_and_output: true, symbolic: true, loop_carried: false }
+    }
+}
+
+/// The analysis context: its buffers, kept across functions.
+///
+/// Lifecycle: [`MemDep::new`] (or [`MemDep::with_options`]), then
+/// [`MemDep::compute`] per function (any IR) — or
+/// [`MemDep::compute_function`] for a Keel function —, which reuses every
+/// buffer; [`MemDep::clear`] drops contents and keeps capacity. Nothing of
+/// one function's result stays in the context: the returned [`MemDeps`]
+/// carries the function's stamp.
+#[derive(Clone, Debug, Default)]
+pub struct MemDep {
+    options: Options,
+    pub(crate) input: InputBuffers,
+    dfs: Dfs,
+    pub(crate) dt: DomTree,
+    sets: SetTable,
+    shapes: Vec<Shape>,
+    outs: Vec<State>,
+    pending: Vec<bool>,
+    sites: Sites,
+    /// Per instruction, where its sites start (by instruction id).
+    flow: Vec<SetId>,
+    output: Vec<SetId>,
+    anti: Vec<SetId>,
+    /// Per use/def site, its shape index (`u32::MAX` for ANY).
+    use_shape: Vec<u32>,
+    def_shape: Vec<u32>,
+    /// Per instruction: first shape index.
+    shape_start: Vec<u32>,
+    work: State,
+    pub(crate) keel: crate::keel::KeelState,
+    /// The loop-carried pass: loops, exit states per block, flow sets.
+    loops: cfg_dom::LoopForest,
+    louts: Vec<State>,
+    carried_flow: Vec<SetId>,
+    carried: Vec<(Node, u32, SetId)>,
+    /// Per object: some site may write it (a "writes anything" site writes
+    /// every object). Reads of the others need not be tracked.
+    written: Vec<bool>,
+    /// Symbol liveness: per block, a bitset over the symbols accesses name
+    /// (dense indices `sym_index`), live on entry.
+    sym_index: Vec<u32>,
+    sym_words: usize,
+    sym_live: Vec<u64>,
+}
+
+impl MemDep {
+    /// A context with default options.
+    pub fn new() -> MemDep {
+        MemDep::default()
+    }
+
+    /// A context with `options`.
+    pub fn with_options(options: Options) -> MemDep {
+        MemDep { options, ..MemDep::default() }
+    }
+
+    /// The options.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Empties every buffer, keeping capacity.
+    pub fn clear(&mut self) {
+        self.input = InputBuffers::default();
+        self.dfs.clear();
+        self.dt.clear();
+        self.sets.clear();
+        self.shapes.clear();
+        self.outs.clear();
+        self.pending.clear();
+        self.sites.clear();
+        self.flow.clear();
+        self.output.clear();
+        self.anti.clear();
+        self.use_shape.clear();
+        self.def_shape.clear();
+        self.shape_start.clear();
+        self.work.clear();
+        self.loops.clear();
+        self.louts.clear();
+        self.carried_flow.clear();
+        self.carried.clear();
+        self.written.clear();
+    }
+
+    /// Memory dependences of `code` on its CFG `graph`; an error when the
+    /// input is malformed.
+    pub fn compute<G: Graph, C: MemCode>(&mut self, graph: &G, code: &C) -> Result<MemDeps, InputError> {
+        let mut input = std::mem::take(&mut self.input);
+        let result = MemInput::new(graph, code, &mut input).map(|mi| self.run(&mi));
+        self.input = input;
+        result
+    }
+
+    /// The analysis on a checked input.
+    pub(crate) fn run<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
+        self.prepare(input);
+        self.fixpoint(input);
+        self.carried.clear();
+        if self.options.loop_carried {
+            self.carried_pass(input);
+        }
+        self.freeze(input)
+    }
+
+    /// Traversals, site numbering and shapes: what the analysis and the
+    /// baselines share.
+    pub(crate) fn prepare<G: Graph>(&mut self, input: &MemInput<'_, G>) {
+        let graph = input.graph();
+        self.dfs.compute(graph);
+        self.dt.compute(graph);
+        self.sets.clear();
+        self.number_sites(input);
+        self.symbol_liveness(input);
+    }
+
+    /// What [`MemDep::prepare`] left, for the baselines: the traversal, the
+    /// sites, the shapes, the per-site shape indices, the set table and the
+    /// flow, output and anti sets to fill.
+    pub(crate) fn parts(&mut self) -> Parts<'_> {
+        Parts {
+            dfs: &self.dfs,
+            sites: &self.sites,
+            shapes: &self.shapes,
+            use_shape: &self.use_shape,
+            def_shape: &self.def_shape,
+            sets: &mut self.sets,
+            flow: &mut self.flow,
+            output: &mut self.output,
+            anti: &mut self.anti,
+        }
+    }
+
+    /// The frozen result of the sets filled through [`MemDep::parts`].
+    pub(crate) fn finish<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
+        self.freeze(input)
+    }
+
+    /// Blocks in the order sites are numbered: reverse postorder, then the
+    /// unreachable blocks by id.
+    fn block_order(&self, n: usize) -> Vec<Node> {
+        let mut order: Vec<Node> = self.dfs.reverse_postorder().collect();
+        order.extend((0..n as Node).filter(|&b| !self.dfs.is_reachable(b)));
+        order
+    }
+
+    fn number_sites<G: Graph>(&mut self, input: &MemInput<'_, G>) {
+        let n = input.num_blocks();
+        let ni = input.num_insts();
+        let no = input.num_objects() as u32;
+        self.sites.clear();
+        self.shapes.clear();
+        self.shape_start.clear();
+        self.shape_start.resize(ni + 1, 0);
+        self.use_shape.clear();
+        self.def_shape.clear();
+        let symbolic = self.options.symbolic;
+        // Shapes by instruction id, so a block's transfer finds them fast.
+        for inst in 0..ni as u32 {
+            self.shape_start[inst as usize] = self.shapes.len() as u32;
+            for a in input.accesses(inst) {
+                self.shapes.push(shape(a, input.object_len(a.object), symbolic));
+            }
+        }
+        self.shape_start[ni] = self.shapes.len() as u32;
+        // Sites in block order (reverse postorder, then unreachable blocks),
+        // with the object they group under ("anything" after every object).
+        let reachable_blocks = self.dfs.reverse_postorder().len();
+        let order = self.block_order(n);
+        let mut uses: Vec<(u32, Site, u32, bool)> = Vec::new();
+        let mut defs: Vec<(u32, Site, u32, bool)> = Vec::new();
+        for (pos, &b) in order.iter().enumerate() {
+            let live = pos < reachable_blocks;
+            for &inst in input.block_insts(b) {
+                let base = self.shape_start[inst as usize];
+                for (k, a) in input.accesses(inst).iter().enumerate() {
+                    let site = Site { inst, access: k as u32 };
+                    // Exact sites of an object, then its wide ones (inexact
+                    // or symbolic, live over the object's bounds): what is
+                    // live at a point is then a run of each.
+                    let shape = base + k as u32;
+                    let group = 2 * a.object + u32::from(!self.shapes[shape as usize].exact);
+                    let entry = (group, site, shape, live);
+                    if a.write { defs.push(entry) } else { uses.push(entry) }
+                }
+                let e = input.effects(inst);
+                if e.reads_anything {
+                    uses.push((2 * no, Site { inst, access: ANY }, u32::MAX, live));
+                }
+                if e.writes_anything {
+                    defs.push((2 * no, Site { inst, access: ANY }, u32::MAX, live));
+                }
+            }
+        }
+        // Ids: grouped by object, stable (so block order within a group).
+        let number = |list: &mut Vec<(u32, Site, u32, bool)>| {
+            let mut start = Vec::new();
+            let mut sorted = Vec::new();
+            let idx: Vec<(u32, u32)> = list.iter().enumerate().map(|(i, e)| (e.0, i as u32)).collect();
+            cfg_dom::csr::bucket(2 * no as usize + 1, &idx, &mut start, &mut sorted);
+            let out: Vec<(u32, Site, u32, bool)> = sorted.iter().map(|&i| list[i as usize]).collect();
+            *list = out;
+        };
+        number(&mut uses);
+        number(&mut defs);
+        self.written.clear();
+        self.written.resize(no as usize, false);
+        for &(_, site, shape, _) in &defs {
+            if site.access == ANY {
+                self.written.fill(true);
+                break;
+            }
+            self.written[self.shapes[shape as usize].obj as usize] = true;
+        }
+        for &(_, site, shape, live) in &uses {
+            self.sites.uses.push(site);
+            self.use_shape.push(shape);
+            self.sites.use_live.push(live);
+        }
+        for &(_, site, shape, live) in &defs {
+            self.sites.defs.push(site);
+            self.def_shape.push(shape);
+            self.sites.def_live.push(live);
+        }
+        // Per instruction, its ids in access order ("anything" last).
+        let by_inst = |sites: &[Site], start: &mut Vec<u32>, list: &mut Vec<u32>| {
+            let mut pairs: Vec<(u32, (u32, u32))> =
+                sites.iter().enumerate().map(|(id, s)| (s.inst, (s.access, id as u32))).collect();
+            pairs.sort_unstable_by_key(|&(i, (k, _))| (i, k));
+            let flat: Vec<(u32, u32)> = pairs.iter().map(|&(i, (_, id))| (i, id)).collect();
+            cfg_dom::csr::bucket(ni, &flat, start, list);
+        };
+        by_inst(&self.sites.uses, &mut self.sites.use_start, &mut self.sites.use_list);
+        by_inst(&self.sites.defs, &mut self.sites.def_start, &mut self.sites.def_list);
+        self.flow.clear();
+        self.flow.resize(self.sites.uses.len(), EMPTY);
+        let nd = if self.options.anti_and_output { self.sites.defs.len() } else { 0 };
+        self.output.clear();
+        self.output.resize(nd, EMPTY);
+        self.anti.clear();
+        self.anti.resize(nd, EMPTY);
+    }
+
+    fn fixpoint<G: Graph>(&mut self, input: &MemInput<'_, G>) {
+        let graph = input.graph();
+        let n = input.num_blocks();
+        for s in self.outs.iter_mut() {
+            s.clear();
+        }
+        self.outs.resize_with(n, State::default);
+        self.pending.clear();
+        self.pending.resize(n, false);
+        // Bourdoncle's recursive strategy over a weak topological order
+        // (each loop contiguous, header first; see `crate::wto`):
+        // sweep a loop's blocks in order, again while its header's input
+        // changed, then go on past it; so the code after a loop is computed
+        // once, from the loop's final state, and a loop with many back edges
+        // is swept, not restarted at each. Blocks are processed only when
+        // an input changed. Rounds repeat while anything is pending: only
+        // an irreducible loop, entered elsewhere than at its header, can
+        // leave work behind.
+        self.loops.compute(graph);
+        let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
+        let order = crate::wto::iteration_order(&rpo, &self.loops);
+        let len = order.len();
+        let mut position = vec![u32::MAX; n];
+        for (k, &b) in order.iter().enumerate() {
+            position[b as usize] = k as u32;
+            self.pending[b as usize] = true;
+        }
+        // Where the loop headed at each position ends (exclusive). Every
+        // loop is contiguous in the order; the test keeps the sweep sound
+        // should one not be.
+        let mut loop_end = vec![u32::MAX; len];
+        for l in self.loops.loops() {
+            let body = self.loops.body(l);
+            let (mut lo, mut hi) = (u32::MAX, 0u32);
+            for &b in body {
+                let p = position[b as usize];
+                lo = lo.min(p);
+                hi = hi.max(p);
+            }
+            let h = position[self.loops.header(l) as usize];
+            if lo == h && (hi - lo + 1) as usize == body.len() {
+                loop_end[h as usize] = hi + 1;
+            }
+        }
+        let mut work = std::mem::take(&mut self.work);
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        loop {
+            let mut pos = 0u32;
+            stack.clear();
+            while (pos as usize) < len {
+                let end = loop_end[pos as usize];
+                if end != u32::MAX && stack.last().is_none_or(|&(s, _)| s != pos) {
+                    stack.push((pos, end));
+                }
+                let b = order[pos as usize];
+                if std::mem::replace(&mut self.pending[b as usize], false) {
+                    self.entry_state(input, b, &mut work);
+                    self.transfer(input, b, &mut work, false);
+                    if !work.same(&self.outs[b as usize], &mut self.sets) {
+                        std::mem::swap(&mut self.outs[b as usize], &mut work);
+                        for s in graph.successors(b) {
+                            self.pending[s as usize] = true;
+                        }
+                    }
+                }
+                pos += 1;
+                while let Some(&(s, e)) = stack.last() {
+                    if pos < e {
+                        break;
+                    }
+                    if self.pending[order[s as usize] as usize] {
+                        pos = s;
+                        break;
+                    }
+                    stack.pop();
+                }
+            }
+            if !order.iter().any(|&b| self.pending[b as usize]) {
+                break;
+            }
+        }
+        self.work = work;
+    }
+
+    /// The state on entry to `b`: the join of its reachable predecessors'
+    /// exit states, each carried along its edge.
+    fn entry_state<G: Graph>(&mut self, input: &MemInput<'_, G>, b: Node, into: &mut State) {
+        let outs = std::mem::take(&mut self.outs);
+        self.join_preds(input, b, &outs, |_| true, into);
+        self.outs = outs;
+    }
+
+    /// The join of `outs` of the reachable predecessors of `b` that `keep`
+    /// accepts, each carried along its edge, then the changes on entry.
+    fn join_preds<G: Graph>(
+        &mut self,
+        input: &MemInput<'_, G>,
+        b: Node,
+        outs: &[State],
+        keep: impl Fn(Node) -> bool,
+        into: &mut State,
+    ) {
+        let graph = input.graph();
+        let ivs = input.inductions(b);
+        let mut acc: Option<State> = None;
+        for p in graph.predecessors(b) {
+            if !self.dfs.is_reachable(p) || !keep(p) {
+                continue;
+            }
+            let out = &outs[p as usize];
+            let carried;
+            let s = if ivs.is_empty() {
+                out
+            } else {
+                let mut c = out.clone();
+                let back = self.dt.dominates(b, p);
+                for &(sym, step) in ivs {
+                    if back {
+                        c.advance(sym, step, &mut self.sets);
+                    } else {
+                        c.forget(sym);
+                    }
+                }
+                carried = c;
+                &carried
+            };
+            acc = Some(match acc {
+                None => s.clone(),
+                Some(a) => a.join(s, &mut self.sets),
+            });
+        }
+        *into = acc.unwrap_or_default();
+        for &sym in input.changes_at_entry(b) {
+            into.forget(sym);
+        }
+        // Classes of symbols nothing ahead uses only cost time.
+        if into.defs.classes.iter().chain(&into.reads.classes).any(|c| !self.sym_live_at(b, c.sym)) {
+            let live: Vec<bool> = into.defs.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
+            let mut k = 0;
+            into.defs.classes.retain(|_| {
+                k += 1;
+                live[k - 1]
+            });
+            let live: Vec<bool> = into.reads.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
+            let mut k = 0;
+            into.reads.classes.retain(|_| {
+                k += 1;
+                live[k - 1]
+            });
+        }
+    }
+
+    /// Per reducible loop: the flow dependences that cross its back edge.
+    /// The loop's header starts from what its back edges bring (the fixed
+    /// point's exit states of its latches, carried along the edge), and
+    /// the body is run to a fixed point from there alone (inner loops
+    /// included, the header not re-entered): what a use then sees came
+    /// around the loop at least once.
+    fn carried_pass<G: Graph>(&mut self, input: &MemInput<'_, G>) {
+        let graph = input.graph();
+        self.loops.compute(graph);
+        let n = input.num_blocks();
+        self.louts.resize_with(n, State::default);
+        self.carried_flow.clear();
+        self.carried_flow.resize(self.sites.uses.len(), EMPTY);
+        let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
+        let mut work = std::mem::take(&mut self.work);
+        let mut louts = std::mem::take(&mut self.louts);
+        for l in self.loops.loops() {
+            if self.loops.is_irreducible(l) {
+                continue;
+            }
+            let h = self.loops.header(l);
+            let body: Vec<Node> = rpo.iter().copied().filter(|&b| self.loops.contains(l, b)).collect();
+            let mut h_in = State::default();
+            let outs = std::mem::take(&mut self.outs);
+            let loops = std::mem::take(&mut self.loops);
+            self.join_preds(input, h, &outs, |p| loops.contains(l, p), &mut h_in);
+            self.outs = outs;
+            for &b in &body {
+                louts[b as usize].clear();
+                self.pending[b as usize] = true;
+            }
+            loop {
+                let mut any = false;
+                for &b in &body {
+                    if !std::mem::replace(&mut self.pending[b as usize], false) {
+                        continue;
+                    }
+                    any = true;
+                    if b == h {
+                        work.clone_from(&h_in);
+                    } else {
+                        self.join_preds(input, b, &louts, |p| loops.contains(l, p), &mut work);
+                    }
+                    self.transfer(input, b, &mut work, true);
+                    if !work.same(&louts[b as usize], &mut self.sets) {
+                        std::mem::swap(&mut louts[b as usize], &mut work);
+                        for s in graph.successors(b) {
+                            if s != h && loops.contains(l, s) {
+                                self.pending[s as usize] = true;
+                            }
+                        }
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+            for &b in &body {
+                for &inst in input.block_insts(b) {
+                    for &u in self.sites.uses_of_inst(inst) {
+                        let s = std::mem::replace(&mut self.carried_flow[u as usize], EMPTY);
+                        if s != EMPTY {
+                            self.carried.push((h, u, s));
+                        }
+                    }
+                }
+                louts[b as usize].clear();
+            }
+            self.loops = loops;
+        }
+        self.carried.sort_unstable_by_key(|&(h, u, _)| (h, u));
+        self.louts = louts;
+        self.work = work;
+    }
+
+    /// Runs block `b` on `state` (its entry state), recording every site's
+    /// sets.
+    /// In the loop-carried pass (`carried`), flow sets go to
+    /// `carried_flow` and anti and output dependences are not tracked.
+    fn transfer<G: Graph>(&mut self, input: &MemInput<'_, G>, b: Node, state: &mut State, carried: bool) {
+        let anti = self.options.anti_and_output && !carried;
+        let lens = || (0..input.num_objects() as u32).map(|o| input.object_len(o));
+        for &inst in input.block_insts(b) {
+            let e = input.effects(inst);
+            let uses = self.sites.uses_of_inst(inst);
+            let defs = self.sites.defs_of_inst(inst);
+            // 1. Reads see what was written before.
+            for &u in uses {
+                let k = self.use_shape[u as usize];
+                let set = if k == u32::MAX {
+                    state.defs.query_all(&mut self.sets)
+                } else {
+                    state.defs.query(&self.shapes[k as usize], &mut self.sets)
+                };
+                if carried {
+                    self.carried_flow[u as usize] = set;
+                } else {
+                    self.flow[u as usize] = set;
+                }
+            }
+            if anti {
+                // 2. Writes see the definitions and reads before them.
+                for &d in defs {
+                    let k = self.def_shape[d as usize];
+                    let (o, a) = if k == u32::MAX {
+                        (state.defs.query_all(&mut self.sets), state.reads.query_all(&mut self.sets))
+                    } else {
+                        let s = &self.shapes[k as usize];
+                        (state.defs.query(s, &mut self.sets), state.reads.query(s, &mut self.sets))
+                    };
+                    self.output[d as usize] = o;
+                    self.anti[d as usize] = a;
+                }
+                // 3. The reads become live reads (of objects something
+                // writes: no anti-dependence can end at the others).
+                for &u in uses {
+                    let item = self.sets.single(u);
+                    let k = self.use_shape[u as usize];
+                    if k == u32::MAX {
+                        let written = &self.written;
+                        let lens = lens().enumerate().map(|(o, len)| if written[o] { len } else { 0 });
+                        state.reads.insert_everywhere(item, lens, &mut self.sets);
+                    } else {
+                        let s = &self.shapes[k as usize];
+                        if self.written[s.obj as usize] {
+                            state.reads.insert(s, item, false, &mut self.sets);
+                        }
+                    }
+                }
+            }
+            // 4. The writes: certain ones of known ranges kill. (In the
+            // loop-carried pass they only kill: what they define is not
+            // carried around the loop yet.)
+            for &d in defs {
+                let item = self.sets.single(d);
+                let k = self.def_shape[d as usize];
+                if k == u32::MAX {
+                    if !carried {
+                        state.defs.insert_everywhere(item, lens(), &mut self.sets);
+                    }
+                    continue;
+                }
+                let site = self.sites.defs[d as usize];
+                let guarded = e.guarded && !crate::plant::planted(crate::plant::Bug::GuardedKills);
+                let certain = !guarded && !input.accesses(inst)[site.access as usize].may;
+                let s = self.shapes[k as usize];
+                if carried {
+                    if certain {
+                        state.defs.clear_range(&s, &mut self.sets);
+                    }
+                    continue;
+                }
+                state.defs.insert(&s, item, certain, &mut self.sets);
+                if anti && certain {
+                    state.reads.clear_range(&s, &mut self.sets);
+                }
+            }
+            // 5. Symbols the instruction changes.
+            for &sym in input.changes_after(inst) {
+                state.forget(sym);
+            }
+        }
+    }
+
+    /// Copies the referenced sets out of the working table and derives the
+    /// DU side.
+    fn freeze<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
+        let mut remap: Vec<u32> = vec![u32::MAX; self.sets.len()];
+        let mut frozen = Frozen { starts: vec![0], ranges: Vec::new() };
+        let mut map = |s: SetId, frozen: &mut Frozen| -> SetId {
+            if remap[s as usize] == u32::MAX {
+                remap[s as usize] = (frozen.starts.len() - 1) as u32;
+                frozen.ranges.extend_from_slice(self.sets.ranges(s));
+                frozen.starts.push(frozen.ranges.len() as u32);
+            }
+            remap[s as usize]
+        };
+        let flow: Vec<SetId> = self.flow.iter().map(|&s| map(s, &mut frozen)).collect();
+        let output: Vec<SetId> = self.output.iter().map(|&s| map(s, &mut frozen)).collect();
+        let anti: Vec<SetId> = self.anti.iter().map(|&s| map(s, &mut frozen)).collect();
+        let carried: Vec<(Node, u32, SetId)> =
+            self.carried.iter().map(|&(h, u, s)| (h, u, map(s, &mut frozen))).collect();
+        let (mut du_start, mut du) = (Vec::new(), Vec::new());
+        transpose(self.sites.num_defs(), &flow, &frozen, &mut du_start, &mut du);
+        MemDeps {
+            sites: self.sites.clone(),
+            flow,
+            output,
+            anti,
+            sets: frozen,
+            du_start,
+            du,
+            stamp: input.stamp(),
+            has_anti_output: self.options.anti_and_output,
+            carried,
+            has_carried: self.options.loop_carried,
+        }
+    }
+}
+
+/// Borrowed internals for the baselines (see [`MemDep::parts`]).
+pub(crate) struct Parts<'a> {
+    pub dfs: &'a Dfs,
+    pub sites: &'a Sites,
+    pub shapes: &'a [Shape],
+    pub use_shape: &'a [u32],
+    pub def_shape: &'a [u32],
+    pub sets: &'a mut SetTable,
+    pub flow: &'a mut [SetId],
+    pub output: &'a mut [SetId],
+    pub anti: &'a mut [SetId],
+}
+
+/// The extent of an access (see [`Shape`]).
+pub(crate) fn shape(a: &crate::code::Access, len: u64, symbolic: bool) -> Shape {
+    let len = i64::try_from(len).unwrap_or(INF);
+    let (blo, bhi) = match a.within {
+        Some((lo, hi)) => (i64::try_from(lo).unwrap_or(INF), i64::try_from(hi).unwrap_or(INF)),
+        None => (0, len),
+    };
+    let size = a.size.and_then(|s| i64::try_from(s).ok());
+    match (a.offset, size) {
+        (Offset::Exact(o), Some(s)) => {
+            Shape { obj: a.object, lo: o, hi: o.checked_add(s).unwrap_or(INF), exact: true, class: None }
+        }
+        (Offset::Exact(o), None) => Shape { obj: a.object, lo: o.max(blo), hi: bhi.max(o), exact: false, class: None },
+        (Offset::Affine { sym, scale, add }, s) if symbolic => {
+            let hi = match s {
+                Some(s) => add.checked_add(s),
+                None => Some(INF),
+            };
+            let class = hi.map(|hi| Rel { sym, scale, lo: add, hi, exact: s.is_some() });
+            Shape { obj: a.object, lo: blo, hi: bhi, exact: false, class }
+        }
+        _ => Shape { obj: a.object, lo: blo, hi: bhi, exact: false, class: None },
+    }
+}

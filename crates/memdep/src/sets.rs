@@ -1,0 +1,334 @@
+//! Interned sets of site ids in range form: each set is a sorted list of
+//! disjoint, non-adjacent half-open ranges `[lo, hi)`, stored once
+//! (hash-consed) and named by a [`SetId`]. Equal sets have equal ids, so
+//! comparing states is comparing ids, and the set operations the dataflow
+//! repeats (union above all) are memoised by id pair.
+//!
+//! Why ranges: sites are numbered in reverse postorder, so the definitions
+//! reaching a point tend to be runs of consecutive ids (every store of a
+//! straight stretch of code through one pointer), and a may-set of `n`
+//! definitions that a thousand uses share costs a handful of ranges, once.
+//!
+//! Invariants: set 0 is the empty set; every stored list is canonical
+//! (sorted, disjoint, non-adjacent, no empty range), which makes interning
+//! exact; ids are never reused within one table's life ([`SetTable::clear`]
+//! starts over).
+
+use rustc_hash::FxHashMap;
+use std::hash::{Hash, Hasher};
+
+/// An interned set.
+pub type SetId = u32;
+
+/// The empty set.
+pub const EMPTY: SetId = 0;
+
+/// A table of interned range sets, with memoised operations.
+#[derive(Clone, Debug)]
+pub(crate) struct SetTable {
+    starts: Vec<u32>,
+    ranges: Vec<(u32, u32)>,
+    /// Hash of a range list -> first set with that hash; `next` chains
+    /// sets sharing a hash.
+    by_hash: FxHashMap<u64, SetId>,
+    next: Vec<SetId>,
+    union_memo: FxHashMap<(SetId, SetId), SetId>,
+    diff_memo: FxHashMap<(SetId, SetId), SetId>,
+    inter_memo: FxHashMap<(SetId, SetId), SetId>,
+    single: FxHashMap<u32, SetId>,
+    scratch: Vec<(u32, u32)>,
+}
+
+impl Default for SetTable {
+    fn default() -> SetTable {
+        let mut t = SetTable {
+            starts: Vec::new(),
+            ranges: Vec::new(),
+            by_hash: FxHashMap::default(),
+            next: Vec::new(),
+            union_memo: FxHashMap::default(),
+            diff_memo: FxHashMap::default(),
+            inter_memo: FxHashMap::default(),
+            single: FxHashMap::default(),
+            scratch: Vec::new(),
+        };
+        t.clear();
+        t
+    }
+}
+
+fn hash_of(r: &[(u32, u32)]) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    r.hash(&mut h);
+    h.finish()
+}
+
+impl SetTable {
+    /// Forgets every set but the empty one, keeping capacity.
+    pub fn clear(&mut self) {
+        self.starts.clear();
+        self.ranges.clear();
+        self.by_hash.clear();
+        self.next.clear();
+        self.union_memo.clear();
+        self.diff_memo.clear();
+        self.inter_memo.clear();
+        self.single.clear();
+        self.starts.extend([0, 0]);
+        self.next.push(EMPTY);
+        self.by_hash.insert(hash_of(&[]), EMPTY);
+    }
+
+    /// Number of distinct sets so far (the empty one included).
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The ranges of a set.
+    #[inline]
+    pub fn ranges(&self, s: SetId) -> &[(u32, u32)] {
+        cfg_dom::csr::row(&self.starts, &self.ranges, s as usize)
+    }
+
+    /// The id of the canonical list in `self.scratch`, interning it.
+    fn intern_scratch(&mut self) -> SetId {
+        let h = hash_of(&self.scratch);
+        if let Some(&first) = self.by_hash.get(&h) {
+            let mut s = first;
+            loop {
+                if self.ranges(s) == self.scratch.as_slice() {
+                    return s;
+                }
+                let n = self.next[s as usize];
+                if n == s {
+                    break;
+                }
+                s = n;
+            }
+        }
+        let id = self.len() as SetId;
+        self.ranges.extend_from_slice(&self.scratch);
+        self.starts.push(self.ranges.len() as u32);
+        // Chain: the new set points at the previous head (or itself).
+        let prev = self.by_hash.insert(h, id);
+        self.next.push(prev.unwrap_or(id));
+        id
+    }
+
+    /// The set of the canonical (sorted, disjoint, non-adjacent) ranges
+    /// given.
+    pub fn intern(&mut self, ranges: &[(u32, u32)]) -> SetId {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(ranges);
+        self.intern_scratch()
+    }
+
+    /// `{x}`.
+    pub fn single(&mut self, x: u32) -> SetId {
+        if let Some(&s) = self.single.get(&x) {
+            return s;
+        }
+        self.scratch.clear();
+        self.scratch.push((x, x + 1));
+        let s = self.intern_scratch();
+        self.single.insert(x, s);
+        s
+    }
+
+    /// `a ∪ b`.
+    pub fn union(&mut self, a: SetId, b: SetId) -> SetId {
+        if a == b || b == EMPTY {
+            return a;
+        }
+        if a == EMPTY {
+            return b;
+        }
+        self.memoised(Op::Union, a.min(b), a.max(b))
+    }
+
+    /// `a ∖ b`.
+    pub fn diff(&mut self, a: SetId, b: SetId) -> SetId {
+        if a == EMPTY || b == EMPTY {
+            return a;
+        }
+        if a == b {
+            return EMPTY;
+        }
+        self.memoised(Op::Diff, a, b)
+    }
+
+    /// `a ∩ b`.
+    pub fn inter(&mut self, a: SetId, b: SetId) -> SetId {
+        if a == EMPTY || b == EMPTY {
+            return EMPTY;
+        }
+        if a == b {
+            return a;
+        }
+        self.memoised(Op::Inter, a.min(b), a.max(b))
+    }
+
+    /// `a op b` from its memo, or computed on the range lists, interned
+    /// and remembered.
+    fn memoised(&mut self, op: Op, a: SetId, b: SetId) -> SetId {
+        let memo = match op {
+            Op::Union => &self.union_memo,
+            Op::Diff => &self.diff_memo,
+            Op::Inter => &self.inter_memo,
+        };
+        if let Some(&s) = memo.get(&(a, b)) {
+            return s;
+        }
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let (ra, rb) = (self.ranges(a), self.ranges(b));
+        match op {
+            Op::Union => unite(ra, rb, &mut out),
+            Op::Diff => minus(ra, rb, &mut out),
+            Op::Inter => intersect(ra, rb, &mut out),
+        }
+        self.scratch = out;
+        let s = self.intern_scratch();
+        let memo = match op {
+            Op::Union => &mut self.union_memo,
+            Op::Diff => &mut self.diff_memo,
+            Op::Inter => &mut self.inter_memo,
+        };
+        memo.insert((a, b), s);
+        s
+    }
+}
+
+/// The memoised operations of [`SetTable`].
+#[derive(Copy, Clone)]
+enum Op {
+    Union,
+    Diff,
+    Inter,
+}
+
+/// Appends `a ∪ b` (canonical range lists; the result is canonical) to
+/// `out`.
+fn unite(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let r = if j == b.len() || (i < a.len() && a[i].0 <= b[j].0) {
+            i += 1;
+            a[i - 1]
+        } else {
+            j += 1;
+            b[j - 1]
+        };
+        match out.last_mut() {
+            Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
+            _ => out.push(r),
+        }
+    }
+}
+
+/// Appends `a ∩ b` (canonical range lists; the result is canonical) to
+/// `out`.
+fn intersect(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let lo = a[i].0.max(b[j].0);
+        let hi = a[i].1.min(b[j].1);
+        if lo < hi {
+            out.push((lo, hi));
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+}
+
+/// Appends `a ∖ b` (canonical range lists; the result is canonical) to
+/// `out`.
+pub(crate) fn minus(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let mut j = 0;
+    for &(lo, hi) in a {
+        let mut cur = lo;
+        while j < b.len() && b[j].1 <= cur {
+            j += 1;
+        }
+        let mut k = j;
+        while cur < hi {
+            match b.get(k) {
+                Some(&(blo, bhi)) if blo < hi => {
+                    if blo > cur {
+                        out.push((cur, blo));
+                    }
+                    cur = cur.max(bhi);
+                    k += 1;
+                }
+                _ => {
+                    out.push((cur, hi));
+                    cur = hi;
+                }
+            }
+        }
+    }
+}
+
+/// True when `x` is in the canonical range list `r`.
+pub(crate) fn contains(r: &[(u32, u32)], x: u32) -> bool {
+    let k = r.partition_point(|&(_, hi)| hi <= x);
+    r.get(k).is_some_and(|&(lo, _)| lo <= x)
+}
+
+/// Number of elements of a range list.
+pub(crate) fn count(r: &[(u32, u32)]) -> u64 {
+    r.iter().map(|&(lo, hi)| u64::from(hi - lo)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(t: &mut SetTable, xs: &[u32]) -> SetId {
+        xs.iter().fold(EMPTY, |s, &x| {
+            let one = t.single(x);
+            t.union(s, one)
+        })
+    }
+
+    fn elems(t: &SetTable, s: SetId) -> Vec<u32> {
+        t.ranges(s).iter().flat_map(|&(lo, hi)| lo..hi).collect()
+    }
+
+    #[test]
+    fn operations_agree_with_btreesets() {
+        use std::collections::BTreeSet;
+        let mut t = SetTable::default();
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        for _ in 0..300 {
+            let a: BTreeSet<u32> = (0..rnd() % 12).map(|_| rnd() % 30).collect();
+            let b: BTreeSet<u32> = (0..rnd() % 12).map(|_| rnd() % 30).collect();
+            let (sa, sb) = (
+                set(&mut t, &a.iter().copied().collect::<Vec<_>>()),
+                set(&mut t, &b.iter().copied().collect::<Vec<_>>()),
+            );
+            let u = t.union(sa, sb);
+            assert_eq!(elems(&t, u), a.union(&b).copied().collect::<Vec<_>>());
+            let d = t.diff(sa, sb);
+            assert_eq!(elems(&t, d), a.difference(&b).copied().collect::<Vec<_>>());
+            let i = t.inter(sa, sb);
+            assert_eq!(elems(&t, i), a.intersection(&b).copied().collect::<Vec<_>>());
+            for x in 0..32 {
+                assert_eq!(contains(t.ranges(sa), x), a.contains(&x));
+            }
+            // Interning: the same set twice is one id.
+            let again = set(&mut t, &a.iter().rev().copied().collect::<Vec<_>>());
+            assert_eq!(again, sa);
+        }
+        assert_eq!(set(&mut t, &[]), EMPTY);
+        let runs = set(&mut t, &[1, 2, 3, 7, 8]);
+        assert_eq!(t.ranges(runs), [(1, 4), (7, 9)]);
+    }
+}

@@ -1,0 +1,283 @@
+//! Allocating a whole function: the local pebble game on every block's DAG,
+//! values carried in registers across edges, fix-ups on edges, and the
+//! document's global step.
+//!
+//! **Per block** (in reverse postorder, then unreachable blocks by id): the
+//! block's DAG ([`crate::BlockDag`]) is played by [`crate::Pebbler`] with
+//! the block's local registers. Its sources start where the block's *entry
+//! state* says: in memory (their var's home slot) or in a register.
+//!
+//! **Across edges** (`Options::carry`, on by default; off gives the
+//! document's model, where every value crosses a block boundary in
+//! memory): a block with one processed predecessor starts with the values
+//! that predecessor left in registers; a join takes, var by var, the
+//! location that costs its processed predecessors the least edge work
+//! (weighted by loop depth), keeping a value in a register only when the
+//! block (or, at a loop header, the loop) reads it. A sink must end in
+//! memory when an already processed successor wants it there, and may stay
+//! in a register otherwise. Every edge then gets a *fix-up*: a parallel
+//! move from where the predecessor left each live value to where the
+//! successor expects it ([`crate::parallel_move`]): moves, loads and
+//! stores, at the predecessor's end when it has one successor (and its
+//! terminator reads nothing the fix-up writes), at the successor's start
+//! when it has one predecessor, else on the edge (the client splits it).
+//! A var in different registers at a loop's bottom and top is exactly such
+//! a fix-up on the back edge: moves on the edge (the document's
+//! alternative, unrolling the loop under a bound, is not implemented).
+//!
+//! **The global step** (digest §004): the local allocation uses `q` of the
+//! `P` registers per class; the `P − q` left go to variables chosen
+//! greedily by their local loads + stores (+ fix-up moves) weighted by
+//! `loop_weight^depth` ([`GlobalStep::Weighted`]), or by lifetime with
+//! ties broken by use count and depth ([`GlobalStep::Lifetime`], the
+//! document's variant), until registers or candidates run out. A global
+//! var owns its register in every block where it is live or referenced
+//! (two globals whose blocks are disjoint share a register — our
+//! extension); in the other blocks the register is lent to the local
+//! allocation. `q` is searched ([`Options::local_regs`] `None`): every
+//! `P − g` for `g` in 0, 1, 2, 4, … down to the largest instruction
+//! demand, keeping the cheapest weighted allocation.
+//!
+//! Params arrive free (the entry convention, like an ABI): in registers, in
+//! order, while local registers last, and in their home slots after that.
+//! Vars read before any definition are undefined there; their home slot
+//! stands for them.
+//!
+//! Invariant: the result passes [`crate::check`] (every test and fuzz run
+//! checks it), and it is a pure function of the code and the options.
+
+use crate::block_dag::{BlockDag, CodeError};
+use crate::class::{RegClass, Regs};
+use crate::facts::Facts;
+use crate::global::GlobalAssign;
+use crate::input::RegCode;
+use crate::output::Allocation;
+use crate::pass::{Pass, Work};
+use crate::pebble::Pebbler;
+use crate::webs::{WebView, Webs};
+use cfg_dom::{Graph, Input, InputBuffers, InputError, InstId, Liveness, LoopForest, Node, VarId};
+use core::fmt;
+
+/// How the registers left after local allocation are given out.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum GlobalStep {
+    /// No global step: every register is local.
+    Off,
+    /// Greedily by local loads + stores weighted by loop depth (default).
+    #[default]
+    Weighted,
+    /// Greedily by lifetime (blocks where live), ties by use count, then
+    /// loop depth (the document's variant).
+    Lifetime,
+}
+
+/// Allocation options.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Options {
+    /// Registers per class (`P`).
+    pub regs: Regs,
+    /// The global step.
+    pub global: GlobalStep,
+    /// `q`, the registers per class the local allocation uses when the
+    /// global step runs; `None` searches it.
+    pub local_regs: Option<u32>,
+    /// Keep values in registers across edges (fix-ups on edges); `false`
+    /// is the document's model: block boundaries in memory.
+    pub carry: bool,
+    /// The weight of one loop level: a block at depth `d` counts
+    /// `loop_weight^d`.
+    pub loop_weight: u64,
+    /// Allocate webs rather than vars: a var reused for unrelated values
+    /// becomes several names, each with its own live range, register and
+    /// home slot ([`crate::webs`]). On by default; `false` allocates the
+    /// vars as given.
+    pub webs: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            regs: Regs::new(16, 16),
+            global: GlobalStep::Weighted,
+            local_regs: None,
+            carry: true,
+            loop_weight: 10,
+            webs: true,
+        }
+    }
+}
+
+impl Options {
+    /// `p` scalar and `p` vector registers, defaults otherwise.
+    pub fn with_regs(p: u32) -> Options {
+        Options { regs: Regs::uniform(p), ..Options::default() }
+    }
+}
+
+/// Why a function cannot be allocated.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum AllocError {
+    /// The graph and code are malformed (`cfg_dom::check_input`).
+    Input(InputError),
+    /// The code has a shape the allocator does not take (a phi, a
+    /// misplaced terminator).
+    Code(CodeError),
+    /// An instruction needs more registers of a class at once than there
+    /// are.
+    TooFewRegisters {
+        /// Its block.
+        block: Node,
+        /// The instruction.
+        inst: InstId,
+        /// The class.
+        class: RegClass,
+        /// Registers it needs.
+        needs: u32,
+        /// Registers there are.
+        have: u32,
+    },
+}
+
+impl fmt::Display for AllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AllocError::Input(e) => e.fmt(f),
+            AllocError::Code(e) => e.fmt(f),
+            AllocError::TooFewRegisters { block, inst, class, needs, have } => write!(
+                f,
+                "instruction {inst} of block {block} needs {needs} {} registers at once, but there are {have}",
+                match class {
+                    RegClass::Scalar => "scalar",
+                    RegClass::Vector => "vector",
+                }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AllocError {}
+
+impl From<InputError> for AllocError {
+    fn from(e: InputError) -> AllocError {
+        AllocError::Input(e)
+    }
+}
+
+impl From<CodeError> for AllocError {
+    fn from(e: CodeError) -> AllocError {
+        AllocError::Code(e)
+    }
+}
+
+/// Allocates `code` on its CFG `graph` (a fresh [`Allocator`]).
+pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, options: &Options) -> Result<Allocation, AllocError> {
+    Allocator::new().compute(graph, code, options)
+}
+
+/// A reusable allocation context: keeps its buffers between functions.
+#[derive(Debug, Default)]
+pub struct Allocator {
+    input: InputBuffers,
+    liveness: Liveness,
+    loops: LoopForest,
+    bd: BlockDag,
+    pebbler: Pebbler,
+    scratch: crate::pass::Scratch,
+}
+
+impl Allocator {
+    /// A fresh context.
+    pub fn new() -> Allocator {
+        Allocator::default()
+    }
+
+    /// Allocates `code` on `graph` with `options`.
+    pub fn compute<G: Graph, C: RegCode>(
+        &mut self,
+        graph: &G,
+        code: &C,
+        options: &Options,
+    ) -> Result<Allocation, AllocError> {
+        if !options.webs {
+            return self.compute_names(graph, code, options);
+        }
+        // Phis are refused before webs are formed (they would be ordinary
+        // definitions there).
+        {
+            let input = Input::new(graph, code, &mut self.input)?;
+            for b in 0..input.num_blocks() as Node {
+                if let Some(&i) = input.block_insts(b).iter().find(|&&i| input.is_phi(i)) {
+                    return Err(AllocError::Code(CodeError::Phi { inst: i }));
+                }
+            }
+        }
+        let webs = Webs::compute(graph, code)?;
+        let view = WebView::new(code, &webs);
+        let alloc = self.compute_names(graph, &view, options)?;
+        let params: Vec<VarId> = code.params().collect();
+        Ok(alloc.unweb(&webs, &params))
+    }
+
+    /// [`Allocator::compute`] with the code's own vars as the names.
+    fn compute_names<G: Graph, C: RegCode>(
+        &mut self,
+        graph: &G,
+        code: &C,
+        options: &Options,
+    ) -> Result<Allocation, AllocError> {
+        let input = Input::new(graph, code, &mut self.input)?;
+        self.liveness.compute_input(&input);
+        self.loops.compute(graph);
+        let fx = Facts::new(&input, &self.liveness, &self.loops, options);
+        let mut work = Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch };
+        let p = options.regs;
+        let full = [p.get(RegClass::Scalar), p.get(RegClass::Vector)];
+        let none = GlobalAssign::none(fx.nvars);
+        if options.global == GlobalStep::Off {
+            let pass = work.pass(&fx, &input, &self.liveness, full, &none)?;
+            return Ok(pass.into_allocation(&fx, &input, None, &none));
+        }
+        let mut demand = [0u32; 2];
+        for d in &fx.demand {
+            demand = [demand[0].max(d[0]), demand[1].max(d[1])];
+        }
+        // q: the smallest local register count every block can play with
+        // (the largest instruction demand), and one and two more — measured
+        // on generated programs, the best q is almost always among them.
+        let qs: Vec<[u32; 2]> = match options.local_regs {
+            Some(q) => vec![[q.min(full[0]), q.min(full[1])]],
+            None => {
+                let mut v: Vec<[u32; 2]> =
+                    (0..3).map(|k| [(demand[0] + k).min(full[0]), (demand[1] + k).min(full[1])]).collect();
+                v.dedup();
+                v
+            }
+        };
+        let mut best: Option<(Pass, [u32; 2], GlobalAssign)> = None;
+        let mut failure: Option<AllocError> = None;
+        for qc in qs {
+            let (res, globals) = if qc == full {
+                (work.pass(&fx, &input, &self.liveness, full, &none), GlobalAssign::none(fx.nvars))
+            } else {
+                // The counts come from local allocation with q registers
+                // alone (the document's order).
+                let counted = work.pass(&fx, &input, &self.liveness, qc, &none)?;
+                let globals = GlobalAssign::choose(&fx, &counted.var_cost, qc, p, options.global);
+                (work.pass(&fx, &input, &self.liveness, qc, &globals), globals)
+            };
+            match res {
+                Ok(r) => {
+                    if best.as_ref().is_none_or(|b| r.costs.weighted() < b.0.costs.weighted()) {
+                        best = Some((r, qc, globals));
+                    }
+                }
+                Err(e) => failure = Some(e),
+            }
+        }
+        let Some((pass, q, globals)) = best else {
+            return Err(failure.expect("some q was tried"));
+        };
+        let q = (q != full).then_some(q[0]);
+        Ok(pass.into_allocation(&fx, &input, q, &globals))
+    }
+}

@@ -1,0 +1,469 @@
+//! The symbolic checker: does an [`Allocation`] compute what the code
+//! computes? regalloc2's `checker` is the model: abstract interpretation
+//! where every register and spill slot holds a *set of symbols*, and every
+//! use must read a location holding its own.
+//!
+//! Symbols. Inside a block a symbol is a *value*: `(x, entry)`, the value
+//! var `x` had when the block began, or `(x, i)`, the value instruction `i`
+//! gave `x`. The value a use must read is fixed by the **original**
+//! statement order (the definition of `x` reaching the use within the
+//! block, else `(x, entry)`), so reordering is checked too: an instruction
+//! moved above a definition it reads, or a write to a register moved above
+//! a read of the value it held, leaves the use without its value. Between
+//! blocks a symbol is a var name: a location holds `x` at a block's end
+//! when it holds the block's last value of `x`.
+//!
+//! Transfer: an instruction writes each definition's register with its new
+//! value (a guarded one keeps it only if the register already held the
+//! var's previous value, since a failed guard leaves it; a copy's register
+//! holds the source's value as well); an edit copies
+//! its source's set to its destination; edges apply their edits; a block's
+//! entry is the intersection over its reachable predecessors (and, for the
+//! entry block, the function's start: params where `entry_locs` puts them,
+//! and the vars live in before any definition, undefined there, wherever
+//! the allocation says — any content is a valid undefined value). A
+//! worklist in reverse postorder runs to the fixpoint; unreachable blocks
+//! are not checked (nothing runs them).
+//!
+//! Structure is checked first: each block's new order is a permutation of
+//! its instructions, effects keep their relative order, the terminator
+//! stays last, every operand has a register of its var's class, every
+//! edit stays within one class and refers to existing slots.
+
+use crate::class::{Loc, PReg, RegClass};
+use crate::input::{InstKind, RegCode};
+use crate::output::{Allocation, Edit, ProgPoint};
+use cfg_dom::{Dfs, Graph, Input, InputBuffers, InputError, InstId, Node, VarId};
+use core::fmt;
+
+/// What is wrong with an allocation.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum CheckError {
+    /// The code itself is malformed.
+    Input(InputError),
+    /// The allocation does not have the code's shape (block or
+    /// instruction counts, operand lists, slots, classes).
+    Shape(String),
+    /// A block's new order is not a legal reordering.
+    Order {
+        /// The block.
+        block: Node,
+        /// What is wrong.
+        what: String,
+    },
+    /// A use reads a location that does not hold its value.
+    WrongValue {
+        /// The block.
+        block: Node,
+        /// The instruction.
+        inst: InstId,
+        /// The use's number (`VarCode::uses` order).
+        use_index: u32,
+        /// Its var.
+        var: VarId,
+        /// Where it reads.
+        loc: Loc,
+    },
+    /// An edit moves something that is not a value of the var it names
+    /// (the rewrite types spill accesses by that var).
+    Mislabelled {
+        /// Where.
+        at: ProgPoint,
+        /// The edit.
+        edit: Edit,
+    },
+    /// Two definitions of one instruction write the same register.
+    Clash {
+        /// The instruction.
+        inst: InstId,
+    },
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Input(e) => e.fmt(f),
+            CheckError::Shape(s) => write!(f, "malformed allocation: {s}"),
+            CheckError::Order { block, what } => write!(f, "block {block}: {what}"),
+            CheckError::WrongValue { block, inst, use_index, var, loc } => write!(
+                f,
+                "block {block}, instruction {inst}: use {use_index} of var {var} reads {loc}, which does not hold that value"
+            ),
+            CheckError::Mislabelled { at, edit } => write!(f, "{at:?}: edit {edit} moves no value of var {}", edit.var),
+            CheckError::Clash { inst } => write!(f, "instruction {inst} writes two results to one register"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// A symbol inside a block: `var << 32 | tag`, tag 0 for the entry value,
+/// `inst + 1` for a definition.
+type Sym = u64;
+
+fn sym(var: VarId, tag: u32) -> Sym {
+    (u64::from(var) << 32) | u64::from(tag)
+}
+
+/// Checks `alloc` against `code` on `graph` (see the module doc).
+pub fn check<G: Graph, C: RegCode>(graph: &G, code: &C, alloc: &Allocation) -> Result<(), CheckError> {
+    let mut buffers = InputBuffers::default();
+    let input = Input::new(graph, code, &mut buffers).map_err(CheckError::Input)?;
+    Checker::new(&input, alloc)?.run()
+}
+
+struct Checker<'a, 'i, G, C> {
+    input: &'a Input<'i, G, C>,
+    alloc: &'a Allocation,
+    nregs: [u32; 2],
+    nlocs: usize,
+    /// Per instruction: the expected symbol of each use, then of each
+    /// guarded definition's previous value (CSR by instruction).
+    want_start: Vec<u32>,
+    want: Vec<Sym>,
+    /// Per block: the final symbol of each var it writes, sorted by var.
+    finals: Vec<Vec<(VarId, Sym)>>,
+}
+
+impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
+    fn new(input: &'a Input<'i, G, C>, alloc: &'a Allocation) -> Result<Self, CheckError> {
+        let n = input.num_blocks();
+        if alloc.num_blocks() != n {
+            return Err(CheckError::Shape(format!("{} blocks, the code has {n}", alloc.num_blocks())));
+        }
+        let ni = input.num_insts();
+        // The CSR arrays themselves: offsets that never decrease and end at
+        // their list's length; edits in program-point order.
+        let csr_ok = |start: &[u32], len: usize| {
+            start.first() == Some(&0) && start.windows(2).all(|w| w[0] <= w[1]) && start.last() == Some(&(len as u32))
+        };
+        if !csr_ok(&alloc.order_start, alloc.order.len()) || !csr_ok(&alloc.alloc_start, alloc.allocs.len()) {
+            return Err(CheckError::Shape("offsets that decrease or do not end at their list's length".into()));
+        }
+        if !alloc.edits.windows(2).all(|w| w[0].0 <= w[1].0) {
+            return Err(CheckError::Shape("edits not in program-point order".into()));
+        }
+        if alloc.alloc_start.len() != ni + 1 {
+            return Err(CheckError::Shape(format!(
+                "operands for {} instructions, the code has {ni}",
+                alloc.alloc_start.len().saturating_sub(1)
+            )));
+        }
+        let nregs = alloc.regs_used();
+        let nlocs = (nregs[0] + nregs[1]) as usize + alloc.slots().len();
+        let mut c = Checker {
+            input,
+            alloc,
+            nregs,
+            nlocs,
+            want_start: Vec::new(),
+            want: Vec::new(),
+            finals: vec![Vec::new(); n],
+        };
+        c.structure()?;
+        c.expectations();
+        Ok(c)
+    }
+
+    fn loc_index(&self, l: Loc) -> usize {
+        match l {
+            Loc::Reg(PReg { class: RegClass::Scalar, index }) => index as usize,
+            Loc::Reg(PReg { class: RegClass::Vector, index }) => (self.nregs[0] + index) as usize,
+            Loc::Slot(s) => (self.nregs[0] + self.nregs[1]) as usize + s as usize,
+        }
+    }
+
+    fn loc_ok(&self, l: Loc) -> bool {
+        match l {
+            Loc::Reg(r) => r.index < self.nregs[r.class.index()],
+            Loc::Slot(s) => (s as usize) < self.alloc.slots().len(),
+        }
+    }
+
+    fn structure(&self) -> Result<(), CheckError> {
+        let input = self.input;
+        let code = input.code();
+        let a = self.alloc;
+        for i in 0..input.num_insts() as InstId {
+            let regs = a.allocs(i);
+            let (uses, defs) = (input.uses(i), input.defs(i));
+            if input.block_of(i).is_none() {
+                continue;
+            }
+            if regs.len() != uses.len() + defs.len() {
+                return Err(CheckError::Shape(format!(
+                    "instruction {i} has {} operand registers, needs {}",
+                    regs.len(),
+                    uses.len() + defs.len()
+                )));
+            }
+            let vars = uses.iter().map(|u| u.var).chain(defs.iter().copied());
+            for (k, (x, r)) in vars.zip(regs).enumerate() {
+                if r.class != code.class(x) || !self.loc_ok(Loc::Reg(*r)) {
+                    return Err(CheckError::Shape(format!("operand {k} of instruction {i}: {r} for var {x}")));
+                }
+            }
+            let dregs = &regs[uses.len()..];
+            for (k, r) in dregs.iter().enumerate() {
+                if dregs[..k].contains(r) {
+                    return Err(CheckError::Clash { inst: i });
+                }
+            }
+        }
+        for b in 0..input.num_blocks() as Node {
+            let orig = input.block_insts(b);
+            let new = a.order(b);
+            let mut sorted_o = orig.to_vec();
+            let mut sorted_n = new.to_vec();
+            sorted_o.sort_unstable();
+            sorted_n.sort_unstable();
+            if sorted_o != sorted_n {
+                return Err(CheckError::Order {
+                    block: b,
+                    what: "the new order is not a permutation of the block's instructions".into(),
+                });
+            }
+            let eff = |list: &[InstId]| -> Vec<InstId> {
+                list.iter().copied().filter(|&i| code.inst_kind(i) == InstKind::Effect).collect()
+            };
+            if eff(orig) != eff(new) {
+                return Err(CheckError::Order { block: b, what: "effects are reordered".into() });
+            }
+            if let Some(&last) = orig.last()
+                && code.inst_kind(last) == InstKind::Terminator
+                && new.last() != Some(&last)
+            {
+                return Err(CheckError::Order { block: b, what: "the terminator is not last".into() });
+            }
+        }
+        for (p, e) in a.edits() {
+            if !self.loc_ok(e.from) || !self.loc_ok(e.to) {
+                return Err(CheckError::Shape(format!("edit {e} names a location out of range")));
+            }
+            if let (Loc::Reg(x), Loc::Reg(y)) = (e.from, e.to)
+                && x.class != y.class
+            {
+                return Err(CheckError::Shape(format!("edit {e} moves across classes")));
+            }
+            match *p {
+                ProgPoint::Before { block, index } => {
+                    if block as usize >= input.num_blocks() || index as usize > a.order(block).len() {
+                        return Err(CheckError::Shape(format!("edit {e} at a point out of range")));
+                    }
+                }
+                ProgPoint::OnEdge { from, to } => {
+                    if from as usize >= input.num_blocks() || !input.graph().successors(from).any(|s| s == to) {
+                        return Err(CheckError::Shape(format!("edit {e} on a non-edge {from} -> {to}")));
+                    }
+                }
+            }
+        }
+        for (x, l) in a.entry_locs() {
+            if !self.loc_ok(*l) || (*x as usize) >= input.num_vars() {
+                return Err(CheckError::Shape(format!("entry location {l} of var {x}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The symbol each use must read, from the original order.
+    fn expectations(&mut self) {
+        let input = self.input;
+        let ni = input.num_insts();
+        let mut want_at: Vec<Vec<Sym>> = vec![Vec::new(); ni];
+        let mut cur: Vec<(VarId, Sym)> = Vec::new();
+        for b in 0..input.num_blocks() as Node {
+            cur.clear();
+            let now = |cur: &Vec<(VarId, Sym)>, x: VarId| {
+                cur.iter().rev().find(|&&(y, _)| y == x).map_or(sym(x, 0), |&(_, s)| s)
+            };
+            for &i in input.block_insts(b) {
+                let w = &mut want_at[i as usize];
+                for u in input.uses(i) {
+                    w.push(now(&cur, u.var));
+                }
+                if input.is_guarded(i) {
+                    for &d in input.defs(i) {
+                        w.push(now(&cur, d));
+                    }
+                }
+                for &d in input.defs(i) {
+                    cur.push((d, sym(d, i + 1)));
+                }
+            }
+            let mut fin: Vec<(VarId, Sym)> = Vec::new();
+            for &(x, s) in cur.iter().rev() {
+                if !fin.iter().any(|&(y, _)| y == x) {
+                    fin.push((x, s));
+                }
+            }
+            fin.sort_unstable();
+            self.finals[b as usize] = fin;
+        }
+        self.want_start.clear();
+        self.want.clear();
+        for w in want_at {
+            self.want_start.push(self.want.len() as u32);
+            self.want.extend(w);
+        }
+        self.want_start.push(self.want.len() as u32);
+    }
+
+    fn run(&self) -> Result<(), CheckError> {
+        let input = self.input;
+        let g = input.graph();
+        let n = input.num_blocks();
+        let dfs = Dfs::of(g);
+        let order: Vec<Node> = dfs.reverse_postorder().collect();
+        let mut reachable = vec![false; n];
+        for &b in &order {
+            reachable[b as usize] = true;
+        }
+        // Boundary states in var names; `None` = not reached yet (top).
+        let mut out: Vec<Option<Vec<Vec<VarId>>>> = vec![None; n];
+        let mut start_state: Vec<Vec<VarId>> = vec![Vec::new(); self.nlocs];
+        for &(x, l) in self.alloc.entry_locs() {
+            insert(&mut start_state[self.loc_index(l)], x);
+        }
+        let mut pos = vec![0usize; n];
+        for (k, &b) in order.iter().enumerate() {
+            pos[b as usize] = k;
+        }
+        let mut queued = vec![false; n];
+        let mut work: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+        for (k, &b) in order.iter().enumerate() {
+            work.insert(k);
+            queued[b as usize] = true;
+        }
+        while let Some(k) = work.pop_first() {
+            let b = order[k];
+            queued[b as usize] = false;
+            // Meet of the predecessors (after their edge edits).
+            let mut entry: Option<Vec<Vec<VarId>>> = (g.entry() == Some(b)).then(|| start_state.clone());
+            for p in g.predecessors(b) {
+                if !reachable[p as usize] {
+                    continue;
+                }
+                let Some(ps) = &out[p as usize] else { continue };
+                let mut st = ps.clone();
+                for &(at, e) in self.alloc.edits_at(ProgPoint::OnEdge { from: p, to: b }) {
+                    let v = st[self.loc_index(e.from)].clone();
+                    if v.binary_search(&e.var).is_err() {
+                        return Err(CheckError::Mislabelled { at, edit: e });
+                    }
+                    st[self.loc_index(e.to)] = v;
+                }
+                entry = Some(match entry {
+                    None => st,
+                    Some(mut acc) => {
+                        for (a, s) in acc.iter_mut().zip(&st) {
+                            a.retain(|x| s.binary_search(x).is_ok());
+                        }
+                        acc
+                    }
+                });
+            }
+            let Some(entry) = entry else { continue };
+            let exit = self.block(b, &entry)?;
+            if out[b as usize].as_ref() != Some(&exit) {
+                out[b as usize] = Some(exit);
+                for s in g.successors(b) {
+                    if reachable[s as usize] && !queued[s as usize] {
+                        queued[s as usize] = true;
+                        work.insert(pos[s as usize]);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Walks block `b` from `entry`; returns its exit state in var names.
+    fn block(&self, b: Node, entry: &[Vec<VarId>]) -> Result<Vec<Vec<VarId>>, CheckError> {
+        let input = self.input;
+        let a = self.alloc;
+        let mut st: Vec<Vec<Sym>> = entry.iter().map(|l| l.iter().map(|&x| sym(x, 0)).collect()).collect();
+        let order = a.order(b);
+        let edits = {
+            let lo = a.edits.partition_point(|(p, _)| *p < ProgPoint::Before { block: b, index: 0 });
+            let hi = a.edits.partition_point(|(p, _)| *p < ProgPoint::Before { block: b + 1, index: 0 });
+            &a.edits[lo..hi]
+        };
+        let mut e = 0usize;
+        for idx in 0..=order.len() {
+            while e < edits.len() && edits[e].0 == (ProgPoint::Before { block: b, index: idx as u32 }) {
+                let ed = edits[e].1;
+                let v = st[self.loc_index(ed.from)].clone();
+                if !v.iter().any(|&s| (s >> 32) as VarId == ed.var) {
+                    return Err(CheckError::Mislabelled { at: edits[e].0, edit: ed });
+                }
+                st[self.loc_index(ed.to)] = v;
+                e += 1;
+            }
+            let Some(&i) = order.get(idx) else { break };
+            let regs = a.allocs(i);
+            let uses = input.uses(i);
+            let want = &self.want[self.want_start[i as usize] as usize..self.want_start[i as usize + 1] as usize];
+            for (k, u) in uses.iter().enumerate() {
+                let l = Loc::Reg(regs[k]);
+                if st[self.loc_index(l)].binary_search(&want[k]).is_err() {
+                    return Err(CheckError::WrongValue { block: b, inst: i, use_index: k as u32, var: u.var, loc: l });
+                }
+            }
+            let defs = input.defs(i);
+            let guarded = input.is_guarded(i);
+            let copy = !guarded && defs.len() == 1 && uses.len() == 1 && input.code().is_copy(i);
+            let mut writes: Vec<(usize, Vec<Sym>)> = Vec::with_capacity(defs.len());
+            for (k, &d) in defs.iter().enumerate() {
+                let li = self.loc_index(Loc::Reg(regs[uses.len() + k]));
+                // A later definition of the same var in one instruction
+                // supersedes an earlier one.
+                let last = !defs[k + 1..].contains(&d);
+                let new = sym(d, i + 1);
+                let set = if !last {
+                    Vec::new()
+                } else if copy {
+                    // A copy's destination holds the source's value too
+                    // (an allocator may give both one register).
+                    let mut v = vec![new, want[0]];
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                } else if guarded {
+                    let prev = want[uses.len() + k];
+                    if st[li].binary_search(&prev).is_ok() { vec![new] } else { Vec::new() }
+                } else {
+                    vec![new]
+                };
+                writes.push((li, set));
+            }
+            for (li, set) in writes {
+                st[li] = set;
+            }
+        }
+        // Into var names: the block's last value of each var.
+        let fin = &self.finals[b as usize];
+        let mut exit: Vec<Vec<VarId>> = Vec::with_capacity(st.len());
+        for l in st {
+            let mut names: Vec<VarId> = Vec::new();
+            for s in l {
+                let (x, tag) = ((s >> 32) as VarId, s as u32);
+                let final_sym = fin.binary_search_by_key(&x, |&(y, _)| y).map_or(sym(x, 0), |k| fin[k].1);
+                if s == final_sym {
+                    let _ = tag;
+                    names.push(x);
+                }
+            }
+            names.sort_unstable();
+            names.dedup();
+            exit.push(names);
+        }
+        Ok(exit)
+    }
+}
+
+fn insert(v: &mut Vec<VarId>, x: VarId) {
+    if let Err(k) = v.binary_search(&x) {
+        v.insert(k, x);
+    }
+}

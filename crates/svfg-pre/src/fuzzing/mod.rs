@@ -1,0 +1,185 @@
+//! The transforms judged by the reference interpreter, as a check shared by
+//! the `svfg_pre` fuzz target and the tests (feature `fuzzing`).
+//!
+//! [`check_module`] puts every function of a module in SSA form (the
+//! "before"), then applies each method to a copy: SVFG PRE, plain GVN and
+//! LCM. Each result must verify (SSA level for PRE and GVN, base level for
+//! LCM, whose temporaries have several definitions), PRE's semi-SVFG must
+//! pass [`crate::Svfg::verify`], and each must compute what the SSA form
+//! computes on the same arguments: the same results and final memory, or a
+//! trap of the same kind. Then the dynamic counts of computations
+//! ([`crate::is_computation`]) per opcode: PRE and GVN never more than
+//! before on the run (per opcode, not only in total), and PRE's total never
+//! more than LCM's.
+
+pub mod programs;
+
+use crate::{Method, Plant, is_computation};
+use ir_core::entity::EntityRef;
+use ir_core::interp::{Config, Memory, Stats, TrapKind, run};
+use ir_core::{FuncId, Imm, Module, Opcode, VerifyOptions, node, text, verify_module};
+
+/// Dynamic computation counts of one checked run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// In the SSA form (before).
+    pub before: u64,
+    /// After SVFG PRE.
+    pub svfg: u64,
+    /// After plain GVN.
+    pub gvn: u64,
+    /// After LCM.
+    pub lcm: u64,
+    /// Whether the run finished (not out of fuel, no trap).
+    pub finished: bool,
+}
+
+type Outcome = Result<(Vec<Imm>, Memory, Stats), TrapKind>;
+
+fn outcome(m: &Module, main: FuncId, args: &[Imm], fuel: u64) -> Outcome {
+    run(m, main, args, Config { fuel, ..Config::default() }).map(|o| (o.results, o.memory, o.stats)).map_err(|t| t.kind)
+}
+
+/// Dynamic computations per opcode (indexed by `Opcode as usize`).
+pub fn computations(m: &Module, stats: &Stats) -> Vec<u64> {
+    let mut out = vec![0u64; Opcode::ALL.len()];
+    for (f, func) in m.functions() {
+        for b in func.blocks() {
+            for inst in func.block_insts(b) {
+                if is_computation(func, inst) {
+                    out[func.opcode(inst) as usize] += stats.inst_count(f, inst);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Each function of `m` in SSA form.
+pub fn to_ssa(m: &Module) -> Result<Module, String> {
+    let mut m = m.clone();
+    let ids: Vec<FuncId> = m.function_ids().collect();
+    for id in ids {
+        if let Some(f) = m.function_mut(id) {
+            ssa::construct(f, &ssa::Options::default()).map_err(|e| format!("ssa: {e}"))?;
+        }
+    }
+    Ok(m)
+}
+
+/// Applies `method` (`None`: LCM) to every function of `m` (SSA form).
+pub fn transform(m: &Module, method: Option<Method>, plant: Plant) -> Result<Module, String> {
+    let mut m = m.clone();
+    let ids: Vec<FuncId> = m.function_ids().collect();
+    for id in ids {
+        let Some(f) = m.function_mut(id) else { continue };
+        match method {
+            Some(method) => {
+                if method == Method::Svfg {
+                    let (svfg, _) = crate::build_svfg(f).map_err(|e| e.to_string())?;
+                    check_svfg(f, &svfg)?;
+                }
+                crate::run(f, method, plant).map_err(|e| e.to_string())?;
+            }
+            None => {
+                crate::lcm(f);
+            }
+        }
+    }
+    Ok(m)
+}
+
+fn check_svfg(f: &ir_core::Function, svfg: &crate::Svfg) -> Result<(), String> {
+    let cfg = f.cfg();
+    let dt = cfg_dom::DomTree::of(&cfg);
+    let mut def = vec![None; f.num_vars()];
+    for b in f.blocks() {
+        for i in f.block_insts(b) {
+            for r in f.results(i) {
+                def[r.index()] = Some(node(b));
+            }
+        }
+    }
+    svfg.verify(
+        &dt,
+        |n| cfg.pred_slice(n).len(),
+        |v| def.get(v.index()).copied().flatten(),
+        |n, k| cfg.pred_slice(n)[k],
+    )
+    .map_err(|e| format!("the semi-SVFG of @{} is malformed: {e}", f.name()))
+}
+
+/// The whole check (see the module doc) on `module`'s `main` with `args`.
+pub fn check_module(module: &Module, main: FuncId, args: &[Imm], fuel: u64) -> Result<Counts, String> {
+    check_with(module, main, args, fuel, Plant::default())
+}
+
+/// [`check_module`] with planted bugs (the oracle must catch them).
+pub fn check_with(module: &Module, main: FuncId, args: &[Imm], fuel: u64, plant: Plant) -> Result<Counts, String> {
+    let before_m = to_ssa(module)?;
+    let before = match outcome(&before_m, main, args, fuel) {
+        Err(TrapKind::FuelExhausted) => return Ok(Counts::default()),
+        r => r,
+    };
+    let more = fuel.saturating_mul(4).saturating_add(10_000);
+    let mut counts = Counts { finished: before.is_ok(), ..Counts::default() };
+    let base = before.as_ref().ok().map(|(_, _, s)| computations(&before_m, s));
+    counts.before = base.as_ref().map_or(0, |c| c.iter().sum());
+    for method in [Some(Method::Svfg), Some(Method::Gvn), None] {
+        let after_m = transform(&before_m, method, plant)?;
+        let ssa = method.is_some();
+        if let Err(e) = verify_module(&after_m, &VerifyOptions { ssa }) {
+            return Err(format!("{method:?} output does not verify: {e}\n{}", text::print_module(&after_m)));
+        }
+        let after = outcome(&after_m, main, args, more);
+        let same = match (&before, &after) {
+            (Ok((r0, m0, _)), Ok((r1, m1, _))) => r0 == r1 && m0 == m1,
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        };
+        if !same {
+            return Err(format!(
+                "{method:?} changes the outcome: {:?} before, {:?} after\nbefore:\n{}\nafter:\n{}",
+                before.as_ref().map(|o| &o.0),
+                after.as_ref().map(|o| &o.0),
+                text::print_module(&before_m),
+                text::print_module(&after_m)
+            ));
+        }
+        if let (Some(base), Ok((_, _, s))) = (&base, &after) {
+            let c = computations(&after_m, s);
+            let total: u64 = c.iter().sum();
+            match method {
+                Some(Method::Svfg) => counts.svfg = total,
+                Some(Method::Gvn) => counts.gvn = total,
+                None => counts.lcm = total,
+            }
+            if method.is_some()
+                && let Some(op) = (0..c.len()).find(|&i| c[i] > base[i])
+            {
+                return Err(format!(
+                    "{method:?} computes more {} than before on this run ({} > {})\nbefore:\n{}\nafter:\n{}",
+                    Opcode::ALL[op].name(),
+                    c[op],
+                    base[op],
+                    text::print_module(&before_m),
+                    text::print_module(&after_m)
+                ));
+            }
+        }
+    }
+    if counts.finished && counts.svfg > counts.lcm {
+        return Err(format!("PRE computes {} > LCM's {}:\n{}", counts.svfg, counts.lcm, text::print_module(&before_m)));
+    }
+    Ok(counts)
+}
+
+/// The fuzz property on the module `bytes` decode to (ir-gen's
+/// `analysis_input`); panics with the failure.
+pub fn check_bytes(bytes: &[u8]) -> Counts {
+    let (g, args) = ir_gen::fuzzing::analysis_input(bytes);
+    match check_module(&g.module, g.main, &args, g.fuel) {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    }
+}

@@ -1,0 +1,163 @@
+//! The semi-SVFG of digest §001 (steps 2–4) as a data structure: for each
+//! value number `t` of an insertable expression, the node `dn(t)` after
+//! which `t` is computable, the phis of `t` at `IDF(J0(t))` restricted to
+//! the nodes `dn(t)` strictly dominates, the ε pseudo-phis at
+//! `DF(dn(t))`, and the value transfers that the `Search` walk over the
+//! dominator tree found (each phi operand's source: a real computation, a
+//! phi of `t`, or ⊥ = ζ_t, "not computed since `dn(t)`"). Down-safety
+//! (`mds`) and can-be-available (`cus` with the insertability of each
+//! operand) are greatest fixpoints over this graph.
+//!
+//! Invariants (checked by [`Svfg::verify`]): every phi of `t` sits at a
+//! node `dn(t)` strictly dominates and has one operand per CFG predecessor;
+//! a source `Real(v)` or `Phi(ψ)` dominates the end of its predecessor and
+//! is the nearest definition of `t` on the dominator-tree path (no value
+//! transfer crosses a computation of the same value: SVFG condition 2).
+//!
+//! The walk is an explicit-stack preorder walk of the dominator tree, so
+//! its depth never recurses with the input.
+
+use crate::vn::ValueNumber;
+use cfg_dom::{DomTree, Node};
+use ir_core::Var;
+use smallvec::SmallVec;
+
+/// Where a phi operand's value comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Source {
+    /// ζ_t: no computation of `t` reaches the end of the predecessor.
+    Bottom,
+    /// The predecessor is unreachable: any value will do.
+    Unreachable,
+    /// A phi of `t` (index into [`Svfg::phis`]), with no computation of
+    /// `t` between it and the end of the predecessor.
+    Phi(u32),
+    /// A var holding `t` (a real computation, or a copy standing for one).
+    Real(Var),
+}
+
+/// Where an operand of an inserted computation comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ArgSource {
+    /// It is an immediate.
+    Imm,
+    /// A var available at the end of the predecessor.
+    Var(Var),
+    /// The same operand of the phi (index) of the sub-value at the same
+    /// node: the sub-value is itself made available on that edge (the
+    /// document's reuse of available sub-values).
+    Phi(u32),
+}
+
+/// One phi of a value number `t`.
+#[derive(Clone, Debug)]
+pub struct SvfgPhi {
+    /// The value number.
+    pub value: ValueNumber,
+    /// The node (CFG block) it sits at.
+    pub node: Node,
+    /// One source per CFG predecessor of `node`, in `pred_slice` order.
+    pub sources: SmallVec<[Source; 2]>,
+    /// For each operand, where each of `t`'s operands comes from for an
+    /// insertion at the end of the predecessor, or `None` when one is
+    /// unavailable there.
+    pub insert_args: SmallVec<[Option<SmallVec<[ArgSource; 3]>>; 2]>,
+    /// mds: every path from the phi computes `t` before leaving `dn(t)`'s
+    /// region or the function.
+    pub down_safe: bool,
+    /// cus with insertability: the phi's value can be made available
+    /// without making any path compute more.
+    pub can_be_avail: bool,
+    /// Some computation (or used phi) reads the phi's value.
+    pub used: bool,
+}
+
+/// The semi-SVFG of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Svfg {
+    /// Per value number: `dn(t)` (for insertable expression numbers).
+    pub dn: Vec<Option<Node>>,
+    /// Every phi, grouped by value then by node.
+    pub phis: Vec<SvfgPhi>,
+    /// Per node: the phis at it.
+    pub phis_at: Vec<SmallVec<[u32; 2]>>,
+    /// Per node: the value numbers with an ε pseudo-phi there
+    /// (`node ∈ DF(dn(t))`).
+    pub eps_at: Vec<SmallVec<[ValueNumber; 2]>>,
+}
+
+/// A violated SVFG invariant, naming the phi.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SvfgError(pub String);
+
+impl core::fmt::Display for SvfgError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SvfgError {}
+
+impl Svfg {
+    /// Checks the invariants of the module doc against the dominator tree
+    /// and the definition node of each var (`def_node`), and the
+    /// predecessor counts (`num_preds`).
+    pub fn verify(
+        &self,
+        dt: &DomTree,
+        num_preds: impl Fn(Node) -> usize,
+        def_node: impl Fn(Var) -> Option<Node>,
+        pred: impl Fn(Node, usize) -> Node,
+    ) -> Result<(), SvfgError> {
+        for (i, phi) in self.phis.iter().enumerate() {
+            let Some(dn) = self.dn.get(phi.value.index()).copied().flatten() else {
+                return Err(SvfgError(format!("phi {i} of value {} has no dn", phi.value.0)));
+            };
+            if !dt.strictly_dominates(dn, phi.node) {
+                return Err(SvfgError(format!("phi {i} at bb{} is not strictly dominated by dn = bb{dn}", phi.node)));
+            }
+            if phi.sources.len() != num_preds(phi.node) {
+                return Err(SvfgError(format!("phi {i} at bb{} has {} operands", phi.node, phi.sources.len())));
+            }
+            for (k, s) in phi.sources.iter().enumerate() {
+                let p = pred(phi.node, k);
+                let at = match *s {
+                    Source::Real(v) => def_node(v),
+                    Source::Phi(j) => match self.phis.get(j as usize) {
+                        Some(q) if q.value == phi.value => Some(q.node),
+                        _ => return Err(SvfgError(format!("phi {i} operand {k} names phi {j} of another value"))),
+                    },
+                    Source::Bottom | Source::Unreachable => None,
+                };
+                if let Some(d) = at
+                    && !dt.dominates(d, p)
+                {
+                    return Err(SvfgError(format!("phi {i} operand {k}: source at bb{d} does not dominate bb{p}")));
+                }
+                // Nearest: no phi of the same value strictly between the
+                // source and the predecessor on the dominator-tree path.
+                let from = at.unwrap_or(dn);
+                for &j in self.phis_at_path(dt, from, p) {
+                    let q = &self.phis[j as usize];
+                    if q.value == phi.value && q.node != from && Source::Phi(j) != *s {
+                        return Err(SvfgError(format!("phi {i} operand {k} crosses phi {j} of the same value")));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn phis_at_path<'a>(&'a self, dt: &DomTree, from: Node, to: Node) -> impl Iterator<Item = &'a u32> + 'a {
+        let mut nodes = Vec::new();
+        let mut n = Some(to);
+        while let Some(x) = n {
+            if x == from || !dt.dominates(from, x) {
+                break;
+            }
+            nodes.push(x);
+            n = dt.idom(x);
+        }
+        nodes.into_iter().flat_map(move |x| self.phis_at.get(x as usize).into_iter().flatten())
+    }
+}

@@ -1,0 +1,335 @@
+//! Global value numbering of an SSA function (digest §001, step 1), a
+//! public step other passes reuse.
+//!
+//! Hash-based, pessimistic, in reverse postorder of the CFG (Click's
+//! "hash-based GVN" / the dominator-order numbering of Alpern, Wegman and
+//! Zadeck without the optimistic partitioning): every var gets a
+//! [`ValueNumber`], and two vars share one only if they hold the same value
+//! at every point where both are defined. The rules:
+//!
+//! - **constants**: `const 7` and an immediate operand `7` of the same type
+//!   share the number of the immediate;
+//! - **copies**: `%y = copy %a` gives `%y` the number of `%a`;
+//! - **expressions**: an unguarded pure operation (binary, unary, compare,
+//!   convert, select) is keyed by its opcode, condition code, result type
+//!   and the numbers of its operands, sorted for commutative opcodes (`add`,
+//!   `mul`, `and`, `or`, `xor`, the integer min/max, `fadd`, `fmul`, and
+//!   `setp`/`fsetp` `eq`/`ne`);
+//! - **phis**: a phi whose operands all have one number gets that number;
+//!   phis of one block with the same operand numbers share a number;
+//!   an operand not numbered yet (a back edge) makes the phi opaque;
+//! - **loads** share a number only within one block, with the same object,
+//!   index number and type, and no store, call, intrinsic or tensor write
+//!   between them (a local, obviously sound rule; `memdep`'s
+//!   descriptor-level answer is not used yet);
+//! - everything else (params, calls, intrinsics, reductions, guarded
+//!   definitions, `undef`) gets a fresh, opaque number. A guarded
+//!   definition makes its value available nowhere: the conservative choice
+//!   the issue allows.
+//!
+//! Instructions in unreachable blocks are not numbered (their vars get
+//! [`ValueNumber::NONE`]).
+//!
+//! Invariant: numbers are dense `u32` ids in creation order, and the
+//! operands of an [`ValueKind::Expr`] are smaller numbers than the
+//! expression itself (an expression is numbered after its operands).
+
+use cfg_dom::{Dfs, Graph};
+use ir_core::entity::EntityRef;
+use ir_core::{Block, Format, Function, Imm, Inst, Opcode, Operand, Type, Var, block};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// A value number.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ValueNumber(pub u32);
+
+impl ValueNumber {
+    /// "No number": a var of an unreachable block, or one never defined.
+    pub const NONE: ValueNumber = ValueNumber(u32::MAX);
+
+    /// The index of this number.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// An operand of an expression key: another value number.
+pub type Args = SmallVec<[ValueNumber; 3]>;
+
+/// The key of an expression's value.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ExprKey {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// The condition code of a compare (`IntCC`/`FloatCC` as an index), or 0.
+    pub cc: u8,
+    /// The result type.
+    pub ty: Type,
+    /// The operands' numbers (sorted when the opcode commutes).
+    pub args: Args,
+}
+
+/// What a value number stands for.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ValueKind {
+    /// An immediate.
+    Const(Imm),
+    /// A pure operation over other numbers.
+    Expr(ExprKey),
+    /// The phis of `block` whose operands have these numbers, in phi order.
+    Phi(Block, Args),
+    /// A load of `mem` at an index number, within one block and one
+    /// memory epoch.
+    Load {
+        /// The memory object, as its index.
+        mem: u32,
+        /// The index's number.
+        index: ValueNumber,
+        /// The loaded type.
+        ty: Type,
+        /// Block and memory epoch (no write between two loads of one epoch).
+        epoch: u32,
+    },
+    /// A value nothing else is known to equal (param, call result, guarded
+    /// definition, ...): the var that defines it.
+    Opaque(Var),
+}
+
+/// The value numbers of one function (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct ValueNumbers {
+    of_var: Vec<ValueNumber>,
+    kinds: Vec<ValueKind>,
+    /// Plants a bug for the oracle tests: `sub` is taken as commutative.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) plant_sub_commutes: bool,
+}
+
+/// Whether `op` commutes (for compares, whether the condition code makes
+/// the comparison symmetric is checked separately).
+pub fn commutes(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, Add | Mul | And | Or | Xor | Smin | Smax | Umin | Umax | Fadd | Fmul)
+}
+
+/// Whether an operation may trap (so it is never inserted on a new path).
+pub fn can_trap(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, Sdiv | Udiv | Srem | Urem | Fptosi | Fptoui | Load)
+}
+
+/// The condition code of a compare as a small integer, and whether it is
+/// symmetric (`eq`, `ne`, and for floats `ord`/`uno`).
+fn cc_of(func: &Function, inst: Inst) -> (u8, bool) {
+    if let Some(cc) = func.int_cc(inst) {
+        let i = ir_core::IntCC::ALL.iter().position(|&c| c == cc).unwrap_or(0) as u8;
+        (i, matches!(cc, ir_core::IntCC::Eq | ir_core::IntCC::Ne))
+    } else if let Some(cc) = func.float_cc(inst) {
+        use ir_core::FloatCC::*;
+        let i = ir_core::FloatCC::ALL.iter().position(|&c| c == cc).unwrap_or(0) as u8;
+        (i, matches!(cc, Eq | Ne | Ord | Uno))
+    } else {
+        (0, false)
+    }
+}
+
+/// Whether `inst` is a candidate computation: an unguarded pure operation
+/// with one result (binary, non-copy unary, compare, convert, select) or
+/// an unguarded load.
+pub fn is_computation(func: &Function, inst: Inst) -> bool {
+    let op = func.opcode(inst);
+    func.guard(inst).is_none()
+        && func.results(inst).len() == 1
+        && match op.format() {
+            Format::Binary | Format::Compare | Format::Convert | Format::Select | Format::Load => true,
+            Format::Unary => op != Opcode::Copy,
+            _ => false,
+        }
+}
+
+impl ValueNumbers {
+    /// Numbers `func` (SSA form; see the module doc).
+    pub fn of(func: &Function) -> ValueNumbers {
+        let mut v = ValueNumbers::default();
+        v.compute(func);
+        v
+    }
+
+    /// The number of `var`, or [`ValueNumber::NONE`].
+    pub fn of_var(&self, var: Var) -> ValueNumber {
+        self.of_var.get(var.index()).copied().unwrap_or(ValueNumber::NONE)
+    }
+
+    /// What `vn` stands for.
+    pub fn kind(&self, vn: ValueNumber) -> Option<&ValueKind> {
+        self.kinds.get(vn.index())
+    }
+
+    /// How many numbers there are.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    /// The number of an operand (an immediate's own number).
+    pub fn of_operand(
+        &mut self,
+        func: &Function,
+        op: Operand,
+        table: &mut FxHashMap<ValueKind, ValueNumber>,
+    ) -> ValueNumber {
+        match op.as_var() {
+            Some(v) => self.of_var(v),
+            None => match op.as_const().and_then(|c| func.imm(c)) {
+                Some(imm) => self.intern(ValueKind::Const(imm), table),
+                None => ValueNumber::NONE,
+            },
+        }
+    }
+
+    #[cfg(any(test, feature = "fuzzing"))]
+    fn planted_commutes(&self, op: Opcode) -> bool {
+        self.plant_sub_commutes && op == Opcode::Sub
+    }
+
+    #[cfg(not(any(test, feature = "fuzzing")))]
+    fn planted_commutes(&self, _op: Opcode) -> bool {
+        false
+    }
+
+    fn intern(&mut self, kind: ValueKind, table: &mut FxHashMap<ValueKind, ValueNumber>) -> ValueNumber {
+        if let Some(&vn) = table.get(&kind) {
+            return vn;
+        }
+        let vn = self.fresh(kind.clone());
+        table.insert(kind, vn);
+        vn
+    }
+
+    fn fresh(&mut self, kind: ValueKind) -> ValueNumber {
+        let vn = ValueNumber(self.kinds.len() as u32);
+        self.kinds.push(kind);
+        vn
+    }
+
+    fn set(&mut self, var: Var, vn: ValueNumber) {
+        if let Some(slot) = self.of_var.get_mut(var.index()) {
+            *slot = vn;
+        }
+    }
+
+    /// Recomputes the numbers of `func`, reusing buffers.
+    pub fn compute(&mut self, func: &Function) {
+        self.of_var.clear();
+        self.of_var.resize(func.num_vars(), ValueNumber::NONE);
+        self.kinds.clear();
+        let mut table: FxHashMap<ValueKind, ValueNumber> = FxHashMap::default();
+        for &p in func.params() {
+            let vn = self.fresh(ValueKind::Opaque(p));
+            self.set(p, vn);
+        }
+        let cfg = func.cfg();
+        let dfs = Dfs::of(&cfg);
+        let mut epoch = 0u32;
+        let order: Vec<u32> = dfs.reverse_postorder().collect();
+        for n in order {
+            if cfg.entry().is_none() {
+                break;
+            }
+            epoch += 1;
+            let b = block(n);
+            for inst in func.block_insts(b) {
+                let op = func.opcode(inst);
+                if op.touches_memory() && op != Opcode::Load {
+                    epoch += 1;
+                }
+                let results = func.results(inst);
+                if results.is_empty() {
+                    continue;
+                }
+                let r = results[0];
+                let vn = if op == Opcode::Phi {
+                    // Operands in predecessor-block order, so that phis
+                    // listing their pairs differently still match.
+                    let mut pairs: SmallVec<[(Block, ValueNumber); 3]> = SmallVec::new();
+                    let mut complete = true;
+                    for (&pb, &o) in func.phi_blocks(inst).iter().zip(func.operands(inst)) {
+                        let a = self.of_operand(func, o, &mut table);
+                        complete &= a != ValueNumber::NONE;
+                        pairs.push((pb, a));
+                    }
+                    pairs.sort_unstable_by_key(|&(pb, _)| pb);
+                    let args: Args = pairs.iter().map(|&(_, a)| a).collect();
+                    if !complete {
+                        self.fresh(ValueKind::Opaque(r))
+                    } else if !args.is_empty() && args.iter().all(|&a| a == args[0]) {
+                        args[0]
+                    } else {
+                        self.intern(ValueKind::Phi(b, args), &mut table)
+                    }
+                } else if func.guard(inst).is_some() || results.len() != 1 {
+                    for &x in results {
+                        let vn = self.fresh(ValueKind::Opaque(x));
+                        self.set(x, vn);
+                    }
+                    continue;
+                } else {
+                    self.number_simple(func, inst, r, epoch, &mut table)
+                };
+                self.set(r, vn);
+            }
+        }
+    }
+
+    fn number_simple(
+        &mut self,
+        func: &Function,
+        inst: Inst,
+        r: Var,
+        epoch: u32,
+        table: &mut FxHashMap<ValueKind, ValueNumber>,
+    ) -> ValueNumber {
+        let op = func.opcode(inst);
+        let ops = func.operands(inst);
+        match op.format() {
+            Format::Const | Format::Unary if op == Opcode::Const || op == Opcode::Copy => {
+                let a = ops.first().map_or(ValueNumber::NONE, |&o| self.of_operand(func, o, table));
+                if a == ValueNumber::NONE { self.fresh(ValueKind::Opaque(r)) } else { a }
+            }
+            Format::Load => {
+                let index = ops.first().map_or(ValueNumber::NONE, |&o| self.of_operand(func, o, table));
+                match (func.scalar_mem(inst), func.var_type(r)) {
+                    (Some(m), Some(ty)) if index != ValueNumber::NONE => {
+                        self.intern(ValueKind::Load { mem: m.as_u32(), index, ty, epoch }, table)
+                    }
+                    _ => self.fresh(ValueKind::Opaque(r)),
+                }
+            }
+            Format::Binary | Format::Compare | Format::Convert | Format::Select | Format::Unary => {
+                let mut args = Args::new();
+                for &o in ops {
+                    let a = self.of_operand(func, o, table);
+                    if a == ValueNumber::NONE {
+                        return self.fresh(ValueKind::Opaque(r));
+                    }
+                    args.push(a);
+                }
+                let (cc, symmetric) = cc_of(func, inst);
+                let swap = commutes(op) || (op.format() == Format::Compare && symmetric) || self.planted_commutes(op);
+                if swap && args.len() == 2 {
+                    args.sort();
+                }
+                let Some(ty) = func.var_type(r) else {
+                    return self.fresh(ValueKind::Opaque(r));
+                };
+                self.intern(ValueKind::Expr(ExprKey { opcode: op, cc, ty, args }), table)
+            }
+            _ => self.fresh(ValueKind::Opaque(r)),
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The classic cases, each asserting the transformed IR and the dynamic
+//! counts (computations executed, by the reference interpreter), and the
+//! planted bugs the oracles must catch.
+
+use ir_core::interp::{Config, run};
+use ir_core::{Imm, Module, Type, text};
+use svfg_pre::fuzzing::{check_with, computations, to_ssa, transform};
+use svfg_pre::{Method, Plant};
+
+fn ssa_module(src: &str) -> Module {
+    let (m, _) = text::parse(src).unwrap_or_else(|d| panic!("{d:?}"));
+    to_ssa(&m).unwrap()
+}
+
+/// The body of `@f` after `method` (`None`: LCM), and the computations
+/// executed by one run before, after PRE and after LCM.
+fn apply(m: &Module, method: Option<Method>) -> (Module, String) {
+    let t = transform(m, method, Plant::default()).unwrap();
+    let s = text::print_module(&t);
+    let body = s[s.find("bb0:").unwrap()..].to_string();
+    (t, body)
+}
+
+fn count(m: &Module, args: &[Imm]) -> u64 {
+    let f = m.function_by_name("f").unwrap();
+    let o = run(m, f, args, Config::default()).unwrap();
+    computations(m, &o.stats).iter().sum()
+}
+
+fn i32s(v: &[i64]) -> Vec<Imm> {
+    v.iter().map(|&x| Imm::int(Type::I32, x)).collect()
+}
+
+const JOIN: &str = "func @f(%a: i32, %b: i32, %c: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %p: i1
+bb0:
+    %p = setp.slt %c, 0
+    br %p, bb1, bb2
+bb1:
+    %x = add %a, %b
+    jump bb3
+bb2:
+    jump bb3
+bb3:
+    %y = add %a, %b
+    ret %y
+}
+";
+
+#[test]
+fn partially_redundant_add_at_a_join() {
+    let m = ssa_module(JOIN);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert_eq!(
+        body,
+        "bb0:\n    %p.1 = setp.slt %c, 0\n    br %p.1, bb1, bb2\nbb1:\n    %x.1 = add %a, %b\n    jump bb3\nbb2:\n    %pre5.i = add %a, %b\n    jump bb3\nbb3:\n    %pre5 = phi(bb1: %x.1, bb2: %pre5.i)\n    %y.1 = copy %pre5\n    ret %y.1\n}\n"
+    );
+    let (lcm, _) = apply(&m, None);
+    // Through bb1: 2 computations before, 1 after (PRE and LCM alike);
+    // through bb2: 1 before and after.
+    assert_eq!(
+        (count(&m, &i32s(&[1, 2, -1])), count(&pre, &i32s(&[1, 2, -1])), count(&lcm, &i32s(&[1, 2, -1]))),
+        (3, 2, 2)
+    );
+    assert_eq!(
+        (count(&m, &i32s(&[1, 2, 1])), count(&pre, &i32s(&[1, 2, 1])), count(&lcm, &i32s(&[1, 2, 1]))),
+        (2, 2, 2)
+    );
+}
+
+const LOOP: &str = "func @f(%a: i32, %b: i32, %n: i32) -> i32 {
+    var %s: i32
+    var %x: i32
+    var %more: i1
+bb0:
+    %s = const 0
+    jump bb1
+bb1:
+    %x = add %a, %b
+    %s = add %s, %x
+    %n = sub %n, 1
+    %more = setp.sgt %n, 0
+    br %more, bb1, bb2
+bb2:
+    ret %s
+}
+";
+
+#[test]
+fn loop_invariant_add_leaves_the_loop() {
+    let m = ssa_module(LOOP);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert!(body.contains("bb0:\n    %s.1 = const 0\n    %pre6.i = add %a, %b\n    jump bb1\n"), "{body}");
+    assert!(body.contains("%pre6 = phi(bb0: %pre6.i, bb1: %x.1)"), "{body}");
+    assert!(body.contains("%x.1 = copy %pre6"), "{body}");
+    let (lcm, _) = apply(&m, None);
+    // Ten trips: 10 x (add a b, add s x, sub, setp) = 40 before; the
+    // invariant add runs once after PRE and LCM: 31.
+    let args = i32s(&[3, 4, 10]);
+    assert_eq!((count(&m, &args), count(&pre, &args), count(&lcm, &args)), (40, 31, 31));
+}
+
+const SEMANTIC: &str = "func @f(%a: i32, %b: i32, %c: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %z: i32
+    var %p: i1
+bb0:
+    %p = setp.slt %c, 0
+    br %p, bb1, bb2
+bb1:
+    %x = add %a, %b
+    jump bb3
+bb2:
+    jump bb3
+bb3:
+    %y = copy %a
+    %z = add %y, %b
+    ret %z
+}
+";
+
+#[test]
+fn semantic_case_beats_lcm() {
+    let m = ssa_module(SEMANTIC);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert!(body.contains("bb2:\n    %pre5.i = add %a, %b\n"), "{body}");
+    assert!(body.contains("%pre5 = phi(bb1: %x.1, bb2: %pre5.i)"), "{body}");
+    assert!(body.contains("%z.1 = copy %pre5"), "{body}");
+    let (lcm, lcm_body) = apply(&m, None);
+    assert!(lcm_body.contains("%z.1 = add %y.1, %b") || lcm_body.contains("add %y.1, %b"), "{lcm_body}");
+    let args = i32s(&[1, 2, -1]);
+    assert_eq!((count(&m, &args), count(&pre, &args), count(&lcm, &args)), (3, 2, 3));
+}
+
+const DIVISION: &str = "func @f(%a: i32, %b: i32, %c: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %p: i1
+bb0:
+    %p = setp.slt %c, 0
+    br %p, bb1, bb2
+bb1:
+    %x = sdiv %a, %b
+    jump bb3
+bb2:
+    jump bb3
+bb3:
+    %y = sdiv %a, %b
+    ret %y
+}
+";
+
+#[test]
+fn a_division_on_one_path_is_never_inserted() {
+    let m = ssa_module(DIVISION);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert_eq!(body.matches("sdiv").count(), 2, "{body}");
+    assert!(!body.contains("pre"), "{body}");
+    // With b = 0 and c >= 0 the original traps at bb3 only; so does PRE's.
+    let f = pre.function_by_name("f").unwrap();
+    assert!(run(&pre, f, &i32s(&[1, 0, 1]), Config::default()).is_err());
+    let args = i32s(&[7, 2, -1]);
+    assert_eq!((count(&m, &args), count(&pre, &args)), (3, 3));
+}
+
+const GUARDED: &str = "func @f(%a: i32, %b: i32, %c: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %p: i1
+bb0:
+    %x = const 0
+    %p = setp.slt %c, 0
+    @%p %x = add %a, %b
+    %y = add %a, %b
+    %y = add %y, %x
+    ret %y
+}
+";
+
+#[test]
+fn a_guarded_computation_makes_nothing_available() {
+    let m = ssa_module(GUARDED);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert!(body.contains("@%p.1 %x.2 = add %a, %b else %x.1"), "{body}");
+    assert!(body.contains("%y.1 = add %a, %b"), "{body}");
+    let args = i32s(&[1, 2, -1]);
+    // The guarded add is not a candidate computation (it is not counted).
+    assert_eq!((count(&m, &args), count(&pre, &args)), (3, 3));
+    let f = pre.function_by_name("f").unwrap();
+    let r = run(&pre, f, &args, Config::default()).unwrap().results;
+    assert_eq!(r, i32s(&[6]));
+}
+
+#[test]
+fn planted_insertion_on_a_non_down_safe_edge_is_caught() {
+    // A while loop: the invariant add is not down-safe at the header (the
+    // loop may run zero times). The planted bug inserts it anyway.
+    let src = "func @f(%a: i32, %b: i32, %n: i32) -> i32 {
+    var %s: i32
+    var %x: i32
+    var %more: i1
+bb0:
+    %s = const 0
+    jump bb1
+bb1:
+    %more = setp.sgt %n, 0
+    br %more, bb2, bb3
+bb2:
+    %x = add %a, %b
+    %s = add %s, %x
+    %n = sub %n, 1
+    jump bb1
+bb3:
+    ret %s
+}
+";
+    let (m, _) = text::parse(src).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let args = i32s(&[1, 2, 0]);
+    check_with(&m, f, &args, 10_000, Plant::default()).unwrap();
+    let planted = Plant { ignore_down_safety: true, ..Plant::default() };
+    let e = check_with(&m, f, &args, 10_000, planted).unwrap_err();
+    assert!(e.contains("computes more add than before"), "{e}");
+}
+
+#[test]
+fn planted_merge_of_unequal_values_is_caught() {
+    let src = "func @f(%a: i32, %b: i32, %c: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+bb0:
+    %x = sub %a, %b
+    %y = sub %b, %a
+    %y = add %y, %x
+    %y = add %y, %y
+    ret %x
+}
+";
+    let src = src.replace("ret %x", "ret %y");
+    let (m, _) = text::parse(&src).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let args = i32s(&[5, 2, 0]);
+    check_with(&m, f, &args, 10_000, Plant::default()).unwrap();
+    let planted = Plant { sub_commutes: true, ..Plant::default() };
+    let e = check_with(&m, f, &args, 10_000, planted).unwrap_err();
+    assert!(e.contains("changes the outcome"), "{e}");
+}
+
+#[test]
+fn not_ssa_and_empty_functions_are_refused() {
+    let (mut m, _) = text::parse(LOOP).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let before = text::print_module(&m);
+    let func2 = m.function_mut(f).unwrap();
+    let e = svfg_pre::svfg_pre(func2).unwrap_err();
+    assert!(e.to_string().contains("not in SSA form"), "{e}");
+    assert_eq!(text::print_module(&m), before);
+    let mut empty = ir_core::Function::new("e", ir_core::Signature::new([], []), &[]);
+    assert_eq!(svfg_pre::svfg_pre(&mut empty).unwrap_err(), svfg_pre::PreError::NoBlocks);
+}
