@@ -162,13 +162,14 @@ fn cell(
         )
     });
     eprintln!(
-        "{what}: {profile}; {} chain edges{}; via-ssa cold {}, warm best {} (dominators {}, frontiers {}, \
+        "{what}: {profile}; {} chain edges{}; via-ssa cold {}, warm best {} (dominators {}, walk {}, frontiers {}, \
          placement {}, renaming {}, folding {}){}",
         ours.num_edges(),
         if baseline.is_some() { ", chains agree" } else { "" },
         ms(first_ours.total()),
         ms(p_ours.total()),
         ms(p_ours.dominators),
+        ms(p_ours.walk),
         ms(p_ours.frontiers),
         ms(p_ours.placement),
         ms(p_ours.renaming),

@@ -3,7 +3,7 @@
 //!
 //! Invariants: each UD list is sorted by definition id and each DU list by
 //! use id, with no duplicates; the two are transposes of each other (the DU
-//! side is `cfg_dom::csr`'s stable bucket of the UD pairs); chains carry the
+//! side is a stable counting sort of the UD pairs by definition); chains carry the
 //! code stamp of the function they were computed on (`check` catches a
 //! changed function). Two `Chains` are equal when they relate the same
 //! pairs. Queries with ids out of range answer empty lists.
@@ -23,14 +23,60 @@ pub struct Chains {
 }
 
 impl Chains {
+    /// Empty chains (of a function with no uses). Keep one and hand it to
+    /// [`crate::ViaSsa::compute_into`] to reuse its buffers.
+    pub fn new() -> Chains {
+        Chains::default()
+    }
+
     /// Builds chains from UD lists given use by use (each sorted, no
     /// duplicates) in CSR form; derives the DU side.
     pub(crate) fn from_ud(sites: Sites, ud_start: Vec<u32>, ud: Vec<DefId>, stamp: Option<u64>) -> Chains {
-        let nd = sites.num_defs();
-        let (mut du_start, mut du) = (Vec::new(), Vec::new());
-        // Uses in increasing order, so each DU list comes out sorted.
-        csr::bucket_by(nd, Transposed::new(&ud_start, &ud), &mut du_start, &mut du);
-        Chains { sites, ud_start, ud, du_start, du, stamp }
+        let mut c = Chains { sites, ud_start, ud, du_start: Vec::new(), du: Vec::new(), stamp };
+        c.derive_du();
+        c
+    }
+
+    /// The buffers a method fills in place: the sites, the UD offsets and
+    /// list (then [`Chains::finish`]).
+    pub(crate) fn parts(&mut self) -> (&mut Sites, &mut Vec<u32>, &mut Vec<DefId>) {
+        (&mut self.sites, &mut self.ud_start, &mut self.ud)
+    }
+
+    /// Derives the DU side of UD lists filled through [`Chains::parts`],
+    /// and sets the stamp.
+    pub(crate) fn finish(&mut self, stamp: Option<u64>) {
+        self.stamp = stamp;
+        self.derive_du();
+    }
+
+    /// The DU side: a stable counting sort of the UD pairs by definition
+    /// (the same result as `cfg_dom::csr`'s bucket, with loops over the
+    /// flat lists instead of a pair iterator). Uses are visited from the
+    /// last, so each list comes out in increasing use order.
+    fn derive_du(&mut self) {
+        let nd = self.sites.num_defs();
+        let (start, du) = (&mut self.du_start, &mut self.du);
+        start.clear();
+        start.resize(nd + 1, 0);
+        for &d in &self.ud {
+            start[d as usize] += 1;
+        }
+        // Running ends: start[d] is one past the last slot of d's list.
+        let mut total = 0u32;
+        for s in start.iter_mut() {
+            total += *s;
+            *s = total;
+        }
+        du.clear();
+        du.resize(self.ud.len(), 0);
+        for u in (0..self.ud_start.len().saturating_sub(1)).rev() {
+            let (a, b) = (self.ud_start[u] as usize, self.ud_start[u + 1] as usize);
+            for &d in self.ud[a..b].iter().rev() {
+                start[d as usize] -= 1;
+                du[start[d as usize] as usize] = u as UseId;
+            }
+        }
     }
 
     /// The definition and use sites.
@@ -110,59 +156,5 @@ impl UdBuilder {
         }
         self.list.truncate(w);
         self.start.push(self.list.len() as u32);
-    }
-}
-
-/// The `(definition, use)` pairs of UD lists in CSR form, in use order,
-/// walked from both ends (what the stable bucket needs) by position in the
-/// flat list, with the use found by moving along the offsets: O(1)
-/// amortised per pair, no closure per use.
-#[derive(Clone, Debug)]
-struct Transposed<'a> {
-    start: &'a [u32],
-    list: &'a [DefId],
-    /// Next position from the front, and the use it belongs to.
-    front: usize,
-    front_use: usize,
-    /// One past the next position from the back, and the use of the
-    /// position before it.
-    back: usize,
-    back_use: usize,
-}
-
-impl<'a> Transposed<'a> {
-    fn new(start: &'a [u32], list: &'a [DefId]) -> Transposed<'a> {
-        Transposed { start, list, front: 0, front_use: 0, back: list.len(), back_use: start.len().saturating_sub(2) }
-    }
-}
-
-impl Iterator for Transposed<'_> {
-    type Item = (DefId, UseId);
-
-    #[inline]
-    fn next(&mut self) -> Option<(DefId, UseId)> {
-        if self.front >= self.back {
-            return None;
-        }
-        while self.start[self.front_use + 1] as usize <= self.front {
-            self.front_use += 1;
-        }
-        let pair = (self.list[self.front], self.front_use as UseId);
-        self.front += 1;
-        Some(pair)
-    }
-}
-
-impl DoubleEndedIterator for Transposed<'_> {
-    #[inline]
-    fn next_back(&mut self) -> Option<(DefId, UseId)> {
-        if self.front >= self.back {
-            return None;
-        }
-        self.back -= 1;
-        while self.start[self.back_use] as usize > self.back {
-            self.back_use -= 1;
-        }
-        Some((self.list[self.back], self.back_use as UseId))
     }
 }

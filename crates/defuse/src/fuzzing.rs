@@ -5,7 +5,7 @@
 //! [`check_function`] does it for a Keel function. Each method runs twice:
 //! with a fresh context, and with a context kept per thread across every
 //! call, so that state leaking from one function into the next is caught
-//! too.
+//! too; the SSA method also refills one per-thread [`Chains`] in place.
 
 use crate::{Chains, Iterative, ViaSsa, iterative, oracle, via_ssa};
 use cfg_dom::{Graph, VarCode};
@@ -15,6 +15,10 @@ use std::cell::RefCell;
 thread_local! {
     /// Warm contexts, reused by every call on this thread.
     static WARM: RefCell<(ViaSsa, Iterative)> = RefCell::new((ViaSsa::new(), Iterative::new()));
+    /// Chains refilled in place by every call on this thread
+    /// ([`ViaSsa::compute_into`]): stale rows of an earlier function must
+    /// never show through.
+    static REUSED: RefCell<Chains> = RefCell::new(Chains::new());
 }
 
 /// Functions with at most this many instructions are also checked against
@@ -32,6 +36,13 @@ pub fn check<G: Graph, C: VarCode>(graph: &G, code: &C) {
         (v.compute(graph, code), i.compute(graph, code))
     });
     assert_agree("via_ssa", &ssa, "a reused ViaSsa", &warm_ssa.expect("a reused ViaSsa accepts the input"));
+    WARM.with(|w| {
+        REUSED.with(|c| {
+            let chains = &mut *c.borrow_mut();
+            w.borrow_mut().0.compute_into(graph, code, chains).expect("compute_into accepts the input");
+            assert_agree("via_ssa", &ssa, "ViaSsa::compute_into (reused chains)", chains);
+        })
+    });
     assert_agree("iterative", &it, "a reused Iterative", &warm_it.expect("a reused Iterative accepts the input"));
     if code.num_insts() <= ORACLE_LIMIT {
         assert_agree("via_ssa", &ssa, "oracle", &oracle(graph, code).expect("the oracle accepts the input"));
@@ -51,6 +62,13 @@ pub fn check_function(func: &Function) {
     let ssa = ssa.expect("compute_function accepts a verified function");
     assert_agree("ViaSsa::compute_function", &ssa, "Iterative::compute_function", &it.expect("idem"));
     assert_agree("ViaSsa::compute_function", &ssa, "via_ssa", &via_ssa(&cfg, func).expect("idem"));
+    WARM.with(|w| {
+        REUSED.with(|c| {
+            let chains = &mut *c.borrow_mut();
+            w.borrow_mut().0.compute_function_into(func, chains).expect("idem");
+            assert_agree("ViaSsa::compute_function", &ssa, "ViaSsa::compute_function_into", chains);
+        })
+    });
 }
 
 fn assert_agree(a: &str, ca: &Chains, b: &str, cb: &Chains) {

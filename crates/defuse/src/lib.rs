@@ -1,10 +1,12 @@
 //! `defuse`: def-use and use-def chains for any compiler's IR.
 //!
 //! Three methods, one answer:
-//! - [`via_ssa`]: the DU-chain document's method (digest §000): build SSA
-//!   (semi-pruned) with `ssa`'s renaming walk, record each version's
-//!   definition and uses, fold phis and predicated links back onto real
-//!   definitions, strip versions — without rewriting the IR;
+//! - [`via_ssa`]: the DU-chain document's method (digest §000), fused: one
+//!   walk over the code resolves block-local uses and finds the vars read
+//!   across blocks, phis are placed (semi-pruned) for those only, one
+//!   dominator-tree walk renames them, and phi webs and predicated links
+//!   are folded back onto real definitions — without building SSA or
+//!   rewriting the IR;
 //! - [`iterative`]: classic reaching definitions over bit vectors, tuned
 //!   (the baseline);
 //! - [`oracle`]: a backward search per use (slow, for tests).
@@ -21,7 +23,8 @@
 //! its `compute` (any IR) or `compute_function` (a Keel function) per
 //! function: it reuses every buffer (CFG, dominator tree, placement,
 //! renaming stacks; for the baseline its bit matrices), so only the
-//! returned chains are allocated. `via_ssa(g, c)` is
+//! returned chains are allocated; `ViaSsa::compute_into` refills a
+//! [`Chains`] you keep, and then a warm call allocates nothing. `via_ssa(g, c)` is
 //! `ViaSsa::new().compute(g, c)`.
 //!
 //! The product is [`Chains`], plain data: for each use `(instruction, use
@@ -76,13 +79,17 @@
 #![deny(missing_docs)]
 
 mod chains;
+mod fold;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod iterative;
 mod oracle;
+mod place;
+mod resolve;
 mod sites;
 mod table;
 mod via_ssa;
+mod walk;
 
 pub use chains::Chains;
 pub use iterative::{

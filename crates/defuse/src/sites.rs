@@ -44,12 +44,18 @@ pub struct Use {
 }
 
 /// The sites of one function.
+///
+/// Stored as flat arrays (per definition its var and instruction, per use
+/// likewise, per instruction its first definition and use id), so that
+/// building them is a few copies of the checked input's arrays and a
+/// warm [`crate::Chains`] refills them without allocating.
 #[derive(Clone, Debug, Default)]
 pub struct Sites {
-    defs: Vec<Def>,
     def_var: Vec<VarId>,
-    uses: Vec<Use>,
+    /// Per definition id: its instruction (`NO_INST` for params).
+    def_inst: Vec<InstId>,
     use_var: Vec<VarId>,
+    use_inst: Vec<InstId>,
     /// Per instruction id: first definition id (params come before), and
     /// first use id; one more entry at the end.
     def_start: Vec<u32>,
@@ -57,45 +63,70 @@ pub struct Sites {
     num_params: u32,
 }
 
+/// The instruction of a param's definition.
+const NO_INST: InstId = u32::MAX;
+
 impl Sites {
     /// The sites of a checked input (instructions some block lists only),
     /// copied from its flat arrays (which are already by instruction id).
     pub fn of<G: Graph, C: VarCode>(input: &Input<'_, G, C>) -> Sites {
+        let mut s = Sites::default();
+        s.fill(input);
+        s
+    }
+
+    /// [`Sites::of`] into these buffers (no allocation once they are large
+    /// enough).
+    pub(crate) fn fill<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>) {
         let params = input.params();
         let np = params.len() as u32;
         let (def_starts, use_starts) = (input.def_starts(), input.use_starts());
-        let mut s = Sites { num_params: np, ..Sites::default() };
-        s.def_var.reserve(params.len() + input.all_defs().len());
-        s.def_var.extend_from_slice(params);
-        s.def_var.extend_from_slice(input.all_defs());
-        s.use_var.extend(input.all_uses().iter().map(|u| u.var));
-        s.def_start.extend(def_starts.iter().map(|&d| d + np));
-        s.use_start.extend_from_slice(use_starts);
-        s.defs.reserve(s.def_var.len());
-        s.defs.extend((0..np).map(Def::Param));
-        s.uses.reserve(s.use_var.len());
-        for inst in 0..input.num_insts() as InstId {
-            let (d0, d1) = (def_starts[inst as usize], def_starts[inst as usize + 1]);
-            s.defs.extend((0..d1 - d0).map(|index| Def::Result { inst, index }));
-            let (u0, u1) = (use_starts[inst as usize], use_starts[inst as usize + 1]);
-            s.uses.extend((0..u1 - u0).map(|index| Use { inst, index }));
+        self.num_params = np;
+        self.def_var.clear();
+        self.def_var.extend_from_slice(params);
+        self.def_var.extend_from_slice(input.all_defs());
+        self.use_var.clear();
+        self.use_var.extend(input.all_uses().iter().map(|u| u.var));
+        self.def_start.clear();
+        self.def_start.extend(def_starts.iter().map(|&d| d + np));
+        self.use_start.clear();
+        self.use_start.extend_from_slice(use_starts);
+        self.def_inst.clear();
+        self.def_inst.reserve(self.def_var.len());
+        self.def_inst.extend(core::iter::repeat_n(NO_INST, np as usize));
+        self.use_inst.clear();
+        self.use_inst.reserve(self.use_var.len());
+        for inst in 0..input.num_insts() {
+            let defs = def_starts[inst + 1] - def_starts[inst];
+            self.def_inst.extend(core::iter::repeat_n(inst as InstId, defs as usize));
+            let uses = use_starts[inst + 1] - use_starts[inst];
+            self.use_inst.extend(core::iter::repeat_n(inst as InstId, uses as usize));
         }
-        s
     }
 
     /// Number of definitions.
     pub fn num_defs(&self) -> usize {
-        self.defs.len()
+        self.def_var.len()
     }
 
     /// Number of uses.
     pub fn num_uses(&self) -> usize {
-        self.uses.len()
+        self.use_var.len()
+    }
+
+    /// Number of params (their definitions are ids `0..num_params()`).
+    pub fn num_params(&self) -> usize {
+        self.num_params as usize
     }
 
     /// A definition; `None` for an id out of range.
     pub fn def(&self, d: DefId) -> Option<Def> {
-        self.defs.get(d as usize).copied()
+        let inst = *self.def_inst.get(d as usize)?;
+        Some(if d < self.num_params {
+            Def::Param(d)
+        } else {
+            Def::Result { inst, index: d - self.def_start[inst as usize] }
+        })
     }
 
     /// The var a definition defines; `None` for an id out of range.
@@ -105,7 +136,8 @@ impl Sites {
 
     /// A use; `None` for an id out of range.
     pub fn use_at(&self, u: UseId) -> Option<Use> {
-        self.uses.get(u as usize).copied()
+        let inst = *self.use_inst.get(u as usize)?;
+        Some(Use { inst, index: u - self.use_start[inst as usize] })
     }
 
     /// The var a use reads; `None` for an id out of range.

@@ -238,6 +238,7 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
                 obj["jobs"] = json!(jobs);
                 obj["phases"] = json!({
                     "dominators": p.dominators.as_secs_f64(),
+                    "walk": p.walk.as_secs_f64(),
                     "frontiers": p.frontiers.as_secs_f64(),
                     "placement": p.placement.as_secs_f64(),
                     "renaming": p.renaming.as_secs_f64(),
@@ -416,9 +417,10 @@ fn print_stats(
     let p = &t.ssa;
     writeln!(
         out,
-        "; via SSA {:.6} s: dominators {:.6}, frontiers {:.6}, placement {:.6}, renaming {:.6}, folding {:.6}",
+        "; via SSA {:.6} s: dominators {:.6}, walk {:.6}, frontiers {:.6}, placement {:.6}, renaming {:.6}, folding {:.6}",
         ssa_s,
         p.dominators.as_secs_f64(),
+        p.walk.as_secs_f64(),
         p.frontiers.as_secs_f64(),
         p.placement.as_secs_f64(),
         p.renaming.as_secs_f64(),

@@ -1,0 +1,253 @@
+//! Phi placement for the SSA method's global vars: the iterated dominance
+//! frontier of each global var's definition blocks (Cytron et al., 1991),
+//! semi-pruned (Briggs et al., 1998: vars never read before a definition in
+//! their block get none, and here never even reach this module).
+//!
+//! Two ways, picked by the graph's size:
+//! - **small graphs** (at most [`SMALL_BLOCKS`] nodes): the dominance
+//!   frontier of each node as a bitset over nodes, built by the runner walk
+//!   of Cooper, Harvey and Kennedy, then per var Cytron's worklist on
+//!   bitsets (`df[x] & !placed` a word at a time). No CSR, no sort, nothing
+//!   allocated once warm; this is where real code lives (the corpus's
+//!   functions average 17–18 blocks).
+//! - **larger graphs**: `cfg_dom::Idf` (frontier sets within a linear
+//!   budget, subtree walks past it: memory linear in the CFG on every
+//!   input, deep loop nests included).
+//!
+//! The threshold was measured (instruction counts on the corpus and the
+//! generated grids, `docs/benchmarks-defuse.md`, issue 18).
+//!
+//! Invariants: only reachable blocks receive phis; each block's phis are
+//! sorted by var, phis numbered in block order then var order (so output is
+//! deterministic); when the entry has predecessors, it gets a phi for every
+//! global var (its value on entry merges the params with what loops back).
+
+use crate::walk::Local;
+use cfg_dom::{DomTree, Graph, Idf, Mismatch, Node, VarId};
+
+/// Graphs with at most this many nodes use bitset frontiers.
+pub(crate) const SMALL_BLOCKS: usize = 256;
+
+/// Where the phis go, and the scratch to compute it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Placement {
+    /// Phis by block: `phi_var[phi_start[b]..phi_start[b + 1]]`.
+    pub(crate) phi_start: Vec<u32>,
+    pub(crate) phi_var: Vec<VarId>,
+    idf: Idf,
+    /// Per global var (CSR by var): its definition blocks, in order.
+    def_start: Vec<u32>,
+    def_blocks: Vec<Node>,
+    cursor: Vec<u32>,
+    pairs: Vec<(Node, VarId)>,
+    out: Vec<Node>,
+    /// Small graphs: per node its frontier, `words` words each; per query
+    /// the placed, queued and work sets.
+    df: Vec<u64>,
+    sets: Vec<u64>,
+}
+
+impl Placement {
+    /// Empties the placement, keeping buffers.
+    pub(crate) fn clear(&mut self) {
+        self.phi_start.clear();
+        self.phi_var.clear();
+        self.idf.clear();
+    }
+
+    /// No phi anywhere, for `n` blocks.
+    pub(crate) fn none(&mut self, n: usize) {
+        self.phi_start.clear();
+        self.phi_start.resize(n + 1, 0);
+        self.phi_var.clear();
+    }
+
+    /// Number of phis placed.
+    pub(crate) fn len(&self) -> usize {
+        self.phi_var.len()
+    }
+
+    /// The phis of block `b` (a range of phi numbers).
+    #[inline]
+    pub(crate) fn phis(&self, b: Node) -> core::ops::Range<u32> {
+        self.phi_start[b as usize]..self.phi_start[b as usize + 1]
+    }
+
+    /// The dominance frontiers of `g`: bitsets when it is small, else
+    /// `cfg_dom::Idf`'s.
+    pub(crate) fn frontiers<G: Graph>(&mut self, g: &G, dt: &DomTree) -> Result<(), Mismatch> {
+        if g.num_nodes() <= SMALL_BLOCKS {
+            self.small_frontiers(g, dt);
+            Ok(())
+        } else {
+            self.idf.compute(g, dt)
+        }
+    }
+
+    /// Places phis for the global vars of `local` (after
+    /// [`Placement::frontiers`] on the same graph).
+    pub(crate) fn place<G: Graph>(&mut self, g: &G, dt: &DomTree, local: &Local, loop_entry: bool) {
+        let n = g.num_nodes();
+        self.def_blocks_of_globals(n, local);
+        self.pairs.clear();
+        let entry = dt.root();
+        if n <= SMALL_BLOCKS {
+            self.place_small(n, local);
+        } else {
+            for v in 0..local.global.len() {
+                if !local.global[v] {
+                    continue;
+                }
+                self.out.clear();
+                let defs = &self.def_blocks[self.def_start[v] as usize..self.def_start[v + 1] as usize];
+                self.idf.query(defs.iter().copied(), &mut self.out);
+                self.pairs.extend(self.out.iter().map(|&y| (y, v as VarId)));
+            }
+        }
+        if loop_entry && let Some(e) = entry {
+            // The entry merges the params with every path back to it: a
+            // phi for each global var (unless the frontiers placed one).
+            let mut k = 0;
+            let before = self.pairs.len();
+            for v in 0..local.global.len() {
+                if !local.global[v] {
+                    continue;
+                }
+                while k < before && self.pairs[k].1 < v as VarId {
+                    k += 1;
+                }
+                let mut has = false;
+                while k < before && self.pairs[k].1 == v as VarId {
+                    has |= self.pairs[k].0 == e;
+                    k += 1;
+                }
+                if !has {
+                    self.pairs.push((e, v as VarId));
+                }
+            }
+            // Pairs stay grouped by var for the stable bucket below.
+            self.pairs.sort_by_key(|&(_, v)| v);
+        }
+        // Vars in increasing order, so a stable bucket leaves each block's
+        // phis sorted by var.
+        cfg_dom::csr::bucket(n, &self.pairs, &mut self.phi_start, &mut self.phi_var);
+    }
+
+    /// The definition blocks of each global var, from the walk's exits
+    /// (blocks in increasing order), in CSR by var.
+    fn def_blocks_of_globals(&mut self, n: usize, local: &Local) {
+        let nv = local.global.len();
+        let (start, cursor) = (&mut self.def_start, &mut self.cursor);
+        start.clear();
+        start.resize(nv + 1, 0);
+        for &(v, _) in &local.exits {
+            if local.global[v as usize] {
+                start[v as usize + 1] += 1;
+            }
+        }
+        for v in 0..nv {
+            start[v + 1] += start[v];
+        }
+        cursor.clear();
+        cursor.extend_from_slice(&start[..nv]);
+        self.def_blocks.clear();
+        self.def_blocks.resize(start[nv] as usize, 0);
+        for b in 0..n as Node {
+            for &(v, _) in local.exits(b) {
+                if local.global[v as usize] {
+                    let c = &mut cursor[v as usize];
+                    self.def_blocks[*c as usize] = b;
+                    *c += 1;
+                }
+            }
+        }
+    }
+
+    /// Per node its dominance frontier as a bitset, by the runner walk of
+    /// Cooper, Harvey and Kennedy.
+    fn small_frontiers<G: Graph>(&mut self, g: &G, dt: &DomTree) {
+        let n = g.num_nodes();
+        let words = n.div_ceil(64).max(1);
+        let df = &mut self.df;
+        df.clear();
+        df.resize(n * words, 0);
+        let root = dt.root();
+        for y in 0..n as Node {
+            let stop = match dt.idom(y) {
+                Some(iy) => iy,
+                None if Some(y) == root => u32::MAX,
+                None => continue,
+            };
+            let (w, bit) = (y as usize / 64, 1u64 << (y % 64));
+            for p in g.predecessors(y) {
+                if !dt.is_reachable(p) {
+                    continue;
+                }
+                let mut runner = p;
+                while runner != stop {
+                    let cell = &mut df[runner as usize * words + w];
+                    if *cell & bit != 0 {
+                        break; // the rest of this run is already recorded
+                    }
+                    *cell |= bit;
+                    match dt.idom(runner) {
+                        Some(r) => runner = r,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+
+    /// A bitset worklist per global var over [`Placement::small_frontiers`].
+    fn place_small(&mut self, n: usize, local: &Local) {
+        let words = n.div_ceil(64).max(1);
+        let df = &self.df;
+        let sets = &mut self.sets;
+        sets.clear();
+        sets.resize(3 * words, 0);
+        let (placed, rest) = sets.split_at_mut(words);
+        let (queued, work) = rest.split_at_mut(words);
+        for v in 0..local.global.len() {
+            if !local.global[v] {
+                continue;
+            }
+            placed.fill(0);
+            queued.fill(0);
+            work.fill(0);
+            for &b in &self.def_blocks[self.def_start[v] as usize..self.def_start[v + 1] as usize] {
+                let (w, bit) = (b as usize / 64, 1u64 << (b % 64));
+                queued[w] |= bit;
+                work[w] |= bit;
+            }
+            let mut lo = 0;
+            while lo < words {
+                if work[lo] == 0 {
+                    lo += 1;
+                    continue;
+                }
+                let x = lo * 64 + work[lo].trailing_zeros() as usize;
+                work[lo] &= work[lo] - 1;
+                let row = &df[x * words..(x + 1) * words];
+                for w in 0..words {
+                    let new = row[w] & !placed[w];
+                    if new != 0 {
+                        placed[w] |= new;
+                        let add = new & !queued[w];
+                        queued[w] |= add;
+                        work[w] |= add;
+                        lo = lo.min(w);
+                    }
+                }
+            }
+            for (w, &bits) in placed.iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let y = (w * 64) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    self.pairs.push((y, v as VarId));
+                }
+            }
+        }
+    }
+}
