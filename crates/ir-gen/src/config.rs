@@ -46,6 +46,11 @@ pub struct GenConfig {
     pub unreachable: f64,
     /// Rate of phis at join blocks (one to three phis where it hits).
     pub phis: f64,
+    /// Only what the MLU ISA expresses (`target-mlu`'s compiler): the one
+    /// WRAM object, which scalar and vector instructions cannot reach, is
+    /// declared in NRAM instead. Off by default; with it off, every seed
+    /// generates exactly what it did before the knob existed.
+    pub mlu_expressible: bool,
 }
 
 impl Default for GenConfig {
@@ -62,6 +67,7 @@ impl Default for GenConfig {
             max_trips: 3,
             unreachable: 0.05,
             phis: 0.0,
+            mlu_expressible: false,
         }
     }
 }
@@ -178,6 +184,7 @@ pub(crate) struct Knobs {
     pub max_trips: u32,
     pub unreachable: f64,
     pub phis: f64,
+    pub mlu_expressible: bool,
 }
 
 fn rate(r: f64) -> f64 {
@@ -200,6 +207,7 @@ impl Knobs {
             max_trips: c.max_trips,
             unreachable: rate(c.unreachable),
             phis: rate(c.phis),
+            mlu_expressible: c.mlu_expressible,
         }
     }
 

@@ -82,7 +82,7 @@ fn signature<S: Source + ?Sized>(src: &mut S, max_returns: usize) -> Signature {
 fn module<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
     let knobs = Knobs::new(config);
     let mut module = Module::new();
-    let mems = if knobs.memory > 0.0 { memory::declare(&mut module, src) } else { Vec::new() };
+    let mems = if knobs.memory > 0.0 { memory::declare(&mut module, src, knobs.mlu_expressible) } else { Vec::new() };
 
     let n = knobs.functions;
     let sigs: Vec<Signature> = (0..n).map(|i| signature(src, if i == 0 { 3 } else { 2 })).collect();

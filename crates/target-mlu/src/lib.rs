@@ -60,6 +60,7 @@
 
 #![deny(missing_docs)]
 
+pub mod compile;
 mod config;
 pub mod cost;
 mod inst;
