@@ -237,7 +237,7 @@ impl Allocator for HomeAllocator {
             };
         }
         if self.plant == Some(PlantedBug::SharedHome) && n >= 2 {
-            home[order[1] as usize] = home[order[0] as usize];
+            home[1] = home[0];
         }
         let mut program = Program { mems: code.program.mems.clone(), labels: Vec::new(), insts: Vec::new() };
         let spill = (slots > 0).then(|| {

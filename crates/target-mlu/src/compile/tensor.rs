@@ -319,6 +319,13 @@ impl Lowerer<'_> {
             };
             s.e.compute(vinst, &what)?;
             let to = s.elem_addr(&dst, i)?;
+            let bytes = match s.plant {
+                Some(super::PlantedBug::ShortResultTile) => {
+                    let short = s.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
+                    s.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
+                }
+                _ => bytes,
+            };
             s.e.dma(to, d, bytes, &format!("a result tile of {what}"))
         })
     }
