@@ -109,6 +109,8 @@ const SUBCOMMANDS: &[&[&str]] = &[
     &["import"],
     &["asm"],
     &["sim"],
+    &["compile", "--report"],
+    &["run-mlu"],
 ];
 
 fn every_subcommand(file: &Path) {

@@ -155,6 +155,12 @@ pub(crate) fn lower(
     let nrets = f.signature().returns.len() as u64;
     l.args_mem = l.object(ARGS_OBJECT, Ty::I64, nparams.max(1), Space::Dram, Vec::new(), PlacedKind::Abi)?;
     l.ret_mem = l.object(RESULTS_OBJECT, Ty::I64, nrets.max(1), Space::Dram, Vec::new(), PlacedKind::Abi)?;
+    // A single-core kernel: every core but task 0 leaves at once, so the
+    // program is also right when a whole cluster is launched (`keel sim`).
+    let others = l.e.label();
+    let task = l.e.vreg()?;
+    l.e.push(Inst::ReadSreg { dst: task, sreg: crate::Sreg::TaskId })?;
+    l.e.push(Inst::Branch { on_zero: false, cond: task, target: others })?;
     let main = l.instance(func, None)?;
     for (i, &p) in f.params().iter().enumerate() {
         let dst = main.vars[p.as_u32() as usize];
@@ -165,6 +171,8 @@ pub(crate) fn lower(
     while let Some(inst) = l.queue.pop_front() {
         l.lower_instance(&inst)?;
     }
+    l.e.bind(others);
+    l.e.push(Inst::Exit)?;
     let vregs = l.e.vregs;
     let syncs = std::mem::take(&mut l.e.syncs);
     let program = l.e.finish(l.mems);
