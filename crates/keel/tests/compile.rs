@@ -68,7 +68,18 @@ fn the_report_is_comments_and_names_placement_syncs_and_cycles() {
 
 #[test]
 fn run_mlu_prints_both_results_and_cycles() {
-    let o = run(&["run-mlu", &example("vectorize_examples.kir"), "--func", "p", "--arg", "1.5", "--arg", "2", "--arg", "-3"]);
+    let o = run(&[
+        "run-mlu",
+        &example("vectorize_examples.kir"),
+        "--func",
+        "p",
+        "--arg",
+        "1.5",
+        "--arg",
+        "2",
+        "--arg",
+        "-3",
+    ]);
     assert!(o.status.success(), "{}", err(&o));
     let text = out(&o);
     assert!(text.contains("interpreter: f32 -4.5"), "{text}");
@@ -91,8 +102,14 @@ fn run_mlu_reports_a_trap_in_both_runs() {
 #[test]
 fn constructs_the_mlu_cannot_express_are_named() {
     let cases = [
-        ("func @f() -> i64 {\n    var %x: i64\nbb0:\n    %x = intrinsic \"cycles\"()\n    ret %x\n}\n", "intrinsic \"cycles\""),
-        ("mem @w: f32[64] wram\n\nfunc @f() -> f32 {\n    var %x: f32\nbb0:\n    %x = load @w[3]\n    ret %x\n}\n", "WRAM"),
+        (
+            "func @f() -> i64 {\n    var %x: i64\nbb0:\n    %x = intrinsic \"cycles\"()\n    ret %x\n}\n",
+            "intrinsic \"cycles\"",
+        ),
+        (
+            "mem @w: f32[64] wram\n\nfunc @f() -> f32 {\n    var %x: f32\nbb0:\n    %x = load @w[3]\n    ret %x\n}\n",
+            "WRAM",
+        ),
         ("func @f(%n: i32) -> i32 {\nbb0:\n    %n = call @f(%n)\n    ret %n\n}\n", "recursive"),
         ("mem @a: f32[300000] nram\n\nfunc @f() {\nbb0:\n    tfill @a[0, 64], 1.0\n    ret\n}\n", "nram overflows"),
     ];

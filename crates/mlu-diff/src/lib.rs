@@ -42,8 +42,8 @@ pub mod fuzzing;
 use ir_core::interp::{self, TrapKind};
 use ir_core::{FuncId, Imm, Module, Type};
 use mlu_sim::{Instance, Mode, RaceMode, SimOptions, Simulator};
-use target_mlu::compile::{CompileOptions, Compiled, compile};
 use target_mlu::MachineConfig;
+use target_mlu::compile::{CompileOptions, Compiled, compile};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -141,7 +141,8 @@ pub fn same_value(ty: Type, a: u64, b: u64) -> bool {
 /// Compiles `func`, simulates it on `args`, interprets it on `args`, and
 /// compares.
 pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -> Result<DiffRun, DiffError> {
-    let compiled = compile(module, func, &options.config, &options.compile).map_err(|e| DiffError::Compile(e.message))?;
+    let compiled =
+        compile(module, func, &options.config, &options.compile).map_err(|e| DiffError::Compile(e.message))?;
     let interp_config = interp::Config { fuel: options.interp_fuel, ..interp::Config::default() };
     let interp_out = interp::run(module, func, args, interp_config);
     let sim_options = SimOptions {

@@ -81,7 +81,8 @@ fn removing_syncs_from_compiled_code_makes_the_race_detector_fire() {
     let f = module.function_by_name("k").unwrap();
     let config = MachineConfig::mlu370();
     let compiled = compile(&module, f, &config, &CompileOptions::default()).unwrap();
-    let options = SimOptions { cores: Some(1), mode: Mode::Functional, races: RaceMode::Error, ..SimOptions::default() };
+    let options =
+        SimOptions { cores: Some(1), mode: Mode::Functional, races: RaceMode::Error, ..SimOptions::default() };
     Simulator::new(&compiled.program, &config, options.clone()).unwrap().run().expect("the naive code is race-free");
     let syncs: Vec<usize> =
         compiled.program.insts.iter().enumerate().filter(|(_, i)| matches!(i, Inst::Sync(_))).map(|(k, _)| k).collect();

@@ -21,6 +21,11 @@ use crate::inst::Inst;
 
 const NONE: u32 = u32::MAX;
 
+/// Most abstract-state entries (blocks × locations) the checker keeps:
+/// past this, [`check_allocation`] refuses to check (it would need more
+/// than 256 MiB) and says so.
+pub const MAX_STATE: usize = 1 << 26;
+
 /// Why an allocation is wrong.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct AllocError {
@@ -36,7 +41,8 @@ impl std::fmt::Display for AllocError {
     }
 }
 
-/// Checks `alloc` against `code`.
+/// Checks `alloc` against `code`. An allocation too large to check
+/// (`blocks × locations > MAX_STATE`) is an error saying so.
 pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), AllocError> {
     let p = &alloc.program;
     let n = p.insts.len();
@@ -66,6 +72,10 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
         if i.target().is_some() || i.ends_flow() {
             leader[k + 1] = true;
         }
+    }
+    let blocks = leader.iter().filter(|&&l| l).count();
+    if blocks.saturating_mul(locs) > MAX_STATE {
+        return Err(err(0, format!("too large to check: {blocks} blocks × {locs} locations")));
     }
     let mut state_at: Vec<Option<Vec<u32>>> = vec![None; n + 1];
     state_at[0] = Some(vec![NONE; locs]);

@@ -171,10 +171,22 @@ impl Emitter {
             }
         }
         let end = self.insts.len() as u32;
-        let mut order: Vec<(u32, u32)> =
-            self.labels.iter().enumerate().map(|(i, at)| (at.unwrap_or(end), i as u32)).collect();
+        // Only labels some branch names survive (guards without a skip, ...).
+        let mut named = vec![false; self.labels.len()];
+        for inst in &self.insts {
+            if let Some(t) = inst.target() {
+                named[t.index()] = true;
+            }
+        }
+        let mut order: Vec<(u32, u32)> = self
+            .labels
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| named[i])
+            .map(|(i, at)| (at.unwrap_or(end), i as u32))
+            .collect();
         order.sort_unstable();
-        let mut remap = vec![0u32; order.len()];
+        let mut remap = vec![0u32; self.labels.len()];
         let mut labels = Vec::with_capacity(order.len());
         for (new, &(at, old)) in order.iter().enumerate() {
             remap[old as usize] = new as u32;

@@ -24,7 +24,7 @@ use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, UnOp};
 use crate::program::{MemDecl, Program, is_plain_name};
 use crate::types::{Reg, Space, Ty};
 use ir_core::{Block, Callee, FuncId, Function, Module, Opcode, Type, Var};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// The MLU type of a Keel type.
 pub fn ty(t: Type) -> Ty {
@@ -101,6 +101,8 @@ pub(crate) struct Lowerer<'m> {
     ret_mem: MemId,
     /// Where the instruction being lowered is, for messages.
     pub here: String,
+    /// The phi copies of each edge `(from, to)` of the instance being lowered.
+    phi_moves: HashMap<(Block, Block), Vec<(Reg, Ty, Operand)>>,
 }
 
 /// Lowers `func` with staging buffers of `tile_bytes`.
@@ -129,6 +131,7 @@ pub(crate) fn lower(
         args_mem: MemId(0),
         ret_mem: MemId(0),
         here: String::new(),
+        phi_moves: HashMap::new(),
     };
     let mut used: Vec<String> = module.mems().map(|(_, m)| m.name.to_string()).collect();
     used.sort_unstable();
@@ -266,6 +269,22 @@ impl Lowerer<'_> {
     fn lower_instance(&mut self, inst: &Instance) -> Result<(), CompileError> {
         let module = self.module;
         let f = module.function(inst.func).ok_or_else(|| CompileError::new("missing function"))?;
+        // Each edge's phi copies, gathered once (linear in the phis' sizes;
+        // a lookup table only, never iterated, so output order is fixed).
+        self.phi_moves.clear();
+        for b in f.blocks() {
+            for i in f.block_insts(b) {
+                if !f.is_phi(i) {
+                    break;
+                }
+                let Some(&r) = f.results(i).first() else { continue };
+                let (dst, t) = (self.var(inst, r), Self::var_ty(f, r));
+                for (p, v) in f.phi_incoming(i) {
+                    let src = self.op(inst, f, v);
+                    self.phi_moves.entry((p, b)).or_default().push((dst, t, src));
+                }
+            }
+        }
         for b in f.blocks() {
             self.e.bind(inst.blocks[b.as_u32() as usize]);
             for i in f.block_insts(b) {
@@ -296,7 +315,13 @@ impl Lowerer<'_> {
             (Operand::Imm(bits), _) => Ok(Operand::int(ir_core::Imm::from_bits(t, bits).as_i64())),
             (Operand::Reg(r), Type::I1) => {
                 let dst = self.e.vreg()?;
-                self.e.push(Inst::Convert { op: ConvOp::Sext, to: Ty::I64, from: Ty::I1, dst, src: Operand::Reg(r) })?;
+                self.e.push(Inst::Convert {
+                    op: ConvOp::Sext,
+                    to: Ty::I64,
+                    from: Ty::I1,
+                    dst,
+                    src: Operand::Reg(r),
+                })?;
                 Ok(Operand::Reg(dst))
             }
             (o, _) => Ok(o),
@@ -453,7 +478,8 @@ impl Lowerer<'_> {
         for (d, t, s) in moves {
             self.e.push(Inst::Mov { ty: t, dst: d, src: s })?;
         }
-        let entry = g.entry_block().map(|b| inst2.blocks[b.as_u32() as usize]).ok_or_else(|| self.unsupported("call"))?;
+        let entry =
+            g.entry_block().map(|b| inst2.blocks[b.as_u32() as usize]).ok_or_else(|| self.unsupported("call"))?;
         self.e.push(Inst::Jump { target: entry })?;
         self.e.bind(ret);
         for (&r, &v) in f.results(i).iter().zip(&out) {
@@ -464,27 +490,33 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn lower_terminator(&mut self, inst: &Instance, f: &Function, b: Block, i: ir_core::Inst) -> Result<(), CompileError> {
+    fn lower_terminator(
+        &mut self,
+        inst: &Instance,
+        f: &Function,
+        b: Block,
+        i: ir_core::Inst,
+    ) -> Result<(), CompileError> {
         let ops = f.operands(i);
         match f.opcode(i) {
             Opcode::Jump => {
                 let t = f.successors(i).next().ok_or_else(|| self.unsupported("jump"))?;
-                self.edge(inst, f, b, t)
+                self.edge(inst, b, t)
             }
             Opcode::Br => {
                 let mut s = f.successors(i);
                 let (t, e) = (s.next(), s.next());
                 let (Some(t), Some(e)) = (t, e) else { return Err(self.unsupported("br")) };
                 if t == e {
-                    return self.edge(inst, f, b, t);
+                    return self.edge(inst, b, t);
                 }
                 let c = ops.first().map(|&o| self.op(inst, f, o)).unwrap_or(Operand::Imm(0));
                 let cond = self.e.in_reg(Ty::I1, c)?;
                 let stub = self.e.label();
                 self.e.push(Inst::Branch { on_zero: false, cond, target: stub })?;
-                self.edge(inst, f, b, e)?;
+                self.edge(inst, b, e)?;
                 self.e.bind(stub);
-                self.edge(inst, f, b, t)
+                self.edge(inst, b, t)
             }
             Opcode::Switch => {
                 let table = f.switch_table(i).ok_or_else(|| self.unsupported("switch"))?.clone();
@@ -494,15 +526,21 @@ impl Lowerer<'_> {
                 let mut stubs = Vec::with_capacity(table.cases.len());
                 for &(k, target) in &table.cases {
                     let hit = self.e.vreg()?;
-                    self.e.push(Inst::Setp { cc: IntCC::Eq, ty: vt, dst: hit, a: Operand::Reg(v), b: Operand::Imm(vt.canonical(k as u64)) })?;
+                    self.e.push(Inst::Setp {
+                        cc: IntCC::Eq,
+                        ty: vt,
+                        dst: hit,
+                        a: Operand::Reg(v),
+                        b: Operand::Imm(vt.canonical(k as u64)),
+                    })?;
                     let stub = self.e.label();
                     self.e.push(Inst::Branch { on_zero: false, cond: hit, target: stub })?;
                     stubs.push((stub, target));
                 }
-                self.edge(inst, f, b, table.default)?;
+                self.edge(inst, b, table.default)?;
                 for (stub, target) in stubs {
                     self.e.bind(stub);
-                    self.edge(inst, f, b, target)?;
+                    self.edge(inst, b, target)?;
                 }
                 Ok(())
             }
@@ -531,17 +569,8 @@ impl Lowerer<'_> {
     }
 
     /// The edge `from → to`: `to`'s phi copies, then a jump.
-    fn edge(&mut self, inst: &Instance, f: &Function, from: Block, to: Block) -> Result<(), CompileError> {
-        let mut moves = Vec::new();
-        for i in f.block_insts(to) {
-            if !f.is_phi(i) {
-                break;
-            }
-            let Some(&r) = f.results(i).first() else { continue };
-            if let Some((_, v)) = f.phi_incoming(i).find(|&(p, _)| p == from) {
-                moves.push((self.var(inst, r), Self::var_ty(f, r), self.op(inst, f, v)));
-            }
-        }
+    fn edge(&mut self, inst: &Instance, from: Block, to: Block) -> Result<(), CompileError> {
+        let moves = self.phi_moves.get(&(from, to)).cloned().unwrap_or_default();
         self.parallel_copy(&moves)?;
         self.e.push(Inst::Jump { target: inst.blocks[to.as_u32() as usize] })
     }
@@ -603,9 +632,27 @@ impl Lowerer<'_> {
             for k in 0..width {
                 let t = self.e.vreg()?;
                 self.e.push(Inst::Load { ty: Ty::I8, dst: t, addr: byte(k) })?;
-                self.e.push(Inst::Convert { op: ConvOp::Zext, to: Ty::I64, from: Ty::I8, dst: t, src: Operand::Reg(t) })?;
-                self.e.push(Inst::Binary { op: BinOp::Shl, ty: Ty::I64, dst: t, a: Operand::Reg(t), b: Operand::Imm(8 * k) })?;
-                self.e.push(Inst::Binary { op: BinOp::Or, ty: Ty::I64, dst: acc, a: Operand::Reg(acc), b: Operand::Reg(t) })?;
+                self.e.push(Inst::Convert {
+                    op: ConvOp::Zext,
+                    to: Ty::I64,
+                    from: Ty::I8,
+                    dst: t,
+                    src: Operand::Reg(t),
+                })?;
+                self.e.push(Inst::Binary {
+                    op: BinOp::Shl,
+                    ty: Ty::I64,
+                    dst: t,
+                    a: Operand::Reg(t),
+                    b: Operand::Imm(8 * k),
+                })?;
+                self.e.push(Inst::Binary {
+                    op: BinOp::Or,
+                    ty: Ty::I64,
+                    dst: acc,
+                    a: Operand::Reg(acc),
+                    b: Operand::Reg(t),
+                })?;
             }
             let src = Operand::Reg(acc);
             let inst = match value_ty {
@@ -630,8 +677,20 @@ impl Lowerer<'_> {
         self.e.push(first)?;
         for k in 0..width {
             let t = self.e.vreg()?;
-            self.e.push(Inst::Binary { op: BinOp::Lshr, ty: Ty::I64, dst: t, a: Operand::Reg(bits), b: Operand::Imm(8 * k) })?;
-            self.e.push(Inst::Convert { op: ConvOp::Trunc, to: Ty::I8, from: Ty::I64, dst: t, src: Operand::Reg(t) })?;
+            self.e.push(Inst::Binary {
+                op: BinOp::Lshr,
+                ty: Ty::I64,
+                dst: t,
+                a: Operand::Reg(bits),
+                b: Operand::Imm(8 * k),
+            })?;
+            self.e.push(Inst::Convert {
+                op: ConvOp::Trunc,
+                to: Ty::I8,
+                from: Ty::I64,
+                dst: t,
+                src: Operand::Reg(t),
+            })?;
             self.e.push(Inst::Store { ty: Ty::I8, addr: byte(k), value: Operand::Reg(t) })?;
         }
         Ok(())

@@ -67,7 +67,11 @@ pub(crate) struct PlaceError {
 }
 
 /// Assigns every object's address (objects past `kinds` are spill slots).
-pub(crate) fn place(program: &mut Program, config: &MachineConfig, kinds: &[PlacedKind]) -> Result<Vec<Placed>, PlaceError> {
+pub(crate) fn place(
+    program: &mut Program,
+    config: &MachineConfig,
+    kinds: &[PlacedKind],
+) -> Result<Vec<Placed>, PlaceError> {
     let kind = |i: usize| kinds.get(i).copied().unwrap_or(PlacedKind::Spill);
     let mut cursor = [0u64; 4];
     let mut placed = Vec::with_capacity(program.mems.len());

@@ -67,10 +67,19 @@ impl Report {
     pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "; placement (space, address, bytes, object, kind)")?;
         for p in &self.placement {
-            writeln!(out, ";   {:<5} {:>10} {:>10}  @{}  ({})", p.space.name(), p.addr, p.bytes, p.name, p.kind.name())?;
+            writeln!(
+                out,
+                ";   {:<5} {:>10} {:>10}  @{}  ({})",
+                p.space.name(),
+                p.addr,
+                p.bytes,
+                p.name,
+                p.kind.name()
+            )?;
         }
         for sp in Space::ALL {
-            let used: u64 = self.placement.iter().filter(|p| p.space == sp).map(|p| p.addr + p.bytes).max().unwrap_or(0);
+            let used: u64 =
+                self.placement.iter().filter(|p| p.space == sp).map(|p| p.addr + p.bytes).max().unwrap_or(0);
             writeln!(out, ";   {} used: {used} bytes", sp.name())?;
         }
         let buffers = self.placement.iter().filter(|p| matches!(p.kind, PlacedKind::Stage | PlacedKind::MatmulBuffer));

@@ -89,7 +89,14 @@ impl Lowerer<'_> {
         if let Some(m) = self.stage[idx] {
             return Ok(m);
         }
-        let m = self.object(&format!("keel.stage{idx}"), Ty::I8, self.tile_bytes, Space::Nram, Vec::new(), PlacedKind::Stage)?;
+        let m = self.object(
+            &format!("keel.stage{idx}"),
+            Ty::I8,
+            self.tile_bytes,
+            Space::Nram,
+            Vec::new(),
+            PlacedKind::Stage,
+        )?;
         self.stage[idx] = Some(m);
         Ok(m)
     }
@@ -139,7 +146,13 @@ impl Lowerer<'_> {
         let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
         let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
         body(self, Operand::Reg(i), Operand::Reg(cnt), padded)?;
-        self.e.push(Inst::Binary { op: BinOp::Add, ty: Ty::I64, dst: i, a: Operand::Reg(i), b: Operand::int(te as i64) })?;
+        self.e.push(Inst::Binary {
+            op: BinOp::Add,
+            ty: Ty::I64,
+            dst: i,
+            a: Operand::Reg(i),
+            b: Operand::int(te as i64),
+        })?;
         self.e.push(Inst::Jump { target: head })?;
         self.e.bind(done);
         Ok(())
@@ -202,7 +215,12 @@ impl Lowerer<'_> {
         Ok(copy)
     }
 
-    pub(crate) fn lower_tensor(&mut self, inst: &LowerInstance, f: &Function, i: ir_core::Inst) -> Result<(), CompileError> {
+    pub(crate) fn lower_tensor(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        i: ir_core::Inst,
+    ) -> Result<(), CompileError> {
         let op = f.opcode(i);
         let slots = f.tensor_slots(i);
         match op {
@@ -212,7 +230,13 @@ impl Lowerer<'_> {
         }
     }
 
-    fn lower_map(&mut self, inst: &LowerInstance, f: &Function, op: Opcode, slots: &[Slot]) -> Result<(), CompileError> {
+    fn lower_map(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        op: Opcode,
+        slots: &[Slot],
+    ) -> Result<(), CompileError> {
         let Some(&Slot::Desc(d0)) = slots.first() else { return Err(self.unsupported(op.name())) };
         let dst = self.desc(inst, f, d0)?;
         let mut srcs: Vec<Result<Desc, Operand>> = Vec::with_capacity(slots.len());
@@ -330,7 +354,13 @@ impl Lowerer<'_> {
         })
     }
 
-    fn lower_reduce(&mut self, inst: &LowerInstance, f: &Function, i: ir_core::Inst, slots: &[Slot]) -> Result<(), CompileError> {
+    fn lower_reduce(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        i: ir_core::Inst,
+        slots: &[Slot],
+    ) -> Result<(), CompileError> {
         let op = f.opcode(i);
         let Some(&Slot::Desc(d)) = slots.first() else { return Err(self.unsupported(op.name())) };
         let Some(&res) = f.results(i).first() else { return Err(self.unsupported(op.name())) };
@@ -375,7 +405,13 @@ impl Lowerer<'_> {
                 let off = s.e.in_reg(Ty::I64, off)?;
                 let x = s.e.vreg()?;
                 s.e.push(Inst::Load { ty: elem, dst: x, addr: at(Space::Nram, buf, Some(off), 0) })?;
-                s.e.push(Inst::Binary { op: BinOp::Fadd, ty: elem, dst: acc, a: Operand::Reg(acc), b: Operand::Reg(x) })?;
+                s.e.push(Inst::Binary {
+                    op: BinOp::Fadd,
+                    ty: elem,
+                    dst: acc,
+                    a: Operand::Reg(acc),
+                    b: Operand::Reg(x),
+                })?;
                 s.e.push(Inst::Binary { op: BinOp::Add, ty: Ty::I64, dst: j, a: Operand::Reg(j), b: Operand::Imm(1) })?;
                 s.e.push(Inst::Jump { target: head })?;
                 s.e.bind(done);
@@ -405,8 +441,15 @@ impl Lowerer<'_> {
         self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) })
     }
 
-    fn lower_matmul(&mut self, inst: &LowerInstance, f: &Function, i: ir_core::Inst, slots: &[Slot]) -> Result<(), CompileError> {
-        let (Some(&Slot::Desc(dc)), Some(&Slot::Desc(da)), Some(&Slot::Desc(db))) = (slots.first(), slots.get(1), slots.get(2))
+    fn lower_matmul(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        i: ir_core::Inst,
+        slots: &[Slot],
+    ) -> Result<(), CompileError> {
+        let (Some(&Slot::Desc(dc)), Some(&Slot::Desc(da)), Some(&Slot::Desc(db))) =
+            (slots.first(), slots.get(1), slots.get(2))
         else {
             return Err(self.unsupported("matmul"));
         };
