@@ -23,6 +23,7 @@ fn configs() -> impl Strategy<Value = GenConfig> {
             max_trips,
             unreachable: f64::from(r[4] % 64) / 255.0,
             phis: f64::from(r[5]) / 255.0,
+            mlu_expressible: false,
         },
     )
 }

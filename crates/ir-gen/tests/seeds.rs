@@ -53,6 +53,7 @@ fn configs() -> Vec<GenConfig> {
             max_trips: 1,
             unreachable: 1.0,
             phis: 0.5,
+            mlu_expressible: false,
         },
     ]
 }

@@ -27,7 +27,8 @@ pub fn check(bytes: &[u8]) {
     let config = &configs[usize::from(bytes.first().copied().unwrap_or(0)) % configs.len()];
     let g = ir_gen::generate_from_bytes(config, bytes.get(1..).unwrap_or(&[]));
     let args = arguments(&g, seed_of(bytes));
-    let options = DiffOptions { interp_fuel: g.fuel.max(1), cycles: bytes.len() % 2 == 0, ..DiffOptions::default() };
+    let options =
+        DiffOptions { interp_fuel: g.fuel.max(1), cycles: bytes.len().is_multiple_of(2), ..DiffOptions::default() };
     match run(&g.module, g.main, &args, &options) {
         Ok(r) => match r.verdict {
             Verdict::Equal | Verdict::Skipped(_) => {}

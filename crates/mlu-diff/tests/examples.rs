@@ -35,7 +35,7 @@ fn args(module: &Module, f: ir_core::FuncId, seed: u64) -> Vec<Imm> {
             match t {
                 Type::F32 => Imm::f32((x % 2001) as f32 / 8.0 - 125.0),
                 Type::F64 => Imm::f64((x % 2001) as f64 / 8.0 - 125.0),
-                Type::I1 => Imm::bool(x % 2 == 0),
+                Type::I1 => Imm::bool(x.is_multiple_of(2)),
                 t => Imm::int(t, (x % 70) as i64),
             }
         })

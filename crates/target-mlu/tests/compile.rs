@@ -101,8 +101,7 @@ fn few_registers_mean_spills_that_the_checker_accepts() {
         src.push_str(&format!("    %v0 = mul %v0, %v{i}\n"));
     }
     src.push_str("    ret %v0\n}\n");
-    let text = format!("base = mlu370\ngprs = 16\n");
-    let config = MachineConfig::parse(&text).unwrap();
+    let config = MachineConfig::parse("base = mlu370\ngprs = 16\n").unwrap();
     let c = compile_text(&src, &config).unwrap();
     assert!(c.report.spill_slots > 0 && c.report.spill_code > 0, "{:?}", c.report);
     verify(&c.program, &config).unwrap();

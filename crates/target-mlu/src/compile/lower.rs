@@ -67,6 +67,9 @@ pub struct Lowered {
     pub kinds: Vec<PlacedKind>,
 }
 
+/// A copy `dst ← src` of type `T`.
+type Move = (Reg, Ty, Operand);
+
 /// One inlined copy of a function.
 pub(crate) struct Instance {
     func: FuncId,
@@ -102,7 +105,7 @@ pub(crate) struct Lowerer<'m> {
     /// Where the instruction being lowered is, for messages.
     pub here: String,
     /// The phi copies of each edge `(from, to)` of the instance being lowered.
-    phi_moves: HashMap<(Block, Block), Vec<(Reg, Ty, Operand)>>,
+    phi_moves: HashMap<(Block, Block), Vec<Move>>,
 }
 
 /// Lowers `func` with staging buffers of `tile_bytes`.
@@ -361,7 +364,7 @@ impl Lowerer<'_> {
                 let end = self.e.label();
                 self.e.push(Inst::Jump { target: end })?;
                 self.e.bind(skip);
-                let moves: Vec<(Reg, Ty, Operand)> = f
+                let moves: Vec<Move> = f
                     .results(i)
                     .iter()
                     .zip(fallbacks)
@@ -375,7 +378,7 @@ impl Lowerer<'_> {
     }
 
     /// `dst_i ← src_i` for all `i` at once (through temporaries).
-    fn parallel_copy(&mut self, moves: &[(Reg, Ty, Operand)]) -> Result<(), CompileError> {
+    fn parallel_copy(&mut self, moves: &[Move]) -> Result<(), CompileError> {
         let mut temps = Vec::with_capacity(moves.len());
         for &(_, t, src) in moves {
             temps.push(self.e.mov(t, src)?);
@@ -469,7 +472,7 @@ impl Lowerer<'_> {
             out.push(self.e.vreg()?);
         }
         let inst2 = self.instance(callee, Some((ret, out.clone())))?;
-        let moves: Vec<(Reg, Ty, Operand)> = g
+        let moves: Vec<Move> = g
             .params()
             .iter()
             .zip(f.operands(i))
