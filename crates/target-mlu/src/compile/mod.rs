@@ -114,9 +114,8 @@ pub enum PlantedBug {
     /// The lowering swaps the operands of every scalar `sub`: the
     /// differential oracle (simulator against interpreter) must notice.
     SwapSubOperands,
-    /// The allocator gives virtual registers 0 and 1 (the compiled
-    /// function's first two vars) one home: the allocation checker must
-    /// notice when both are live at once.
+    /// The allocator gives virtual registers `2k` and `2k + 1` one home:
+    /// the allocation checker must notice where both are live at once.
     SharedHome,
     /// Tensor maps copy one element less of each result tile out: the
     /// differential oracle must notice in memory.

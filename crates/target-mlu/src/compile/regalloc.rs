@@ -236,8 +236,10 @@ impl Allocator for HomeAllocator {
                 Home::Slot(slots - 1)
             };
         }
-        if self.plant == Some(PlantedBug::SharedHome) && n >= 2 {
-            home[1] = home[0];
+        if self.plant == Some(PlantedBug::SharedHome) {
+            for v in 0..n {
+                home[v] = home[v & !1];
+            }
         }
         let mut program = Program { mems: code.program.mems.clone(), labels: Vec::new(), insts: Vec::new() };
         let spill = (slots > 0).then(|| {
