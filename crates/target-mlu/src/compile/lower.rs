@@ -68,16 +68,16 @@ pub struct Lowered {
 }
 
 /// A copy `dst ← src` of type `T`.
-type Move = (Reg, Ty, Operand);
+pub(crate) type Move = (Reg, Ty, Operand);
 
 /// One inlined copy of a function.
 pub(crate) struct Instance {
-    func: FuncId,
-    vars: Vec<Reg>,
-    blocks: Vec<LabelId>,
+    pub(crate) func: FuncId,
+    pub(crate) vars: Vec<Reg>,
+    pub(crate) blocks: Vec<LabelId>,
     /// Where `ret` goes and the registers results are copied into; `None`
     /// for the compiled function itself (its `ret` writes `@keel.ret`).
-    ret: Option<(LabelId, Vec<Reg>)>,
+    pub(crate) ret: Option<(LabelId, Vec<Reg>)>,
 }
 
 /// The lowering state.
@@ -98,14 +98,14 @@ pub(crate) struct Lowerer<'m> {
     /// DRAM copies of objects whose ranges may alias a destination.
     pub alias: Vec<Option<MemId>>,
     pub plant: Option<PlantedBug>,
-    queue: VecDeque<Instance>,
-    instances: usize,
-    args_mem: MemId,
-    ret_mem: MemId,
+    pub(crate) queue: VecDeque<Instance>,
+    pub(crate) instances: usize,
+    pub(crate) args_mem: MemId,
+    pub(crate) ret_mem: MemId,
     /// Where the instruction being lowered is, for messages.
     pub here: String,
     /// The phi copies of each edge `(from, to)` of the instance being lowered.
-    phi_moves: HashMap<(Block, Block), Vec<Move>>,
+    pub(crate) phi_moves: HashMap<(Block, Block), Vec<Move>>,
 }
 
 /// Lowers `func` with staging buffers of `tile_bytes`.
@@ -251,7 +251,11 @@ impl Lowerer<'_> {
         Ok(MemId(self.mems.len() as u32 - 1))
     }
 
-    fn instance(&mut self, func: FuncId, ret: Option<(LabelId, Vec<Reg>)>) -> Result<Instance, CompileError> {
+    pub(crate) fn instance(
+        &mut self,
+        func: FuncId,
+        ret: Option<(LabelId, Vec<Reg>)>,
+    ) -> Result<Instance, CompileError> {
         self.instances += 1;
         if self.instances > MAX_INSTANCES {
             return Err(CompileError::new(format!("inlining needs more than {MAX_INSTANCES} call instances")));
@@ -335,7 +339,7 @@ impl Lowerer<'_> {
         inst.vars[v.as_u32() as usize]
     }
 
-    fn var_ty(f: &Function, v: Var) -> Ty {
+    pub(crate) fn var_ty(f: &Function, v: Var) -> Ty {
         ty(f.var_type(v).unwrap_or(Type::I64))
     }
 
@@ -378,7 +382,7 @@ impl Lowerer<'_> {
     }
 
     /// `dst_i ← src_i` for all `i` at once (through temporaries).
-    fn parallel_copy(&mut self, moves: &[Move]) -> Result<(), CompileError> {
+    pub(crate) fn parallel_copy(&mut self, moves: &[Move]) -> Result<(), CompileError> {
         let mut temps = Vec::with_capacity(moves.len());
         for &(_, t, src) in moves {
             temps.push(self.e.mov(t, src)?);
@@ -451,251 +455,5 @@ impl Lowerer<'_> {
             F::TensorMap | F::TensorReduce | F::Matmul => self.lower_tensor(inst, f, i),
             _ => Err(self.unsupported(op.name())),
         }
-    }
-
-    fn lower_call(&mut self, inst: &Instance, f: &Function, i: ir_core::Inst) -> Result<(), CompileError> {
-        let callee = match f.callee(i) {
-            Some(Callee::Func(g)) => g,
-            Some(c @ Callee::Ext(_)) => {
-                return Err(CompileError::new(format!(
-                    "cannot lower `call @{}` ({}): it is an external function, with no code to run on the MLU",
-                    self.module.callee_name(c),
-                    self.here
-                )));
-            }
-            None => return Err(self.unsupported("call")),
-        };
-        let g = self.module.function(callee).ok_or_else(|| self.unsupported("call"))?;
-        let ret = self.e.label();
-        let mut out = Vec::with_capacity(g.signature().returns.len());
-        for _ in 0..g.signature().returns.len() {
-            out.push(self.e.vreg()?);
-        }
-        let inst2 = self.instance(callee, Some((ret, out.clone())))?;
-        let moves: Vec<Move> = g
-            .params()
-            .iter()
-            .zip(f.operands(i))
-            .map(|(&p, &a)| (inst2.vars[p.as_u32() as usize], Self::var_ty(g, p), self.op(inst, f, a)))
-            .collect();
-        for (d, t, s) in moves {
-            self.e.push(Inst::Mov { ty: t, dst: d, src: s })?;
-        }
-        let entry =
-            g.entry_block().map(|b| inst2.blocks[b.as_u32() as usize]).ok_or_else(|| self.unsupported("call"))?;
-        self.e.push(Inst::Jump { target: entry })?;
-        self.e.bind(ret);
-        for (&r, &v) in f.results(i).iter().zip(&out) {
-            let d = self.var(inst, r);
-            self.e.push(Inst::Mov { ty: Self::var_ty(f, r), dst: d, src: Operand::Reg(v) })?;
-        }
-        self.queue.push_back(inst2);
-        Ok(())
-    }
-
-    fn lower_terminator(
-        &mut self,
-        inst: &Instance,
-        f: &Function,
-        b: Block,
-        i: ir_core::Inst,
-    ) -> Result<(), CompileError> {
-        let ops = f.operands(i);
-        match f.opcode(i) {
-            Opcode::Jump => {
-                let t = f.successors(i).next().ok_or_else(|| self.unsupported("jump"))?;
-                self.edge(inst, b, t)
-            }
-            Opcode::Br => {
-                let mut s = f.successors(i);
-                let (t, e) = (s.next(), s.next());
-                let (Some(t), Some(e)) = (t, e) else { return Err(self.unsupported("br")) };
-                if t == e {
-                    return self.edge(inst, b, t);
-                }
-                let c = ops.first().map(|&o| self.op(inst, f, o)).unwrap_or(Operand::Imm(0));
-                let cond = self.e.in_reg(Ty::I1, c)?;
-                let stub = self.e.label();
-                self.e.push(Inst::Branch { on_zero: false, cond, target: stub })?;
-                self.edge(inst, b, e)?;
-                self.e.bind(stub);
-                self.edge(inst, b, t)
-            }
-            Opcode::Switch => {
-                let table = f.switch_table(i).ok_or_else(|| self.unsupported("switch"))?.clone();
-                let v = ops.first().map(|&o| self.op(inst, f, o)).unwrap_or(Operand::Imm(0));
-                let vt = ops.first().and_then(|&o| f.operand_type(o)).map(ty).unwrap_or(Ty::I64);
-                let v = self.e.in_reg(vt, v)?;
-                let mut stubs = Vec::with_capacity(table.cases.len());
-                for &(k, target) in &table.cases {
-                    let hit = self.e.vreg()?;
-                    self.e.push(Inst::Setp {
-                        cc: IntCC::Eq,
-                        ty: vt,
-                        dst: hit,
-                        a: Operand::Reg(v),
-                        b: Operand::Imm(vt.canonical(k as u64)),
-                    })?;
-                    let stub = self.e.label();
-                    self.e.push(Inst::Branch { on_zero: false, cond: hit, target: stub })?;
-                    stubs.push((stub, target));
-                }
-                self.edge(inst, b, table.default)?;
-                for (stub, target) in stubs {
-                    self.e.bind(stub);
-                    self.edge(inst, b, target)?;
-                }
-                Ok(())
-            }
-            Opcode::Ret => {
-                let vals: Vec<Operand> = ops.iter().map(|&o| self.op(inst, f, o)).collect();
-                match &inst.ret {
-                    None => {
-                        for (k, v) in vals.into_iter().enumerate() {
-                            let addr = at(Space::Dram, self.ret_mem, None, 8 * k as i64);
-                            self.e.push(Inst::Store { ty: Ty::I64, addr, value: v })?;
-                        }
-                        self.e.push(Inst::Exit)
-                    }
-                    Some((label, regs)) => {
-                        let rets = &f.signature().returns;
-                        for ((&r, v), &t) in regs.iter().zip(vals).zip(rets) {
-                            self.e.push(Inst::Mov { ty: ty(t), dst: r, src: v })?;
-                        }
-                        self.e.push(Inst::Jump { target: *label })
-                    }
-                }
-            }
-            Opcode::Trap => self.e.push(Inst::Trap),
-            other => Err(self.unsupported(other.name())),
-        }
-    }
-
-    /// The edge `from → to`: `to`'s phi copies, then a jump.
-    fn edge(&mut self, inst: &Instance, from: Block, to: Block) -> Result<(), CompileError> {
-        let moves = self.phi_moves.get(&(from, to)).cloned().unwrap_or_default();
-        self.parallel_copy(&moves)?;
-        self.e.push(Inst::Jump { target: inst.blocks[to.as_u32() as usize] })
-    }
-
-    /// `load` / `store`, narrow or wide (docs/ir.md §6.6), with the
-    /// interpreter's bounds check when the index is a var.
-    fn lower_scalar_access(&mut self, inst: &Instance, f: &Function, i: ir_core::Inst) -> Result<(), CompileError> {
-        let load = f.opcode(i) == Opcode::Load;
-        let m = f.scalar_mem(i).ok_or_else(|| self.unsupported("load"))?;
-        let obj = self.module.mem(m).ok_or_else(|| self.unsupported("load"))?;
-        let elem = ty(obj.elem);
-        let sp = space(obj.space);
-        let what = if load { "load" } else { "store" };
-        if sp == Space::Wram {
-            return Err(CompileError::new(format!(
-                "cannot lower `{what} @{}[..]` ({}): scalar instructions cannot reach WRAM (docs/mlu-isa.md §2.2)",
-                obj.name, self.here
-            )));
-        }
-        let ops = f.operands(i);
-        let value_ty = if load {
-            f.results(i).first().map(|&r| Self::var_ty(f, r)).unwrap_or(elem)
-        } else {
-            ops.get(1).and_then(|&o| f.operand_type(o)).map(ty).unwrap_or(elem)
-        };
-        let width = if value_ty == elem { 1 } else { value_ty.bytes() };
-        let idx = self.index(inst, f, ops[0])?;
-        let sym = self.mem_map[m.as_u32() as usize];
-        let eb = elem.bytes() as i64;
-        let (base, offset) = match idx {
-            Operand::Imm(v) => (None, (v as i64).wrapping_mul(eb)),
-            Operand::Reg(_) => {
-                if obj.len < width {
-                    self.e.push(Inst::Trap)?;
-                } else {
-                    let bad = self.e.cmp64(IntCC::Ugt, idx, Operand::int((obj.len - width) as i64))?;
-                    self.e.trap_if(bad)?;
-                }
-                match self.e.bin64(BinOp::Mul, idx, Operand::int(eb))? {
-                    Operand::Reg(r) => (Some(r), 0),
-                    Operand::Imm(v) => (None, v as i64),
-                }
-            }
-        };
-        let addr = at(sp, sym, base, offset);
-        if width == 1 {
-            if load {
-                let d = self.var(inst, f.results(i)[0]);
-                return self.e.push(Inst::Load { ty: value_ty, dst: d, addr });
-            }
-            let v = self.op(inst, f, ops[1]);
-            return self.e.push(Inst::Store { ty: value_ty, addr, value: v });
-        }
-        // Wide access to an i8 object: byte by byte, little-endian.
-        let byte = |k: u64| crate::Addr { offset: addr.offset + k as i64, ..addr };
-        if load {
-            let d = self.var(inst, f.results(i)[0]);
-            let acc = self.e.mov(Ty::I64, Operand::Imm(0))?;
-            for k in 0..width {
-                let t = self.e.vreg()?;
-                self.e.push(Inst::Load { ty: Ty::I8, dst: t, addr: byte(k) })?;
-                self.e.push(Inst::Convert {
-                    op: ConvOp::Zext,
-                    to: Ty::I64,
-                    from: Ty::I8,
-                    dst: t,
-                    src: Operand::Reg(t),
-                })?;
-                self.e.push(Inst::Binary {
-                    op: BinOp::Shl,
-                    ty: Ty::I64,
-                    dst: t,
-                    a: Operand::Reg(t),
-                    b: Operand::Imm(8 * k),
-                })?;
-                self.e.push(Inst::Binary {
-                    op: BinOp::Or,
-                    ty: Ty::I64,
-                    dst: acc,
-                    a: Operand::Reg(acc),
-                    b: Operand::Reg(t),
-                })?;
-            }
-            let src = Operand::Reg(acc);
-            let inst = match value_ty {
-                Ty::I64 => Inst::Mov { ty: Ty::I64, dst: d, src },
-                Ty::F64 => Inst::Convert { op: ConvOp::Bitcast, to: Ty::F64, from: Ty::I64, dst: d, src },
-                Ty::F32 => {
-                    let t = self.e.vreg()?;
-                    self.e.push(Inst::Convert { op: ConvOp::Trunc, to: Ty::I32, from: Ty::I64, dst: t, src })?;
-                    Inst::Convert { op: ConvOp::Bitcast, to: Ty::F32, from: Ty::I32, dst: d, src: Operand::Reg(t) }
-                }
-                t => Inst::Convert { op: ConvOp::Trunc, to: t, from: Ty::I64, dst: d, src },
-            };
-            return self.e.push(inst);
-        }
-        let v = self.op(inst, f, ops[1]);
-        let bits = self.e.vreg()?;
-        let first = match value_ty {
-            Ty::F64 => Inst::Convert { op: ConvOp::Bitcast, to: Ty::I64, from: Ty::F64, dst: bits, src: v },
-            Ty::F32 => Inst::Convert { op: ConvOp::Bitcast, to: Ty::I32, from: Ty::F32, dst: bits, src: v },
-            t => Inst::Mov { ty: t, dst: bits, src: v },
-        };
-        self.e.push(first)?;
-        for k in 0..width {
-            let t = self.e.vreg()?;
-            self.e.push(Inst::Binary {
-                op: BinOp::Lshr,
-                ty: Ty::I64,
-                dst: t,
-                a: Operand::Reg(bits),
-                b: Operand::Imm(8 * k),
-            })?;
-            self.e.push(Inst::Convert {
-                op: ConvOp::Trunc,
-                to: Ty::I8,
-                from: Ty::I64,
-                dst: t,
-                src: Operand::Reg(t),
-            })?;
-            self.e.push(Inst::Store { ty: Ty::I8, addr: byte(k), value: Operand::Reg(t) })?;
-        }
-        Ok(())
     }
 }

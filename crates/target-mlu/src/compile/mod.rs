@@ -68,7 +68,9 @@
 //! assert_eq!(compiled.abi.args_object, "keel.args");
 //! ```
 
+mod access;
 mod checker;
+mod control;
 mod emit;
 pub mod lower;
 pub mod place;
