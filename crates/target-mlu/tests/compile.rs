@@ -61,6 +61,14 @@ fn inexpressible_constructs_are_errors_naming_them() {
             "mem @w: f32[64] wram\nmem @n: f32[64] nram\n\nfunc @f() {\nbb0:\n    tadd @n[0, 64], @w[0, 64], 1.0\n    ret\n}\n",
             "WRAM",
         ),
+        (
+            "mem @w: f32[64] wram\nmem @x: f32[64] dram\n\nfunc @f(%i: i64) {\nbb0:\n    dma @w[%i, 16], @x[0, 16]\n    ret\n}\n",
+            "WRAM destination",
+        ),
+        (
+            "mem @w: f32[64] wram\nmem @x: f32[64] dram\n\nfunc @f() {\nbb0:\n    dma @w[4, 16], @x[0, 16]\n    ret\n}\n",
+            "aligned to 64 bytes",
+        ),
         ("mem @b: i1[64] nram\n\nfunc @f() {\nbb0:\n    tfill @b[0, 64], 1\n    ret\n}\n", "i1"),
         (
             "func @f(%n: i32) -> i32 {\nbb0:\n    %n = call @g(%n)\n    ret %n\n}\n\nfunc @g(%n: i32) -> i32 {\nbb0:\n    %n = call @f(%n)\n    ret %n\n}\n",

@@ -62,6 +62,23 @@ impl Lowerer<'_> {
         })
     }
 
+    /// A WRAM destination must start at an immediate offset aligned to the
+    /// ISA's WRAM alignment: copies into WRAM trap otherwise, where the
+    /// interpreter would not.
+    fn wram_destination(&self, d: &Desc, what: &str) -> Result<(), CompileError> {
+        if d.space != Space::Wram {
+            return Ok(());
+        }
+        let align = self.config.wram_align.max(1) as i64;
+        match d.off {
+            Operand::Imm(o) if (o as i64).wrapping_mul(d.elem.bytes() as i64) % align == 0 => Ok(()),
+            _ => Err(CompileError::new(format!(
+                "cannot lower `{what}` ({}): its WRAM destination must start at an immediate offset aligned to {align} bytes",
+                self.here
+            ))),
+        }
+    }
+
     /// The interpreter's bounds check of a descriptor with var parts.
     fn check_bounds(&mut self, d: &Desc) -> Result<(), CompileError> {
         if d.exact() {
@@ -253,6 +270,7 @@ impl Lowerer<'_> {
         }
         let elem = dst.elem;
         let eb = elem.bytes() as i64;
+        self.wram_destination(&dst, op.name())?;
         if op == Opcode::Dma {
             let Some(Ok(src)) = srcs.first().copied() else { return Err(self.unsupported("dma")) };
             let bytes = self.e.bin64(BinOp::Mul, dst.size, Operand::int(eb))?;
@@ -466,6 +484,7 @@ impl Lowerer<'_> {
                 self.here
             )));
         }
+        self.wram_destination(&c, "matmul")?;
         for d in [&c, &a, &b] {
             self.check_bounds(d)?;
         }
