@@ -65,6 +65,11 @@ pub struct GenConfig {
     /// i64) -> i64`, which reads and writes memory (see
     /// [`crate::ExternMemory`], the handler a run then needs).
     pub extern_calls: f64,
+    /// Only what the MLU ISA expresses (`target-mlu`'s compiler): the one
+    /// WRAM object, which scalar and vector instructions cannot reach, is
+    /// declared in NRAM instead. Off by default; with it off, every seed
+    /// generates exactly what it did before the knob existed.
+    pub mlu_expressible: bool,
 }
 
 impl Default for GenConfig {
@@ -85,6 +90,7 @@ impl Default for GenConfig {
             tiles: 0.0,
             symbolic: 0.0,
             extern_calls: 0.0,
+            mlu_expressible: false,
         }
     }
 }
@@ -205,6 +211,7 @@ pub(crate) struct Knobs {
     pub tiles: f64,
     pub symbolic: f64,
     pub extern_calls: f64,
+    pub mlu_expressible: bool,
 }
 
 fn rate(r: f64) -> f64 {
@@ -231,6 +238,7 @@ impl Knobs {
             tiles: rate(c.tiles),
             symbolic: rate(c.symbolic),
             extern_calls: rate(c.extern_calls),
+            mlu_expressible: c.mlu_expressible,
         }
     }
 

@@ -28,6 +28,7 @@ fn configs() -> impl Strategy<Value = GenConfig> {
             tiles: f64::from(r[1] % 3) / 4.0,
             symbolic: f64::from(r[2] % 3) / 4.0,
             extern_calls: f64::from(r[3] % 2) / 8.0,
+            mlu_expressible: false,
         },
     )
 }

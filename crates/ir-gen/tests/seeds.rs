@@ -57,6 +57,7 @@ fn configs() -> Vec<GenConfig> {
             tiles: f64::NAN,
             symbolic: -3.0,
             extern_calls: 0.0,
+            mlu_expressible: false,
         },
     ]
 }

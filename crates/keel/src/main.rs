@@ -11,6 +11,7 @@
 //! backtrace.
 
 mod asm_cmd;
+mod compile_cmd;
 mod dot;
 mod du;
 mod generate;
@@ -21,6 +22,7 @@ mod out;
 mod pre_cmd;
 mod regalloc_cmd;
 mod run;
+mod run_mlu_cmd;
 mod sim_cmd;
 mod size;
 mod source;
@@ -322,6 +324,16 @@ enum Command {
     /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
     /// 2 on bad usage, 3 on a trap or a detected race.
     Sim(sim_cmd::SimArgs),
+    /// Compile a Keel IR function to MLU assembly (`--target mlu`).
+    ///
+    /// Exit status: 0 on success, 1 on bad input or a construct the MLU
+    /// cannot express, 2 on bad usage.
+    Compile(compile_cmd::CompileArgs),
+    /// Compile for the MLU, simulate, and compare with the interpreter.
+    ///
+    /// Exit status: 0 when they agree, 1 on bad input, a compile error or a
+    /// disagreement, 2 on bad usage, 3 when both trap.
+    RunMlu(run_mlu_cmd::RunMluArgs),
     /// Print an IR file in canonical form, keeping its comments.
     ///
     /// A comment on its own line stays with the item, var, block or
@@ -357,6 +369,8 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Fmt { file, check } => fmt(&file, check, out),
         Command::Asm(a) => asm_cmd::asm(&a, out, &mut std::io::stderr().lock()),
         Command::Sim(a) => sim_cmd::sim(&a, out, &mut std::io::stderr().lock()),
+        Command::Compile(a) => compile_cmd::compile_cmd(&a, out, &mut std::io::stderr().lock()),
+        Command::RunMlu(a) => run_mlu_cmd::run_mlu(&a, out, &mut std::io::stderr().lock()),
         Command::Ssa { file, func, placement, no_cleanup, destruct, stats } => {
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
             ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats, out)

@@ -125,7 +125,7 @@ pub(crate) fn example_args(params: &[ir_core::Type]) -> String {
     params.iter().map(|t| if t.is_float() { " --arg 0.0" } else { " --arg 0" }).collect()
 }
 
-fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
+pub(crate) fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
     if let Some(name) = name {
         let name = &crate::out::name_arg(name);
         return module.function_by_name(name).ok_or_else(|| format!("no function {}", crate::out::global(name)));

@@ -117,6 +117,8 @@ const SUBCOMMANDS: &[&[&str]] = &[
     &["vectorize"],
     &["vectorize", "--emit", "kir"],
     &["vectorize", "--graph"],
+    &["compile", "--report"],
+    &["run-mlu"],
 ];
 
 fn every_subcommand(file: &Path) {

@@ -2,7 +2,8 @@
 //! accelerator, built only from public facts (`docs/mlu-isa.md` cites
 //! them): machine configurations, instructions, the in-memory program form,
 //! an assembly text format (parser with `file:line:col` diagnostics, exact
-//! printer), a verifier, the numeric semantics and the cost model.
+//! printer), a verifier, the numeric semantics and the cost model; and the
+//! compiler from Keel IR ([`compile`]: slice 1, the naive lowering).
 //!
 //! The machine (the digest's accelerator section): clusters of four IPU
 //! cores; per core NRAM, WRAM, GPRs, a vector unit, a matrix unit, an
@@ -32,7 +33,11 @@
 //! the program holds (ids out of range included). Programs built through
 //! the API are not checked until verified; the simulator checks at run
 //! time what it needs and traps. Accessors taking ids answer `None` for
-//! ids the program does not have.
+//! ids the program does not have. [`compile::compile`] verifies the Keel
+//! module first and answers every problem (an unverified module, a
+//! construct the ISA cannot express, a capacity overflow) with a
+//! [`compile::CompileError`] naming the instruction or objects, never a
+//! panic.
 //!
 //! # Example
 //!
@@ -60,6 +65,7 @@
 
 #![deny(missing_docs)]
 
+pub mod compile;
 mod config;
 pub mod cost;
 mod inst;

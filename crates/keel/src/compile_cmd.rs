@@ -1,0 +1,90 @@
+//! `keel compile --target mlu FILE.kir`: compile a Keel function to MLU
+//! assembly (which `keel asm` and `keel sim` read), with an optional
+//! compile report as `;` comments (so the output still assembles).
+
+use crate::input::Input;
+use std::io::{self, Write};
+use std::process::ExitCode;
+use target_mlu::compile::{CompileOptions, Compiled, compile};
+
+/// Compile a Keel IR function to MLU assembly (slice 1: naive lowering).
+///
+/// Parameters are read from `@keel.args` and results written to
+/// `@keel.ret` (DRAM `i64` objects, canonical bits). Exit status: 0 on
+/// success, 1 on bad input or a construct the MLU cannot express (the
+/// message names it), 2 on bad usage.
+#[derive(clap::Args, Debug)]
+pub(crate) struct CompileArgs {
+    /// The IR file (`-` reads standard input).
+    pub(crate) file: String,
+    /// The target (only `mlu`).
+    #[arg(long, value_parser = ["mlu"], default_value = "mlu")]
+    pub(crate) target: String,
+    /// Function to compile (default: `@main`, or the only function).
+    #[arg(long)]
+    pub(crate) func: Option<String>,
+    /// Machine: a preset (mlu270, mlu370, mlu590) or a `key = value` file.
+    #[arg(long, default_value = "mlu370")]
+    pub(crate) config: String,
+    /// Write the assembly to this file instead of stdout.
+    #[arg(short, long, value_name = "OUT.mlu")]
+    pub(crate) output: Option<String>,
+    /// Print the compile report (placement, buffers, syncs and reasons,
+    /// registers, static cycles) as `;` comments before the code.
+    #[arg(long)]
+    pub(crate) report: bool,
+    /// Bytes per NRAM staging buffer (a multiple of 512; default: the
+    /// largest of 16 KiB .. 512 B that fits).
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) tile_bytes: Option<u64>,
+}
+
+/// Parses, verifies and compiles; `None` after reporting an error.
+pub(crate) fn compile_file(
+    file: &str,
+    func: Option<&str>,
+    config: &str,
+    tile_bytes: Option<u64>,
+    err: &mut dyn Write,
+) -> io::Result<Option<(ir_core::Module, ir_core::FuncId, target_mlu::MachineConfig, Compiled)>> {
+    let Some(input) = Input::read(file) else { return Ok(None) };
+    let Some((module, _)) = input.parse_verified("; not compiling it") else { return Ok(None) };
+    let Some(config) = crate::asm_cmd::load_config(config, err)? else { return Ok(None) };
+    let f = match crate::run::choose_function(&module, func) {
+        Ok(f) => f,
+        Err(msg) => {
+            writeln!(err, "keel: {msg}")?;
+            return Ok(None);
+        }
+    };
+    let options = CompileOptions { tile_bytes, ..CompileOptions::default() };
+    match compile(&module, f, &config, &options) {
+        Ok(c) => Ok(Some((module, f, config, c))),
+        Err(e) => {
+            writeln!(err, "{file}: compile error: {e}")?;
+            Ok(None)
+        }
+    }
+}
+
+/// `keel compile`: output through `out`, diagnostics to `err`.
+pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
+    let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, a.tile_bytes, err)? else {
+        return Ok(ExitCode::FAILURE);
+    };
+    let mut text = Vec::new();
+    if a.report {
+        c.report.write_text(&mut text)?;
+    }
+    text.extend_from_slice(target_mlu::text::print_program(&c.program).as_bytes());
+    match &a.output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &text) {
+                writeln!(err, "keel: cannot write {path}: {e}")?;
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        None => out.write_all(&text)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,43 @@
+//! The compiler's fuzz property, shared by the `mlu_compile` fuzz target and
+//! `tests/fuzz_smoke.rs`: generate a program the ISA expresses (ir-gen with
+//! `mlu_expressible`), compile it, simulate it, and compare with the
+//! interpreter. [`check`] panics on a difference, a compile error or a
+//! simulator refusal.
+
+use crate::{DiffOptions, Verdict, run};
+use ir_gen::GenConfig;
+use ir_gen::fuzzing::{arguments, seed_of};
+
+/// The generator settings the property draws from (by the first input byte):
+/// loops, branches, switches, predication, phis, calls and memory with
+/// tensor ops, `dma`, reductions and `matmul`.
+pub fn configs() -> Vec<GenConfig> {
+    let base = GenConfig { blocks: 24, vars: 10, mlu_expressible: true, unreachable: 0.1, ..GenConfig::default() };
+    vec![
+        GenConfig { memory: 0.4, predication: 0.3, ..base.clone() },
+        GenConfig { memory: 0.2, phis: 0.4, irreducible: 0.3, functions: 3, ..base.clone() },
+        GenConfig { memory: 0.6, max_depth: 2, max_trips: 4, ..base.clone() },
+        GenConfig { memory: 0.0, predication: 0.5, phis: 0.3, functions: 2, ..base },
+    ]
+}
+
+/// The whole property on the program `bytes` decode to.
+pub fn check(bytes: &[u8]) {
+    let configs = configs();
+    let config = &configs[usize::from(bytes.first().copied().unwrap_or(0)) % configs.len()];
+    let g = ir_gen::generate_from_bytes(config, bytes.get(1..).unwrap_or(&[]));
+    let args = arguments(&g, seed_of(bytes));
+    let options =
+        DiffOptions { interp_fuel: g.fuel.max(1), cycles: bytes.len().is_multiple_of(2), ..DiffOptions::default() };
+    match run(&g.module, g.main, &args, &options) {
+        Ok(r) => match r.verdict {
+            Verdict::Equal | Verdict::Skipped(_) => {}
+            Verdict::Differ(d) => panic!(
+                "the compiled program differs from the interpreter:\n{}\n{}",
+                d.join("\n"),
+                ir_core::text::print_module(&g.module)
+            ),
+        },
+        Err(e) => panic!("{e}\n{}", ir_core::text::print_module(&g.module)),
+    }
+}

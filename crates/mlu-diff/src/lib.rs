@@ -1,0 +1,225 @@
+//! `mlu-diff`: the differential oracle of the Keel IR → MLU compiler.
+//! [`run`] compiles a Keel function with `target_mlu::compile`, runs it on
+//! `mlu-sim` (cycle model, race detector in error mode) and runs the same
+//! function on the reference interpreter (`ir_core::interp`, the judge),
+//! then compares the results and the final contents of every memory object.
+//!
+//! It is its own crate because it needs both the compiler and the
+//! simulator: `mlu-sim` depends on `target-mlu`, so `target-mlu`'s tests
+//! cannot see the simulator without a cycle. `keel run-mlu`, the
+//! differential tests and the `mlu_compile` fuzz target all use it.
+//!
+//! Comparison: integers and bit-moving results bit for bit; floats bit for
+//! bit except that any NaN equals any NaN (the IR leaves the sign and
+//! payload of a produced NaN unspecified, docs/ir.md §6.7). When the
+//! interpreter traps, the compiled program must trap too for the traps the
+//! lowering reproduces (arithmetic, bounds, shapes, `trap`); a trap on an
+//! undefined value is not reproduced (compiled registers start at zero) and
+//! the run is reported as [`Verdict::Skipped`].
+//!
+//! # Bad input
+//!
+//! Never panics: a module that does not compile is [`DiffError::Compile`],
+//! one the simulator refuses is [`DiffError::Load`].
+//!
+//! # Example
+//!
+//! ```
+//! use ir_core::Imm;
+//! let src = "func @f(%a: i32) -> i32 {\nbb0:\n    %a = mul %a, 3\n    ret %a\n}\n";
+//! let (module, _) = ir_core::text::parse(src).unwrap();
+//! let f = module.function_by_name("f").unwrap();
+//! let run = mlu_diff::run(&module, f, &[Imm::int(ir_core::Type::I32, 14)], &mlu_diff::DiffOptions::default()).unwrap();
+//! assert!(run.verdict.is_equal());
+//! assert_eq!(run.simulated.as_ref().unwrap()[0].as_i64(), 42);
+//! ```
+
+#![deny(missing_docs)]
+
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+
+use ir_core::interp::{self, TrapKind};
+use ir_core::{FuncId, Imm, Module, Type};
+use mlu_sim::{Instance, Mode, RaceMode, SimOptions, Simulator};
+use target_mlu::MachineConfig;
+use target_mlu::compile::{CompileOptions, Compiled, compile};
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    /// The machine.
+    pub config: MachineConfig,
+    /// Compiler options.
+    pub compile: CompileOptions,
+    /// Interpreter fuel.
+    pub interp_fuel: u64,
+    /// Simulator fuel.
+    pub sim_fuel: u64,
+    /// Cycle model (else functional only).
+    pub cycles: bool,
+}
+
+impl Default for DiffOptions {
+    fn default() -> DiffOptions {
+        DiffOptions {
+            config: MachineConfig::mlu370(),
+            compile: CompileOptions::default(),
+            interp_fuel: 100_000_000,
+            sim_fuel: 1_000_000_000,
+            cycles: true,
+        }
+    }
+}
+
+/// Why there is no comparison.
+#[derive(Clone, Debug)]
+pub enum DiffError {
+    /// The compiler refused the function.
+    Compile(String),
+    /// The simulator refused the program (or the arguments).
+    Load(String),
+}
+
+impl std::fmt::Display for DiffError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiffError::Compile(m) => write!(f, "compile error: {m}"),
+            DiffError::Load(m) => write!(f, "the simulator refused the program: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for DiffError {}
+
+/// The outcome of a comparison.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Verdict {
+    /// Same results and memory (or both trapped).
+    Equal,
+    /// They differ: one line per difference.
+    Differ(Vec<String>),
+    /// Not comparable (the interpreter trapped on something the lowering
+    /// does not reproduce).
+    Skipped(String),
+}
+
+impl Verdict {
+    /// Whether the run agrees.
+    pub fn is_equal(&self) -> bool {
+        *self == Verdict::Equal
+    }
+}
+
+/// Everything one differential run produced.
+#[derive(Debug)]
+pub struct DiffRun {
+    /// The compiled kernel.
+    pub compiled: Compiled,
+    /// The interpreter's results, or its trap.
+    pub interpreted: Result<Vec<Imm>, String>,
+    /// The simulator's results, or its trap.
+    pub simulated: Result<Vec<Imm>, String>,
+    /// Simulator statistics (when it finished).
+    pub stats: Option<mlu_sim::Stats>,
+    /// The comparison.
+    pub verdict: Verdict,
+}
+
+/// Whether two values of `ty` agree (any NaN equals any NaN).
+pub fn same_value(ty: Type, a: u64, b: u64) -> bool {
+    if a == b {
+        return true;
+    }
+    match ty {
+        Type::F32 => f32::from_bits(a as u32).is_nan() && f32::from_bits(b as u32).is_nan(),
+        Type::F64 => f64::from_bits(a).is_nan() && f64::from_bits(b).is_nan(),
+        _ => false,
+    }
+}
+
+/// Compiles `func`, simulates it on `args`, interprets it on `args`, and
+/// compares.
+pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -> Result<DiffRun, DiffError> {
+    let compiled =
+        compile(module, func, &options.config, &options.compile).map_err(|e| DiffError::Compile(e.message))?;
+    let interp_config = interp::Config { fuel: options.interp_fuel, ..interp::Config::default() };
+    let interp_out = interp::run(module, func, args, interp_config);
+    let sim_options = SimOptions {
+        clusters: 1,
+        cores: Some(1),
+        mode: if options.cycles { Mode::Cycle } else { Mode::Functional },
+        fuel: options.sim_fuel,
+        races: RaceMode::Error,
+        ..SimOptions::default()
+    };
+    let mut program = compiled.program.clone();
+    // The arguments are the initial contents of `@keel.args`.
+    if let Some(m) = program.mem_by_name(&compiled.abi.args_object) {
+        program.mems[m.index()].init = args.iter().map(|a| a.bits()).collect();
+    }
+    let mut sim = Simulator::new(&program, &options.config, sim_options).map_err(DiffError::Load)?;
+    let sim_out = sim.run();
+    let returns = module.function(func).map(|f| f.signature().returns.clone()).unwrap_or_default();
+    let simulated: Result<Vec<Imm>, String> = match &sim_out {
+        Ok(_) => {
+            let bits = sim.read(&compiled.abi.results_object, Instance::Global).unwrap_or_default();
+            Ok(returns.iter().zip(bits).map(|(&t, b)| Imm::from_bits(t, b)).collect())
+        }
+        Err(trap) => Err(trap.to_string()),
+    };
+    let stats = sim_out.as_ref().ok().map(|o| o.stats.clone());
+    let verdict = match (&interp_out, &simulated) {
+        (Err(trap), sim) => match trap.kind {
+            TrapKind::DivisionByZero
+            | TrapKind::IntegerOverflow
+            | TrapKind::InvalidConversion
+            | TrapKind::OutOfBounds
+            | TrapKind::ShapeMismatch
+            | TrapKind::Trap => match sim {
+                Err(_) => Verdict::Equal,
+                Ok(_) => Verdict::Differ(vec![format!(
+                    "the interpreter trapped ({}) but the compiled program finished",
+                    trap.describe(module)
+                )]),
+            },
+            _ => Verdict::Skipped(format!("the interpreter trapped: {}", trap.describe(module))),
+        },
+        (Ok(_), Err(t)) => Verdict::Differ(vec![format!("the compiled program trapped: {t}")]),
+        (Ok(out), Ok(results)) => {
+            let mut diffs = Vec::new();
+            for (i, ((a, b), &t)) in out.results.iter().zip(results).zip(&returns).enumerate() {
+                if !same_value(t, a.bits(), b.bits()) {
+                    diffs.push(format!("result {i}: interpreter {a:?}, simulator {b:?}"));
+                }
+            }
+            for (m, obj) in module.mems() {
+                let name = &compiled.program.mems[m.as_u32() as usize].name;
+                let instance = match obj.space {
+                    ir_core::MemSpace::Dram => Instance::Global,
+                    ir_core::MemSpace::Sram => Instance::Cluster(0),
+                    _ => Instance::Core(0),
+                };
+                let want: Vec<u64> = out.memory.elements(m).iter().map(|v| v.bits()).collect();
+                let got = sim.read(name, instance).unwrap_or_default();
+                if want.len() != got.len() {
+                    diffs.push(format!("@{}: {} elements, simulator has {}", obj.name, want.len(), got.len()));
+                    continue;
+                }
+                let bad: Vec<usize> =
+                    (0..want.len()).filter(|&k| !same_value(obj.elem, want[k], got[k])).take(4).collect();
+                for k in bad {
+                    diffs.push(format!(
+                        "@{}[{k}]: interpreter {:?}, simulator {:?}",
+                        obj.name,
+                        Imm::from_bits(obj.elem, want[k]),
+                        Imm::from_bits(obj.elem, got[k])
+                    ));
+                }
+            }
+            if diffs.is_empty() { Verdict::Equal } else { Verdict::Differ(diffs) }
+        }
+    };
+    let interpreted = interp_out.map(|o| o.results).map_err(|t| t.describe(module));
+    Ok(DiffRun { compiled, interpreted, simulated, stats, verdict })
+}

@@ -1,0 +1,182 @@
+//! The allocation checker: proves that an [`Allocation`] computes what its
+//! [`VirtualCode`] computes, register for register.
+//!
+//! Algorithm (regalloc2's symbolic checker, simplified to one value per
+//! location): a forward dataflow over the physical program's control flow
+//! whose state maps every location (GPR or spill slot) to the virtual
+//! register whose current value it holds, or to nothing. A virtual
+//! instruction's physical copy must read, at each register operand, a
+//! location holding the virtual register the virtual instruction reads
+//! there; its definition makes the written location hold the defined
+//! virtual register and every other location holding an older value of it
+//! hold nothing. Reloads and spills copy the abstract value. At joins,
+//! locations that disagree hold nothing. The lattice has height 2 per
+//! location, so the worklist terminates.
+//!
+//! Invariant: the checker never panics, whatever the allocation holds
+//! (mismatched lengths or registers out of range are errors).
+
+use super::regalloc::{Allocation, Origin, VirtualCode};
+use crate::inst::Inst;
+
+const NONE: u32 = u32::MAX;
+
+/// Most abstract-state entries (blocks × locations) the checker keeps:
+/// past this, [`check_allocation`] refuses to check (it would need more
+/// than 256 MiB) and says so.
+pub const MAX_STATE: usize = 1 << 26;
+
+/// Why an allocation is wrong.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct AllocError {
+    /// The physical instruction at fault.
+    pub at: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "instruction {}: {}", self.at, self.message)
+    }
+}
+
+/// Checks `alloc` against `code`. An allocation too large to check
+/// (`blocks × locations > MAX_STATE`) is an error saying so.
+pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), AllocError> {
+    let p = &alloc.program;
+    let n = p.insts.len();
+    let err = |at: usize, message: String| AllocError { at: at as u32, message };
+    if alloc.origins.len() != n {
+        return Err(err(0, format!("{} origins for {} instructions", alloc.origins.len(), n)));
+    }
+    let regs = p
+        .insts
+        .iter()
+        .flat_map(|i| i.uses().as_slice().iter().copied().chain(i.def()).collect::<Vec<_>>())
+        .map(|r| r.index() + 1)
+        .max()
+        .unwrap_or(0);
+    let locs = regs + alloc.spill_slots as usize;
+    let slot_loc = |s: u32| regs + s as usize;
+    let target = |i: &Inst| i.target().and_then(|l| p.labels.get(l.index())).map(|l| l.at as usize);
+    // Block leaders: the entry, every label, every instruction after a jump or branch.
+    let mut leader = vec![false; n + 1];
+    leader[0] = true;
+    for l in &p.labels {
+        if let Some(x) = leader.get_mut(l.at as usize) {
+            *x = true;
+        }
+    }
+    for (k, i) in p.insts.iter().enumerate() {
+        if i.target().is_some() || i.ends_flow() {
+            leader[k + 1] = true;
+        }
+    }
+    let blocks = leader.iter().filter(|&&l| l).count();
+    if blocks.saturating_mul(locs) > MAX_STATE {
+        return Err(err(0, format!("too large to check: {blocks} blocks × {locs} locations")));
+    }
+    let mut state_at: Vec<Option<Vec<u32>>> = vec![None; n + 1];
+    state_at[0] = Some(vec![NONE; locs]);
+    let mut work = vec![0usize];
+    let mut queued = vec![false; n + 1];
+    queued[0] = true;
+    while let Some(start) = work.pop() {
+        queued[start] = false;
+        let Some(mut s) = state_at[start].clone() else { continue };
+        let mut k = start;
+        loop {
+            if k >= n {
+                break;
+            }
+            let inst = &p.insts[k];
+            match alloc.origins[k] {
+                Origin::Inst(vi) => {
+                    let Some(vinst) = code.program.insts.get(vi as usize) else {
+                        return Err(err(k, format!("origin {vi} is not a virtual instruction")));
+                    };
+                    if vinst.mnemonic() != inst.mnemonic() {
+                        return Err(err(k, format!("`{}` stands for `{}`", inst.mnemonic(), vinst.mnemonic())));
+                    }
+                    let (vu, pu) = (vinst.uses(), inst.uses());
+                    if vu.as_slice().len() != pu.as_slice().len() {
+                        return Err(err(k, "the register operands differ in number".into()));
+                    }
+                    for (v, r) in vu.as_slice().iter().zip(pu.as_slice()) {
+                        let held = s.get(r.index()).copied().unwrap_or(NONE);
+                        if held != u32::from(v.0) {
+                            let what = if held == NONE { "nothing known".to_string() } else { format!("v{held}") };
+                            return Err(err(k, format!("{r} should hold v{} but holds {what}", v.0)));
+                        }
+                    }
+                    match (vinst.def(), inst.def()) {
+                        (Some(v), Some(r)) if r.index() < regs => {
+                            for x in s.iter_mut() {
+                                if *x == u32::from(v.0) {
+                                    *x = NONE;
+                                }
+                            }
+                            s[r.index()] = u32::from(v.0);
+                        }
+                        (None, None) => {}
+                        _ => return Err(err(k, "the definitions differ".into())),
+                    }
+                }
+                Origin::Reload { slot, reg, .. } => {
+                    if slot >= alloc.spill_slots || reg.index() >= regs {
+                        return Err(err(k, "a reload out of range".into()));
+                    }
+                    s[reg.index()] = s[slot_loc(slot)];
+                }
+                Origin::Spill { reg, slot, .. } => {
+                    if slot >= alloc.spill_slots || reg.index() >= regs {
+                        return Err(err(k, "a spill out of range".into()));
+                    }
+                    s[slot_loc(slot)] = s[reg.index()];
+                }
+            }
+            let mut succ: [Option<usize>; 2] = [None, None];
+            if let Some(t) = target(inst) {
+                succ[0] = Some(t);
+            }
+            if !inst.ends_flow() {
+                succ[1] = Some(k + 1);
+            }
+            let falls = succ[1] == Some(k + 1) && !leader[k + 1];
+            for t in succ.into_iter().flatten() {
+                if t == k + 1 && falls {
+                    continue;
+                }
+                if t > n {
+                    return Err(err(k, "a branch past the end".into()));
+                }
+                let changed = match &mut state_at[t] {
+                    slot @ None => {
+                        *slot = Some(s.clone());
+                        true
+                    }
+                    Some(old) => {
+                        let mut changed = false;
+                        for (o, &x) in old.iter_mut().zip(&s) {
+                            if *o != x && *o != NONE {
+                                *o = NONE;
+                                changed = true;
+                            }
+                        }
+                        changed
+                    }
+                };
+                if changed && !queued[t] {
+                    queued[t] = true;
+                    work.push(t);
+                }
+            }
+            if !falls {
+                break;
+            }
+            k += 1;
+        }
+    }
+    Ok(())
+}

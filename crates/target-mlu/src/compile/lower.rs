@@ -1,0 +1,459 @@
+//! The lowering of scalar code and control flow: Keel vars to virtual
+//! registers, instructions one to one, blocks to labels, phis to parallel
+//! copies on edges, guards to branches, calls to inlined instances.
+//!
+//! Invariants: each Keel var of each inlined instance has one virtual
+//! register for its whole life (vars are storage locations, not SSA
+//! values); every register read or written canonically (the ISA's register
+//! form is Keel's immediate form, so no conversion is ever needed between
+//! them). Instances are processed from a FIFO queue, never by recursion,
+//! and the call graph is checked acyclic first (an iterative DFS).
+//! Algorithm: a direct syntax-directed translation (Appel, *Modern Compiler
+//! Implementation*, ch. 9 "instruction selection" by tree tiling, here with
+//! one tile per IR operation) plus out-of-SSA parallel copies (Briggs et al.,
+//! "Practical improvements to the construction and destruction of static
+//! single assignment form", 1998: edge copies through temporaries, critical
+//! edges split).
+
+use super::emit::{Emitter, SyncNote, at};
+use super::place::PlacedKind;
+use super::{ARGS_OBJECT, CompileError, PlantedBug, RESULTS_OBJECT};
+use crate::config::MachineConfig;
+use crate::inst::{Inst, LabelId, MemId, Operand};
+use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, UnOp};
+use crate::program::{MemDecl, Program, is_plain_name};
+use crate::types::{Reg, Space, Ty};
+use ir_core::{Block, Callee, FuncId, Function, Module, Opcode, Type, Var};
+use std::collections::{HashMap, VecDeque};
+
+/// The MLU type of a Keel type.
+pub fn ty(t: Type) -> Ty {
+    match t {
+        Type::I1 => Ty::I1,
+        Type::I8 => Ty::I8,
+        Type::I16 => Ty::I16,
+        Type::I32 => Ty::I32,
+        Type::I64 => Ty::I64,
+        Type::F32 => Ty::F32,
+        Type::F64 => Ty::F64,
+    }
+}
+
+/// The MLU space of a Keel space.
+pub fn space(s: ir_core::MemSpace) -> Space {
+    match s {
+        ir_core::MemSpace::Dram => Space::Dram,
+        ir_core::MemSpace::Sram => Space::Sram,
+        ir_core::MemSpace::Nram => Space::Nram,
+        ir_core::MemSpace::Wram => Space::Wram,
+    }
+}
+
+/// Most inlined call instances in one compile.
+pub const MAX_INSTANCES: usize = 100_000;
+
+/// What the lowering produced: virtual-register code with unplaced
+/// objects.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The code over virtual registers `%r0 .. %r(vregs-1)`; object
+    /// addresses are not assigned yet.
+    pub program: Program,
+    /// Virtual registers used.
+    pub vregs: u32,
+    /// The syncs inserted, with reasons.
+    pub syncs: Vec<SyncNote>,
+    /// What each object is (parallel to `program.mems`).
+    pub kinds: Vec<PlacedKind>,
+}
+
+/// A copy `dst ← src` of type `T`.
+pub(crate) type Move = (Reg, Ty, Operand);
+
+/// One inlined copy of a function.
+pub(crate) struct Instance {
+    pub(crate) func: FuncId,
+    pub(crate) vars: Vec<Reg>,
+    pub(crate) blocks: Vec<LabelId>,
+    /// Where `ret` goes and the registers results are copied into; `None`
+    /// for the compiled function itself (its `ret` writes `@keel.ret`).
+    pub(crate) ret: Option<(LabelId, Vec<Reg>)>,
+}
+
+/// The lowering state.
+pub(crate) struct Lowerer<'m> {
+    pub module: &'m Module,
+    pub config: &'m MachineConfig,
+    pub e: Emitter,
+    pub mems: Vec<MemDecl>,
+    pub kinds: Vec<PlacedKind>,
+    /// Keel object index to program object.
+    pub mem_map: Vec<MemId>,
+    /// Staging buffer bytes.
+    pub tile_bytes: u64,
+    /// NRAM staging buffers, one per tensor slot, created on first use.
+    pub stage: [Option<MemId>; 4],
+    /// Whole-operand matmul buffers (A, C in NRAM; B in WRAM).
+    pub mm: [Option<MemId>; 3],
+    /// DRAM copies of objects whose ranges may alias a destination.
+    pub alias: Vec<Option<MemId>>,
+    pub plant: Option<PlantedBug>,
+    pub(crate) queue: VecDeque<Instance>,
+    pub(crate) instances: usize,
+    pub(crate) args_mem: MemId,
+    pub(crate) ret_mem: MemId,
+    /// Where the instruction being lowered is, for messages.
+    pub here: String,
+    /// The phi copies of each edge `(from, to)` of the instance being lowered.
+    pub(crate) phi_moves: HashMap<(Block, Block), Vec<Move>>,
+}
+
+/// Lowers `func` with staging buffers of `tile_bytes`.
+pub(crate) fn lower(
+    module: &Module,
+    func: FuncId,
+    config: &MachineConfig,
+    tile_bytes: u64,
+    plant: Option<PlantedBug>,
+) -> Result<Lowered, CompileError> {
+    check_acyclic(module, func)?;
+    let mut l = Lowerer {
+        module,
+        config,
+        e: Emitter::default(),
+        mems: Vec::new(),
+        kinds: Vec::new(),
+        mem_map: Vec::new(),
+        tile_bytes,
+        stage: [None; 4],
+        mm: [None; 3],
+        alias: vec![None; module.mems().len()],
+        plant,
+        queue: VecDeque::new(),
+        instances: 0,
+        args_mem: MemId(0),
+        ret_mem: MemId(0),
+        here: String::new(),
+        phi_moves: HashMap::new(),
+    };
+    let mut used: Vec<String> = module.mems().map(|(_, m)| m.name.to_string()).collect();
+    used.sort_unstable();
+    for (i, (_, m)) in module.mems().enumerate() {
+        let name = if is_plain_name(&m.name) && !m.name.starts_with("keel.") {
+            m.name.to_string()
+        } else {
+            // Names the assembler cannot spell get a fresh plain one.
+            let mut k = i;
+            loop {
+                let n = format!("mem{k}");
+                if used.binary_search(&n).is_err() {
+                    break n;
+                }
+                k += 1;
+            }
+        };
+        let init = m.init.iter().map(|v| v.bits()).collect();
+        let id = l.object(&name, ty(m.elem), m.len, space(m.space), init, PlacedKind::Program)?;
+        l.mem_map.push(id);
+    }
+    let f = module.function(func).ok_or_else(|| CompileError::new("no such function"))?;
+    let nparams = f.signature().params.len() as u64;
+    let nrets = f.signature().returns.len() as u64;
+    l.args_mem = l.object(ARGS_OBJECT, Ty::I64, nparams.max(1), Space::Dram, Vec::new(), PlacedKind::Abi)?;
+    l.ret_mem = l.object(RESULTS_OBJECT, Ty::I64, nrets.max(1), Space::Dram, Vec::new(), PlacedKind::Abi)?;
+    // A single-core kernel: every core but task 0 leaves at once, so the
+    // program is also right when a whole cluster is launched (`keel sim`).
+    let others = l.e.label();
+    let task = l.e.vreg()?;
+    l.e.push(Inst::ReadSreg { dst: task, sreg: crate::Sreg::TaskId })?;
+    l.e.push(Inst::Branch { on_zero: false, cond: task, target: others })?;
+    let main = l.instance(func, None)?;
+    for (i, &p) in f.params().iter().enumerate() {
+        let dst = main.vars[p.as_u32() as usize];
+        let addr = at(Space::Dram, l.args_mem, None, 8 * i as i64);
+        l.e.push(Inst::Load { ty: Ty::I64, dst, addr })?;
+    }
+    l.queue.push_back(main);
+    while let Some(inst) = l.queue.pop_front() {
+        l.lower_instance(&inst)?;
+    }
+    l.e.bind(others);
+    l.e.push(Inst::Exit)?;
+    let vregs = l.e.vregs;
+    let syncs = std::mem::take(&mut l.e.syncs);
+    let program = l.e.finish(l.mems);
+    Ok(Lowered { program, vregs, syncs, kinds: l.kinds })
+}
+
+/// Refuses recursion: the call graph reachable from `root` must be acyclic
+/// (an iterative three-colour DFS).
+fn check_acyclic(module: &Module, root: FuncId) -> Result<(), CompileError> {
+    let n = module.num_functions();
+    let callees: Vec<Vec<FuncId>> = module
+        .functions()
+        .map(|(_, f)| {
+            let mut out: Vec<FuncId> = f
+                .blocks()
+                .flat_map(|b| f.block_insts(b))
+                .filter_map(|i| match f.callee(i) {
+                    Some(Callee::Func(g)) => Some(g),
+                    _ => None,
+                })
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect();
+    let mut colour = vec![0u8; n];
+    let mut stack: Vec<(FuncId, usize)> = vec![(root, 0)];
+    colour[root.as_u32() as usize] = 1;
+    while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+        let list = &callees[f.as_u32() as usize];
+        if let Some(&g) = list.get(*next) {
+            *next += 1;
+            match colour[g.as_u32() as usize] {
+                0 => {
+                    colour[g.as_u32() as usize] = 1;
+                    stack.push((g, 0));
+                }
+                1 => {
+                    let name = |f: FuncId| module.function(f).map(|x| x.name().to_string()).unwrap_or_default();
+                    return Err(CompileError::new(format!(
+                        "`call @{}` in @{} is recursive: calls are inlined, and the MLU has no indirect jump for a return",
+                        name(g),
+                        name(f)
+                    )));
+                }
+                _ => {}
+            }
+        } else {
+            colour[f.as_u32() as usize] = 2;
+            stack.pop();
+        }
+    }
+    Ok(())
+}
+
+impl Lowerer<'_> {
+    /// Declares an object (address assigned at placement).
+    pub fn object(
+        &mut self,
+        name: &str,
+        ty: Ty,
+        len: u64,
+        space: Space,
+        init: Vec<u64>,
+        kind: PlacedKind,
+    ) -> Result<MemId, CompileError> {
+        self.mems.push(MemDecl { name: name.into(), ty, len, space, addr: 0, init });
+        self.kinds.push(kind);
+        Ok(MemId(self.mems.len() as u32 - 1))
+    }
+
+    pub(crate) fn instance(
+        &mut self,
+        func: FuncId,
+        ret: Option<(LabelId, Vec<Reg>)>,
+    ) -> Result<Instance, CompileError> {
+        self.instances += 1;
+        if self.instances > MAX_INSTANCES {
+            return Err(CompileError::new(format!("inlining needs more than {MAX_INSTANCES} call instances")));
+        }
+        let f = self.module.function(func).ok_or_else(|| CompileError::new("call to a missing function"))?;
+        let mut vars = Vec::with_capacity(f.num_vars());
+        for v in f.vars() {
+            let r = self.e.vreg()?;
+            // Registers start at 0, but say so: every virtual register is
+            // then defined before any use, which the allocation checker needs.
+            self.e.prologue.push(Inst::Mov { ty: Self::var_ty(f, v), dst: r, src: Operand::Imm(0) });
+            vars.push(r);
+        }
+        let blocks = (0..f.num_blocks()).map(|_| self.e.label()).collect();
+        Ok(Instance { func, vars, blocks, ret })
+    }
+
+    fn lower_instance(&mut self, inst: &Instance) -> Result<(), CompileError> {
+        let module = self.module;
+        let f = module.function(inst.func).ok_or_else(|| CompileError::new("missing function"))?;
+        // Each edge's phi copies, gathered once (linear in the phis' sizes;
+        // a lookup table only, never iterated, so output order is fixed).
+        self.phi_moves.clear();
+        for b in f.blocks() {
+            for i in f.block_insts(b) {
+                if !f.is_phi(i) {
+                    break;
+                }
+                let Some(&r) = f.results(i).first() else { continue };
+                let (dst, t) = (self.var(inst, r), Self::var_ty(f, r));
+                for (p, v) in f.phi_incoming(i) {
+                    let src = self.op(inst, f, v);
+                    self.phi_moves.entry((p, b)).or_default().push((dst, t, src));
+                }
+            }
+        }
+        for b in f.blocks() {
+            self.e.bind(inst.blocks[b.as_u32() as usize]);
+            for i in f.block_insts(b) {
+                if f.is_phi(i) {
+                    continue;
+                }
+                self.here = format!("@{}, bb{}, instruction {}", f.name(), b.as_u32(), i.as_u32());
+                self.lower_inst(inst, f, b, i)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The register or immediate of a Keel operand.
+    pub fn op(&self, inst: &Instance, f: &Function, o: ir_core::Operand) -> Operand {
+        match f.arg(o) {
+            Some(ir_core::Arg::Var(v)) => Operand::Reg(inst.vars[v.as_u32() as usize]),
+            Some(ir_core::Arg::Imm(imm)) => Operand::Imm(imm.bits()),
+            None => Operand::Imm(0),
+        }
+    }
+
+    /// A Keel integer operand (index, offset, size, dimension) as a signed
+    /// 64-bit value: `i1` true is −1 (docs/ir.md §6.7).
+    pub fn index(&mut self, inst: &Instance, f: &Function, o: ir_core::Operand) -> Result<Operand, CompileError> {
+        let t = f.operand_type(o).unwrap_or(Type::I64);
+        match (self.op(inst, f, o), t) {
+            (Operand::Imm(bits), _) => Ok(Operand::int(ir_core::Imm::from_bits(t, bits).as_i64())),
+            (Operand::Reg(r), Type::I1) => {
+                let dst = self.e.vreg()?;
+                self.e.push(Inst::Convert {
+                    op: ConvOp::Sext,
+                    to: Ty::I64,
+                    from: Ty::I1,
+                    dst,
+                    src: Operand::Reg(r),
+                })?;
+                Ok(Operand::Reg(dst))
+            }
+            (o, _) => Ok(o),
+        }
+    }
+
+    pub(crate) fn var(&self, inst: &Instance, v: Var) -> Reg {
+        inst.vars[v.as_u32() as usize]
+    }
+
+    pub(crate) fn var_ty(f: &Function, v: Var) -> Ty {
+        ty(f.var_type(v).unwrap_or(Type::I64))
+    }
+
+    pub fn unsupported(&self, what: &str) -> CompileError {
+        CompileError::new(format!("cannot lower {what} ({}): the MLU ISA has no such operation", self.here))
+    }
+
+    fn lower_inst(&mut self, inst: &Instance, f: &Function, b: Block, i: ir_core::Inst) -> Result<(), CompileError> {
+        let op = f.opcode(i);
+        if op.is_terminator() {
+            return self.lower_terminator(inst, f, b, i);
+        }
+        let guard = f.guard(i);
+        let skip = self.e.label();
+        let fallbacks = f.fallbacks(i);
+        if let Some(g) = guard {
+            let cond = self.var(inst, g.var);
+            // Taken when the guard fails.
+            self.e.push(Inst::Branch { on_zero: !g.negated, cond, target: skip })?;
+        }
+        self.lower_body(inst, f, i)?;
+        if guard.is_some() {
+            if fallbacks.is_empty() {
+                self.e.bind(skip);
+            } else {
+                let end = self.e.label();
+                self.e.push(Inst::Jump { target: end })?;
+                self.e.bind(skip);
+                let moves: Vec<Move> = f
+                    .results(i)
+                    .iter()
+                    .zip(fallbacks)
+                    .map(|(&r, &fb)| (self.var(inst, r), Self::var_ty(f, r), self.op(inst, f, fb)))
+                    .collect();
+                self.parallel_copy(&moves)?;
+                self.e.bind(end);
+            }
+        }
+        Ok(())
+    }
+
+    /// `dst_i ← src_i` for all `i` at once (through temporaries).
+    pub(crate) fn parallel_copy(&mut self, moves: &[Move]) -> Result<(), CompileError> {
+        let mut temps = Vec::with_capacity(moves.len());
+        for &(_, t, src) in moves {
+            temps.push(self.e.mov(t, src)?);
+        }
+        for (&(dst, t, _), &tmp) in moves.iter().zip(&temps) {
+            self.e.push(Inst::Mov { ty: t, dst, src: Operand::Reg(tmp) })?;
+        }
+        Ok(())
+    }
+
+    fn lower_body(&mut self, inst: &Instance, f: &Function, i: ir_core::Inst) -> Result<(), CompileError> {
+        let op = f.opcode(i);
+        let ops = f.operands(i);
+        let res = f.results(i);
+        let o = |k: usize| ops.get(k).copied();
+        let dst = res.first().map(|&r| (self.var(inst, r), Self::var_ty(f, r)));
+        let arg = |s: &Self, k: usize| o(k).map(|x| s.op(inst, f, x)).unwrap_or(Operand::Imm(0));
+        let arg_ty = |k: usize| o(k).and_then(|x| f.operand_type(x)).map(ty).unwrap_or(Ty::I64);
+        use ir_core::Format as F;
+        match op.format() {
+            F::Const | F::Unary if matches!(op, Opcode::Const | Opcode::Copy) => {
+                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                self.e.push(Inst::Mov { ty: t, dst: d, src: arg(self, 0) })
+            }
+            F::Undef => Ok(()),
+            F::Unary => {
+                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let u = UnOp::from_name(op.name()).ok_or_else(|| self.unsupported(op.name()))?;
+                self.e.push(Inst::Unary { op: u, ty: t, dst: d, a: arg(self, 0) })
+            }
+            F::Binary => {
+                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let bop = BinOp::from_name(op.name()).ok_or_else(|| self.unsupported(op.name()))?;
+                let (mut a, mut b) = (arg(self, 0), arg(self, 1));
+                if bop == BinOp::Sub && self.plant == Some(PlantedBug::SwapSubOperands) {
+                    std::mem::swap(&mut a, &mut b);
+                }
+                self.e.push(Inst::Binary { op: bop, ty: t, dst: d, a, b })
+            }
+            F::Select => {
+                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let cond = self.e.in_reg(Ty::I1, arg(self, 0))?;
+                self.e.push(Inst::Select { ty: t, dst: d, cond, a: arg(self, 1), b: arg(self, 2) })
+            }
+            F::Compare => {
+                let (d, _) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let t = arg_ty(0);
+                let (a, b) = (arg(self, 0), arg(self, 1));
+                if op == Opcode::Setp {
+                    let cc = f.int_cc(i).and_then(|c| IntCC::from_name(c.name()));
+                    let cc = cc.ok_or_else(|| self.unsupported("setp"))?;
+                    self.e.push(Inst::Setp { cc, ty: t, dst: d, a, b })
+                } else {
+                    let cc = f.float_cc(i).and_then(|c| FloatCC::from_name(c.name()));
+                    let cc = cc.ok_or_else(|| self.unsupported("fsetp"))?;
+                    self.e.push(Inst::Fsetp { cc, ty: t, dst: d, a, b })
+                }
+            }
+            F::Convert => {
+                let (d, to) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let c = ConvOp::from_name(op.name()).ok_or_else(|| self.unsupported(op.name()))?;
+                self.e.push(Inst::Convert { op: c, to, from: arg_ty(0), dst: d, src: arg(self, 0) })
+            }
+            F::Call => self.lower_call(inst, f, i),
+            F::Intrinsic => {
+                let name = f.intrinsic_name(i).unwrap_or("?");
+                Err(self.unsupported(&format!("`intrinsic {name:?}`")))
+            }
+            F::Load | F::Store => self.lower_scalar_access(inst, f, i),
+            F::TensorMap | F::TensorReduce | F::Matmul => self.lower_tensor(inst, f, i),
+            _ => Err(self.unsupported(op.name())),
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Compiling Keel IR to the MLU: `compile(module, func, config, options)`
+//! lowers one Keel function (and every module function it calls, inlined)
+//! to a [`Program`] the simulator runs, with a [`Report`].
+//!
+//! Slice 1 is the complete **naive lowering**, the baseline later slices
+//! improve on (the issue's "naive lowering: no double buffering, a sync
+//! after every DMA, one buffer per tensor"):
+//!
+//! - **Scalar code** ([`lower`]): every Keel var is a virtual register;
+//!   arithmetic, compares, selects and conversions map one to one (the ISA's
+//!   semantics are Keel's); branches, loops and `switch` become `br`/`jmp`
+//!   chains; phis become parallel copies on their edges (critical edges get
+//!   a stub); a guarded instruction becomes a branch around it (with its
+//!   `else` fallbacks copied on the other side); `trap` is `trap`.
+//! - **Calls** between module functions are inlined: each call site gets its
+//!   own copy of the callee's body, laid out after the caller's code and
+//!   reached by `jmp` (the ISA has no indirect jump, so there is no
+//!   return-address convention). Recursion, externs and intrinsics are
+//!   compile errors naming the instruction.
+//! - **Memory** ([`place`]): each Keel object becomes an object of the same
+//!   name, type, length, space and initial values, placed in declaration
+//!   order with the ISA's alignment (128 bytes; WRAM 64). Exceeding a
+//!   space's capacity is an error naming every object and its size.
+//! - **Tensor ops** ([`tensor`]): every operand is staged through one NRAM
+//!   buffer per tensor slot, tile by tile (tile = buffer bytes / element
+//!   size, a multiple of 64 elements), with a sync after every copy and every
+//!   compute instruction. `matmul` stages A and C whole in NRAM and B in
+//!   WRAM. Sources that may overlap the destination's object at another
+//!   offset are first copied whole to a DRAM temporary (the IR's
+//!   read-before-write rule). Descriptors with var parts get the
+//!   interpreter's bounds and shape checks (a failed check jumps to `trap`).
+//! - **Scalar access** to WRAM and tensor operands that would need a
+//!   WRAM→NRAM copy are compile errors: the machine has no such path.
+//! - **Registers** ([`regalloc`]): the lowering produces virtual-register
+//!   code; an [`Allocator`] maps it to the configuration's GPRs. Slice 1
+//!   ships [`HomeAllocator`] (each virtual register gets one home for the
+//!   whole function: a GPR by use count, otherwise an NRAM spill slot, with
+//!   reserved scratch registers for reloads). `regalloc-pebble` plugs in at
+//!   the same boundary in slice 2. [`check_allocation`] verifies every
+//!   allocation symbolically (regalloc2's checker idea) and runs on every
+//!   compile in debug builds (within [`MAX_STATE`] abstract-state entries;
+//!   a larger function is compiled unchecked unless
+//!   [`CompileOptions::check`] asks, which then makes it an error).
+//!
+//! **Calling convention** of the compiled kernel: parameter `i` is read from
+//! `@keel.args[i]` (a DRAM `i64` object) and result `i` is written to
+//! `@keel.ret[i]`, both as the canonical 64-bit register form of their type
+//! (`ir_core::Imm::bits`); see [`Abi`].
+//!
+//! Invariants: the result is deterministic (no hash-order output); compile
+//! never panics on a verified module, and an unverified one is refused with
+//! the verifier's errors.
+//!
+//! # Example
+//!
+//! ```
+//! use target_mlu::compile::{CompileOptions, compile};
+//! use target_mlu::{MachineConfig, text, verify};
+//!
+//! let src = "mem @x: f32[256] dram\n\nfunc @scale(%a: f32) {\nbb0:\n    tmul @x[0, 256], @x[0, 256], %a\n    ret\n}\n";
+//! let (module, _) = ir_core::text::parse(src).unwrap();
+//! let f = module.function_by_name("scale").unwrap();
+//! let config = MachineConfig::mlu370();
+//! let compiled = compile(&module, f, &config, &CompileOptions::default()).unwrap();
+//! verify(&compiled.program, &config).unwrap();
+//! let asm = text::print_program(&compiled.program);
+//! assert!(asm.contains("vmul.f32 nram[@keel.stage0]"));
+//! assert_eq!(compiled.abi.args_object, "keel.args");
+//! ```
+
+mod access;
+mod checker;
+mod control;
+mod emit;
+pub mod lower;
+pub mod place;
+pub mod regalloc;
+mod report;
+pub mod tensor;
+
+pub use checker::{AllocError, MAX_STATE, check_allocation};
+pub use emit::{MAX_INSTS, MAX_VREGS, SyncNote};
+pub use place::{Placed, PlacedKind};
+pub use regalloc::{Allocation, Allocator, HomeAllocator, Origin, VirtualCode};
+pub use report::Report;
+
+use crate::config::MachineConfig;
+use crate::program::Program;
+use crate::types::Ty;
+use ir_core::{FuncId, Module};
+
+/// A compile error: one message, naming the instruction or objects.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CompileError {
+    /// What went wrong.
+    pub message: String,
+}
+
+impl CompileError {
+    pub(crate) fn new(message: impl Into<String>) -> CompileError {
+        CompileError { message: message.into() }
+    }
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// A bug planted on purpose (tests only), to prove the oracles can fail.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum PlantedBug {
+    /// The lowering swaps the operands of every scalar `sub`: the
+    /// differential oracle (simulator against interpreter) must notice.
+    SwapSubOperands,
+    /// The allocator gives virtual registers `2k` and `2k + 1` one home:
+    /// the allocation checker must notice where both are live at once.
+    SharedHome,
+    /// Tensor maps copy one element less of each result tile out: the
+    /// differential oracle must notice in memory.
+    ShortResultTile,
+}
+
+/// How to compile.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// Bytes of each NRAM staging buffer (a multiple of 512); `None` picks
+    /// the largest of 16 KiB, 8 KiB, ... 512 B that fits beside the
+    /// program's own objects.
+    pub tile_bytes: Option<u64>,
+    /// Run the allocation checker even in release builds (it always runs
+    /// in debug builds).
+    pub check: bool,
+    /// A planted bug (tests of the oracles only).
+    pub plant: Option<PlantedBug>,
+}
+
+/// Where the kernel's parameters and results live.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Abi {
+    /// The DRAM `i64` object parameter `i` is read from (element `i`).
+    pub args_object: String,
+    /// The DRAM `i64` object result `i` is written to (element `i`).
+    pub results_object: String,
+    /// Parameter types.
+    pub params: Vec<Ty>,
+    /// Result types.
+    pub returns: Vec<Ty>,
+}
+
+/// A compiled kernel.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The program, over physical registers; it verifies for the
+    /// configuration.
+    pub program: Program,
+    /// Where parameters and results go.
+    pub abi: Abi,
+    /// Placement, buffers, syncs, registers and a static cost estimate.
+    pub report: Report,
+}
+
+/// The name of the parameter object.
+pub const ARGS_OBJECT: &str = "keel.args";
+/// The name of the result object.
+pub const RESULTS_OBJECT: &str = "keel.ret";
+
+/// Compiles `func` of `module` for `config` with the naive lowering and
+/// [`HomeAllocator`].
+pub fn compile(
+    module: &Module,
+    func: FuncId,
+    config: &MachineConfig,
+    options: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    compile_with(module, func, config, options, &mut HomeAllocator { plant: options.plant })
+}
+
+/// Compiles with a given register allocator.
+pub fn compile_with(
+    module: &Module,
+    func: FuncId,
+    config: &MachineConfig,
+    options: &CompileOptions,
+    allocator: &mut dyn Allocator,
+) -> Result<Compiled, CompileError> {
+    config.validate().map_err(CompileError::new)?;
+    if let Err(errors) = ir_core::verify_module(module, &ir_core::VerifyOptions::default()) {
+        return Err(CompileError::new(format!("the module does not verify:\n{errors}")));
+    }
+    let f = module.function(func).ok_or_else(|| CompileError::new("no such function"))?;
+    let tiles: Vec<u64> = match options.tile_bytes {
+        Some(t) => {
+            if t < 512 || t % 512 != 0 {
+                return Err(CompileError::new(format!("the tile size must be a multiple of 512 bytes, not {t}")));
+            }
+            vec![t]
+        }
+        None => vec![16384, 8192, 4096, 2048, 1024, 512],
+    };
+    let mut last = None;
+    for (i, &tile) in tiles.iter().enumerate() {
+        let lowered = lower::lower(module, func, config, tile, options.plant)?;
+        let vcode = VirtualCode { program: lowered.program, vregs: lowered.vregs };
+        let mut alloc = allocator.allocate(&vcode, config)?;
+        if cfg!(debug_assertions) || options.check {
+            // Debug builds check what fits the checker's budget; asked for
+            // explicitly, a check that cannot run is an error too.
+            if let Err(e) = check_allocation(&vcode, &alloc)
+                && (options.check || !e.message.starts_with("too large to check"))
+            {
+                return Err(CompileError::new(format!("register allocation is wrong: {e}")));
+            }
+        }
+        match place::place(&mut alloc.program, config, &lowered.kinds) {
+            Ok(placed) => {
+                let abi = Abi {
+                    args_object: ARGS_OBJECT.into(),
+                    results_object: RESULTS_OBJECT.into(),
+                    params: f.signature().params.iter().map(|&t| lower::ty(t)).collect(),
+                    returns: f.signature().returns.iter().map(|&t| lower::ty(t)).collect(),
+                };
+                let report = Report::new(&alloc, &vcode, placed, lowered.syncs, tile, config);
+                return Ok(Compiled { program: alloc.program, abi, report });
+            }
+            Err(e) => {
+                // Only the staging buffers shrink; retry smaller if there is room to.
+                if !e.retry || i + 1 == tiles.len() {
+                    return Err(e.error);
+                }
+                last = Some(e.error);
+            }
+        }
+    }
+    Err(last.unwrap_or_else(|| CompileError::new("no tile size fits")))
+}

@@ -1,0 +1,138 @@
+//! The compile report: placement map, buffers, syncs with their reasons,
+//! registers, and a static cycle estimate from the cost model.
+//!
+//! Invariant: plain data, printed deterministically (objects in address
+//! order per space, sync reasons in first-seen order).
+
+use super::emit::SyncNote;
+use super::place::{Placed, PlacedKind};
+use super::regalloc::{Allocation, VirtualCode};
+use crate::config::MachineConfig;
+use crate::cost;
+use crate::inst::{Inst, Operand};
+use crate::ops::Route;
+use crate::types::{Pipe, Space};
+use std::io::{self, Write};
+
+/// What a compile did.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Every object with its address.
+    pub placement: Vec<Placed>,
+    /// Bytes of each NRAM staging buffer.
+    pub tile_bytes: u64,
+    /// Every inserted sync, with its reason.
+    pub syncs: Vec<SyncNote>,
+    /// Instructions of the program.
+    pub instructions: usize,
+    /// Virtual registers of the lowered code.
+    pub vregs: u32,
+    /// Virtual registers that got a GPR of their own.
+    pub in_registers: u32,
+    /// Spill slots.
+    pub spill_slots: u32,
+    /// Reload and spill instructions the allocator added.
+    pub spill_code: usize,
+    /// The cost model's cycles for one pass over the code, each instruction
+    /// once (loops counted once, register counts as one tile): a size
+    /// measure, not a prediction; `keel run-mlu` gives simulated cycles.
+    pub static_cycles: u64,
+}
+
+impl Report {
+    pub(crate) fn new(
+        alloc: &Allocation,
+        vcode: &VirtualCode,
+        mut placement: Vec<Placed>,
+        syncs: Vec<SyncNote>,
+        tile_bytes: u64,
+        config: &MachineConfig,
+    ) -> Report {
+        placement.sort_by_key(|p| (p.space.index(), p.addr));
+        let static_cycles = alloc.program.insts.iter().map(|i| static_cost(config, i, tile_bytes)).sum();
+        Report {
+            placement,
+            tile_bytes,
+            syncs,
+            instructions: alloc.program.insts.len(),
+            vregs: vcode.vregs,
+            in_registers: alloc.in_registers,
+            spill_slots: alloc.spill_slots,
+            spill_code: alloc.program.insts.len() - vcode.program.insts.len(),
+            static_cycles,
+        }
+    }
+
+    /// Prints the report as text.
+    pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "; placement (space, address, bytes, object, kind)")?;
+        for p in &self.placement {
+            writeln!(
+                out,
+                ";   {:<5} {:>10} {:>10}  @{}  ({})",
+                p.space.name(),
+                p.addr,
+                p.bytes,
+                p.name,
+                p.kind.name()
+            )?;
+        }
+        for sp in Space::ALL {
+            let used: u64 =
+                self.placement.iter().filter(|p| p.space == sp).map(|p| p.addr + p.bytes).max().unwrap_or(0);
+            writeln!(out, ";   {} used: {used} bytes", sp.name())?;
+        }
+        let buffers = self.placement.iter().filter(|p| matches!(p.kind, PlacedKind::Stage | PlacedKind::MatmulBuffer));
+        writeln!(out, "; buffers (naive: one per tensor slot, {} bytes each, single-buffered)", self.tile_bytes)?;
+        for b in buffers {
+            writeln!(out, ";   @{}: {} bytes in {}", b.name, b.bytes, b.space.name())?;
+        }
+        writeln!(out, "; syncs: {} inserted", self.syncs.len())?;
+        let mut reasons: Vec<(&str, &str, usize)> = Vec::new();
+        for s in &self.syncs {
+            match reasons.iter_mut().find(|(k, r, _)| *k == s.kind.name() && *r == s.reason) {
+                Some(e) => e.2 += 1,
+                None => reasons.push((s.kind.name(), &s.reason, 1)),
+            }
+        }
+        for (kind, reason, n) in reasons {
+            writeln!(out, ";   {n:>4} × {kind}: {reason}")?;
+        }
+        writeln!(
+            out,
+            "; registers: {} virtual, {} in GPRs, {} spill slots, {} reload/spill instructions",
+            self.vregs, self.in_registers, self.spill_slots, self.spill_code
+        )?;
+        writeln!(out, "; instructions: {}", self.instructions)?;
+        writeln!(out, "; static cycles (each instruction once, cost model): {}", self.static_cycles)
+    }
+}
+
+fn imm(o: &Operand, default: u64) -> u64 {
+    match o {
+        Operand::Imm(v) => *v,
+        Operand::Reg(_) => default,
+    }
+}
+
+/// One instruction's cycles in the cost model, ignoring overlap.
+fn static_cost(c: &MachineConfig, inst: &Inst, tile: u64) -> u64 {
+    match inst {
+        Inst::Dma { dst, src, bytes } => {
+            let route = Route::new(src.space, dst.space);
+            let b = imm(bytes, tile);
+            u64::from(cost::copy_latency(c, route)) + cost::copy_cycles_alone(c, route, b)
+        }
+        Inst::Matmul { ty, m, k, n, .. } => {
+            let d = |o: &Operand| imm(o, (tile / ty.bytes()).max(1));
+            cost::matmul_cycles(c, d(m), d(k), d(n))
+        }
+        Inst::VBinary { ty, n, op, .. } => cost::vector_cycles(c, imm(n, tile / ty.bytes()) * ty.bytes(), op.slow()),
+        Inst::VUnary { ty, n, op, .. } => cost::vector_cycles(c, imm(n, tile / ty.bytes()) * ty.bytes(), op.slow()),
+        Inst::VFma { ty, n, .. } | Inst::VFill { ty, n, .. } | Inst::VReduce { ty, n, .. } => {
+            cost::vector_cycles(c, imm(n, tile / ty.bytes()) * ty.bytes(), false)
+        }
+        i if i.pipe() == Pipe::Scalar => u64::from(cost::scalar_latency(c, i)),
+        _ => 1,
+    }
+}

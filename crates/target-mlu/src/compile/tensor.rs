@@ -1,0 +1,559 @@
+//! The lowering of tensor instructions, naive policy: every operand staged
+//! through one NRAM buffer per tensor slot, tile by tile, a sync after every
+//! copy and every compute instruction.
+//!
+//! Invariants:
+//! - a tile has `te` elements, a multiple of the ISA's `count_multiple`
+//!   that fits the staging buffer; vector instructions run over the tile's
+//!   count rounded up to that multiple, and only the tile's own elements
+//!   are copied out, so padding lanes never reach memory;
+//! - padding lanes that a result could see are filled first: with 0 / 1
+//!   for an integer `tdiv`'s dividend / divisor (no spurious trap), with
+//!   the reduction's identity for `tsum` and `tredmax`;
+//! - a float `tsum` longer than one tile is summed by a scalar loop in
+//!   index order (vector partial sums would reassociate it);
+//! - a source that may overlap the destination's object at another offset
+//!   is copied whole to a DRAM temporary before the tiles run (the IR reads
+//!   every source before it writes: docs/ir.md §6.7);
+//! - descriptors with var parts get the interpreter's checks (offset and
+//!   size in bounds, equal sizes, `matmul` shapes) before anything moves.
+
+use super::CompileError;
+use super::emit::at;
+use super::lower::{Instance as LowerInstance, Lowerer, space, ty};
+use super::place::PlacedKind;
+use crate::inst::{Addr, Inst, MemId, Operand, VSrc};
+use crate::ops::{BinOp, IntCC, RedOp, Route, VBinOp, VUnOp};
+use crate::types::{Space, Ty};
+use ir_core::{Function, MemDesc, Opcode, Slot};
+
+/// A descriptor, lowered.
+#[derive(Copy, Clone, Debug)]
+struct Desc {
+    keel: ir_core::Mem,
+    mem: MemId,
+    space: Space,
+    elem: Ty,
+    len: u64,
+    off: Operand,
+    off_op: ir_core::Operand,
+    size: Operand,
+}
+
+impl Desc {
+    /// Exact offset and size (both immediates).
+    fn exact(&self) -> bool {
+        matches!((self.off, self.size), (Operand::Imm(_), Operand::Imm(_)))
+    }
+}
+
+impl Lowerer<'_> {
+    fn desc(&mut self, inst: &LowerInstance, f: &Function, d: MemDesc) -> Result<Desc, CompileError> {
+        let obj = self.module.mem(d.mem).ok_or_else(|| self.unsupported("a descriptor of a missing object"))?;
+        Ok(Desc {
+            keel: d.mem,
+            mem: self.mem_map[d.mem.as_u32() as usize],
+            space: space(obj.space),
+            elem: ty(obj.elem),
+            len: obj.len,
+            off: self.index(inst, f, d.offset)?,
+            off_op: d.offset,
+            size: self.index(inst, f, d.size)?,
+        })
+    }
+
+    /// A WRAM destination must start at an immediate offset aligned to the
+    /// ISA's WRAM alignment: copies into WRAM trap otherwise, where the
+    /// interpreter would not.
+    fn wram_destination(&self, d: &Desc, what: &str) -> Result<(), CompileError> {
+        if d.space != Space::Wram {
+            return Ok(());
+        }
+        let align = self.config.wram_align.max(1) as i64;
+        match d.off {
+            Operand::Imm(o) if (o as i64).wrapping_mul(d.elem.bytes() as i64) % align == 0 => Ok(()),
+            _ => Err(CompileError::new(format!(
+                "cannot lower `{what}` ({}): its WRAM destination must start at an immediate offset aligned to {align} bytes",
+                self.here
+            ))),
+        }
+    }
+
+    /// The interpreter's bounds check of a descriptor with var parts.
+    fn check_bounds(&mut self, d: &Desc) -> Result<(), CompileError> {
+        if d.exact() {
+            return Ok(());
+        }
+        let len = Operand::int(d.len as i64);
+        let big = self.e.cmp64(IntCC::Ugt, d.size, len)?;
+        self.e.trap_if(big)?;
+        let room = self.e.bin64(BinOp::Sub, len, d.size)?;
+        let past = self.e.cmp64(IntCC::Ugt, d.off, room)?;
+        self.e.trap_if(past)
+    }
+
+    /// Traps unless `a == b` (nothing when both are the same operand).
+    fn check_equal(&mut self, a: Operand, b: Operand) -> Result<(), CompileError> {
+        if a == b {
+            return Ok(());
+        }
+        let ne = self.e.cmp64(IntCC::Ne, a, b)?;
+        self.e.trap_if(ne)
+    }
+
+    /// The `idx`-th NRAM staging buffer.
+    fn stage(&mut self, idx: usize) -> Result<MemId, CompileError> {
+        if let Some(m) = self.stage[idx] {
+            return Ok(m);
+        }
+        let m = self.object(
+            &format!("keel.stage{idx}"),
+            Ty::I8,
+            self.tile_bytes,
+            Space::Nram,
+            Vec::new(),
+            PlacedKind::Stage,
+        )?;
+        self.stage[idx] = Some(m);
+        Ok(m)
+    }
+
+    /// Elements per tile for `elem`.
+    fn tile_elems(&self, elem: Ty) -> Result<u64, CompileError> {
+        let cm = self.config.count_multiple.max(1);
+        let te = self.tile_bytes / elem.bytes() / cm * cm;
+        if te == 0 {
+            return Err(CompileError::new(format!(
+                "a {}-byte staging buffer holds no whole vector of {elem} ({} elements)",
+                self.tile_bytes, cm
+            )));
+        }
+        Ok(te)
+    }
+
+    /// The address of element `d.off + i` of `d`.
+    fn elem_addr(&mut self, d: &Desc, i: Operand) -> Result<Addr, CompileError> {
+        let idx = self.e.bin64(BinOp::Add, d.off, i)?;
+        let bytes = self.e.bin64(BinOp::Mul, idx, Operand::int(d.elem.bytes() as i64))?;
+        Ok(match bytes {
+            Operand::Imm(v) => at(d.space, d.mem, None, v as i64),
+            Operand::Reg(r) => at(d.space, d.mem, Some(r), 0),
+        })
+    }
+
+    /// `for i in (0..n).step_by(te)`: calls `body(i, count, padded)` with the
+    /// tile's element count and that count rounded up to `count_multiple`.
+    fn tiles(
+        &mut self,
+        n: Operand,
+        te: u64,
+        mut body: impl FnMut(&mut Self, Operand, Operand, Operand) -> Result<(), CompileError>,
+    ) -> Result<(), CompileError> {
+        let cm = self.config.count_multiple.max(1) as i64;
+        let i = self.e.mov(Ty::I64, Operand::Imm(0))?;
+        let head = self.e.label();
+        let done = self.e.label();
+        self.e.bind(head);
+        let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
+        let end = self.e.cmp64(IntCC::Sle, rem, Operand::Imm(0))?;
+        self.e.push(Inst::Branch { on_zero: false, cond: end, target: done })?;
+        let cnt = self.e.vreg()?;
+        self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: rem, b: Operand::int(te as i64) })?;
+        let up = self.e.bin64(BinOp::Add, Operand::Reg(cnt), Operand::int(cm - 1))?;
+        let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
+        let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
+        body(self, Operand::Reg(i), Operand::Reg(cnt), padded)?;
+        self.e.push(Inst::Binary {
+            op: BinOp::Add,
+            ty: Ty::I64,
+            dst: i,
+            a: Operand::Reg(i),
+            b: Operand::int(te as i64),
+        })?;
+        self.e.push(Inst::Jump { target: head })?;
+        self.e.bind(done);
+        Ok(())
+    }
+
+    /// Copies `bytes` bytes from `src` to `dst`: one DMA where the machine
+    /// has the route, otherwise through staging buffer 0, tile by tile.
+    fn copy(&mut self, dst: Addr, src: Addr, bytes: Operand, why: &str) -> Result<(), CompileError> {
+        if Route::new(src.space, dst.space).exists() {
+            return self.e.dma(dst, src, bytes, why);
+        }
+        if src.space == Space::Wram {
+            return Err(CompileError::new(format!(
+                "cannot lower the copy of {why} ({}): nothing copies out of WRAM (docs/mlu-isa.md §2.3)",
+                self.here
+            )));
+        }
+        let buf = self.stage(0)?;
+        let tb = self.tile_bytes;
+        self.tiles(bytes, tb, |s, i, cnt, _| {
+            let shift = |a: Addr, s: &mut Self| -> Result<Addr, CompileError> {
+                let base = match a.base {
+                    Some(r) => s.e.bin64(BinOp::Add, Operand::Reg(r), i)?,
+                    None => i,
+                };
+                let base = s.e.in_reg(Ty::I64, base)?;
+                Ok(Addr { base: Some(base), ..a })
+            };
+            let (from, to) = (shift(src, s)?, shift(dst, s)?);
+            let stage = at(Space::Nram, buf, None, 0);
+            s.e.dma(stage, from, cnt, why)?;
+            s.e.dma(to, stage, cnt, why)
+        })
+    }
+
+    /// The DRAM temporary that holds a copy of Keel object `keel`.
+    fn alias_temp(&mut self, d: &Desc) -> Result<MemId, CompileError> {
+        let k = d.keel.as_u32() as usize;
+        if let Some(m) = self.alias[k] {
+            return Ok(m);
+        }
+        let name = format!("keel.alias{k}");
+        let m = self.object(&name, d.elem, d.len, Space::Dram, Vec::new(), PlacedKind::AliasCopy)?;
+        self.alias[k] = Some(m);
+        Ok(m)
+    }
+
+    /// Copies a source that may overlap the destination `dst` (same object,
+    /// another offset) to its DRAM temporary, and reads from there.
+    fn unalias(&mut self, src: Desc, dst: &Desc) -> Result<Desc, CompileError> {
+        if src.keel != dst.keel || src.off_op == dst.off_op {
+            return Ok(src);
+        }
+        let temp = self.alias_temp(&src)?;
+        let copy = Desc { mem: temp, space: Space::Dram, ..src };
+        let to = self.elem_addr(&copy, Operand::Imm(0))?;
+        let from = self.elem_addr(&src, Operand::Imm(0))?;
+        let bytes = self.e.bin64(BinOp::Mul, src.size, Operand::int(src.elem.bytes() as i64))?;
+        self.copy(to, from, bytes, "a source overlapping its destination to a temporary")?;
+        Ok(copy)
+    }
+
+    pub(crate) fn lower_tensor(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        i: ir_core::Inst,
+    ) -> Result<(), CompileError> {
+        let op = f.opcode(i);
+        let slots = f.tensor_slots(i);
+        match op {
+            Opcode::Matmul => self.lower_matmul(inst, f, i, &slots),
+            Opcode::Tsum | Opcode::Tredmax => self.lower_reduce(inst, f, i, &slots),
+            _ => self.lower_map(inst, f, op, &slots),
+        }
+    }
+
+    fn lower_map(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        op: Opcode,
+        slots: &[Slot],
+    ) -> Result<(), CompileError> {
+        let Some(&Slot::Desc(d0)) = slots.first() else { return Err(self.unsupported(op.name())) };
+        let dst = self.desc(inst, f, d0)?;
+        let mut srcs: Vec<Result<Desc, Operand>> = Vec::with_capacity(slots.len());
+        for s in &slots[1..] {
+            srcs.push(match *s {
+                Slot::Desc(d) => Ok(self.desc(inst, f, d)?),
+                Slot::Scalar(o) => Err(self.op(inst, f, o)),
+            });
+        }
+        self.check_bounds(&dst)?;
+        for s in srcs.iter().flatten() {
+            self.check_bounds(s)?;
+            self.check_equal(s.size, dst.size)?;
+        }
+        let elem = dst.elem;
+        let eb = elem.bytes() as i64;
+        self.wram_destination(&dst, op.name())?;
+        if op == Opcode::Dma {
+            let Some(Ok(src)) = srcs.first().copied() else { return Err(self.unsupported("dma")) };
+            let bytes = self.e.bin64(BinOp::Mul, dst.size, Operand::int(eb))?;
+            let direct = Route::new(src.space, dst.space).exists();
+            let src = if direct { src } else { self.unalias(src, &dst)? };
+            let (to, from) = (self.elem_addr(&dst, Operand::Imm(0))?, self.elem_addr(&src, Operand::Imm(0))?);
+            return self.copy(to, from, bytes, &format!("`dma` {} → {}", src.space, dst.space));
+        }
+        if elem == Ty::I1 {
+            return Err(self.unsupported(&format!("`{}` on i1 elements (no vector form)", op.name())));
+        }
+        if let Some(w) = srcs.iter().flatten().find(|s| s.space == Space::Wram) {
+            let name = self.mems[w.mem.index()].name.clone();
+            return Err(CompileError::new(format!(
+                "cannot lower `{}` ({}): its source @{name} is in WRAM, which only the matrix unit reads",
+                op.name(),
+                self.here
+            )));
+        }
+        let mut staged = Vec::with_capacity(srcs.len());
+        for s in srcs {
+            staged.push(match s {
+                Ok(d) => Ok(self.unalias(d, &dst)?),
+                Err(o) => Err(o),
+            });
+        }
+        let te = self.tile_elems(elem)?;
+        let out = self.stage(0)?;
+        let mut bufs = Vec::with_capacity(staged.len());
+        for k in 0..staged.len() {
+            bufs.push(self.stage(k + 1)?);
+        }
+        let int_div = op == Opcode::Tdiv && elem.is_int();
+        let what = format!("`{}`", op.name());
+        self.tiles(dst.size, te, |s, i, cnt, padded| {
+            let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
+            let mut vs = Vec::with_capacity(staged.len());
+            for (k, src) in staged.iter().enumerate() {
+                match src {
+                    Ok(d) => {
+                        let buf = at(Space::Nram, bufs[k], None, 0);
+                        if int_div {
+                            let fill = Operand::Imm(if k == 1 { 1 } else { 0 });
+                            let n = Operand::int(te as i64);
+                            s.e.compute(Inst::VFill { ty: elem, dst: buf, value: fill, n }, "a padding fill")?;
+                        }
+                        let from = s.elem_addr(d, i)?;
+                        s.e.dma(buf, from, bytes, &format!("an operand tile of {what}"))?;
+                        vs.push(VSrc::Mem(buf));
+                    }
+                    Err(o) => vs.push(VSrc::Scalar(*o)),
+                }
+            }
+            let d = at(Space::Nram, out, None, 0);
+            let n = padded;
+            let vinst = match op {
+                Opcode::Tadd | Opcode::Tsub | Opcode::Tmul | Opcode::Tdiv | Opcode::Tmin | Opcode::Tmax => {
+                    let vop = match op {
+                        Opcode::Tadd => VBinOp::Add,
+                        Opcode::Tsub => VBinOp::Sub,
+                        Opcode::Tmul => VBinOp::Mul,
+                        Opcode::Tdiv => VBinOp::Div,
+                        Opcode::Tmin => VBinOp::Min,
+                        _ => VBinOp::Max,
+                    };
+                    Inst::VBinary { op: vop, ty: elem, dst: d, a: vs[0], b: vs[1], n }
+                }
+                Opcode::Tfma => Inst::VFma { ty: elem, dst: d, a: vs[0], b: vs[1], c: vs[2], n },
+                Opcode::Tfill => match vs[0] {
+                    VSrc::Scalar(value) => Inst::VFill { ty: elem, dst: d, value, n },
+                    VSrc::Mem(_) => return Err(s.unsupported("tfill from a descriptor")),
+                },
+                _ => {
+                    let vop = match op {
+                        Opcode::Tneg => VUnOp::Neg,
+                        Opcode::Tabs => VUnOp::Abs,
+                        Opcode::Trelu => VUnOp::Relu,
+                        Opcode::Texp => VUnOp::Exp,
+                        Opcode::Tlog => VUnOp::Log,
+                        Opcode::Tsqrt => VUnOp::Sqrt,
+                        Opcode::Ttanh => VUnOp::Tanh,
+                        Opcode::Tsigmoid => VUnOp::Sigmoid,
+                        other => return Err(s.unsupported(other.name())),
+                    };
+                    let VSrc::Mem(src) = vs[0] else { return Err(s.unsupported(op.name())) };
+                    Inst::VUnary { op: vop, ty: elem, dst: d, src, n }
+                }
+            };
+            s.e.compute(vinst, &what)?;
+            let to = s.elem_addr(&dst, i)?;
+            let bytes = match s.plant {
+                Some(super::PlantedBug::ShortResultTile) => {
+                    let short = s.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
+                    s.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
+                }
+                _ => bytes,
+            };
+            s.e.dma(to, d, bytes, &format!("a result tile of {what}"))
+        })
+    }
+
+    fn lower_reduce(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        i: ir_core::Inst,
+        slots: &[Slot],
+    ) -> Result<(), CompileError> {
+        let op = f.opcode(i);
+        let Some(&Slot::Desc(d)) = slots.first() else { return Err(self.unsupported(op.name())) };
+        let Some(&res) = f.results(i).first() else { return Err(self.unsupported(op.name())) };
+        let src = self.desc(inst, f, d)?;
+        self.check_bounds(&src)?;
+        let elem = src.elem;
+        if elem == Ty::I1 {
+            return Err(self.unsupported(&format!("`{}` on i1 elements (no vector form)", op.name())));
+        }
+        if src.space == Space::Wram {
+            return Err(CompileError::new(format!(
+                "cannot lower `{}` ({}): its source is in WRAM, which only the matrix unit reads",
+                op.name(),
+                self.here
+            )));
+        }
+        let dst = Operand::Reg(self.var(inst, res));
+        let red = if op == Opcode::Tsum { RedOp::Sum } else { RedOp::Max };
+        let identity = crate::semantics::reduce_empty(red, elem);
+        let te = self.tile_elems(elem)?;
+        let buf = self.stage(1)?;
+        let baddr = at(Space::Nram, buf, None, 0);
+        let eb = elem.bytes() as i64;
+        let acc = self.e.mov(elem, Operand::Imm(identity))?;
+        let what = format!("`{}`", op.name());
+        let end = self.e.label();
+        if red == RedOp::Sum && elem.is_float() {
+            // Longer than one tile: a scalar loop in index order.
+            let vector = self.e.label();
+            let small = self.e.cmp64(IntCC::Sle, src.size, Operand::int(te as i64))?;
+            self.e.push(Inst::Branch { on_zero: false, cond: small, target: vector })?;
+            self.tiles(src.size, te, |s, i, cnt, _| {
+                let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
+                let from = s.elem_addr(&src, i)?;
+                s.e.dma(baddr, from, bytes, &format!("an operand tile of {what}"))?;
+                let j = s.e.mov(Ty::I64, Operand::Imm(0))?;
+                let (head, done) = (s.e.label(), s.e.label());
+                s.e.bind(head);
+                let stop = s.e.cmp64(IntCC::Sge, Operand::Reg(j), cnt)?;
+                s.e.push(Inst::Branch { on_zero: false, cond: stop, target: done })?;
+                let off = s.e.bin64(BinOp::Mul, Operand::Reg(j), Operand::int(eb))?;
+                let off = s.e.in_reg(Ty::I64, off)?;
+                let x = s.e.vreg()?;
+                s.e.push(Inst::Load { ty: elem, dst: x, addr: at(Space::Nram, buf, Some(off), 0) })?;
+                s.e.push(Inst::Binary {
+                    op: BinOp::Fadd,
+                    ty: elem,
+                    dst: acc,
+                    a: Operand::Reg(acc),
+                    b: Operand::Reg(x),
+                })?;
+                s.e.push(Inst::Binary { op: BinOp::Add, ty: Ty::I64, dst: j, a: Operand::Reg(j), b: Operand::Imm(1) })?;
+                s.e.push(Inst::Jump { target: head })?;
+                s.e.bind(done);
+                Ok(())
+            })?;
+            self.e.push(Inst::Jump { target: end })?;
+            self.e.bind(vector);
+        }
+        let combine = match (red, elem.is_float()) {
+            (RedOp::Sum, false) => BinOp::Add,
+            (RedOp::Sum, true) => BinOp::Fadd,
+            (RedOp::Max, false) => BinOp::Smax,
+            (RedOp::Max, true) => BinOp::Fmax,
+        };
+        self.tiles(src.size, te, |s, i, cnt, padded| {
+            let fill = Inst::VFill { ty: elem, dst: baddr, value: Operand::Imm(identity), n: Operand::int(te as i64) };
+            s.e.compute(fill, "the identity fill of a reduction tile")?;
+            let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
+            let from = s.elem_addr(&src, i)?;
+            s.e.dma(baddr, from, bytes, &format!("an operand tile of {what}"))?;
+            let t = s.e.vreg()?;
+            s.e.compute(Inst::VReduce { op: red, ty: elem, dst: t, src: baddr, n: padded }, &what)?;
+            s.e.push(Inst::Binary { op: combine, ty: elem, dst: acc, a: Operand::Reg(acc), b: Operand::Reg(t) })
+        })?;
+        self.e.bind(end);
+        let Operand::Reg(d) = dst else { return Err(self.unsupported(op.name())) };
+        self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) })
+    }
+
+    fn lower_matmul(
+        &mut self,
+        inst: &LowerInstance,
+        f: &Function,
+        i: ir_core::Inst,
+        slots: &[Slot],
+    ) -> Result<(), CompileError> {
+        let (Some(&Slot::Desc(dc)), Some(&Slot::Desc(da)), Some(&Slot::Desc(db))) =
+            (slots.first(), slots.get(1), slots.get(2))
+        else {
+            return Err(self.unsupported("matmul"));
+        };
+        let dims = f.matmul_dims(i).ok_or_else(|| self.unsupported("matmul"))?;
+        let (c, a, b) = (self.desc(inst, f, dc)?, self.desc(inst, f, da)?, self.desc(inst, f, db)?);
+        let [m, k, n] = [self.index(inst, f, dims[0])?, self.index(inst, f, dims[1])?, self.index(inst, f, dims[2])?];
+        let elem = c.elem;
+        if elem == Ty::I1 {
+            return Err(self.unsupported("`matmul` on i1 elements (no matrix form)"));
+        }
+        if a.space == Space::Wram {
+            return Err(CompileError::new(format!(
+                "cannot lower `matmul` ({}): its left operand is in WRAM; the matrix unit reads it from NRAM",
+                self.here
+            )));
+        }
+        self.wram_destination(&c, "matmul")?;
+        for d in [&c, &a, &b] {
+            self.check_bounds(d)?;
+        }
+        if [m, k, n].iter().any(|x| matches!(x, Operand::Reg(_))) {
+            for x in [m, k, n] {
+                let neg = self.e.cmp64(IntCC::Slt, x, Operand::Imm(0))?;
+                self.e.trap_if(neg)?;
+            }
+            let mn = self.e.bin64(BinOp::Mul, m, n)?;
+            let mk = self.e.bin64(BinOp::Mul, m, k)?;
+            let kn = self.e.bin64(BinOp::Mul, k, n)?;
+            self.check_equal(c.size, mn)?;
+            self.check_equal(a.size, mk)?;
+            self.check_equal(b.size, kn)?;
+        } else {
+            for (d, x, y) in [(&c, m, n), (&a, m, k), (&b, k, n)] {
+                if !d.exact() {
+                    let want = self.e.bin64(BinOp::Mul, x, y)?;
+                    self.check_equal(d.size, want)?;
+                }
+            }
+        }
+        let eb = elem.bytes() as i64;
+        let bytes_of = |s: &mut Self, d: &Desc| s.e.bin64(BinOp::Mul, d.size, Operand::int(eb));
+        let buf_a = self.mm_buffer(0, Space::Nram, a.len * a.elem.bytes())?;
+        let buf_c = self.mm_buffer(1, Space::Nram, c.len * c.elem.bytes())?;
+        let from = self.elem_addr(&a, Operand::Imm(0))?;
+        let nb = bytes_of(self, &a)?;
+        self.e.dma(at(Space::Nram, buf_a, None, 0), from, nb, "the left operand of `matmul`")?;
+        let b_addr = if b.space == Space::Wram {
+            match b.off {
+                Operand::Imm(o) if (o as i64 * eb) % self.config.wram_align as i64 == 0 => {
+                    at(Space::Wram, b.mem, None, o as i64 * eb)
+                }
+                _ => {
+                    return Err(CompileError::new(format!(
+                        "cannot lower `matmul` ({}): its WRAM operand must start at an immediate offset aligned to {} bytes",
+                        self.here, self.config.wram_align
+                    )));
+                }
+            }
+        } else {
+            let buf_b = self.mm_buffer(2, Space::Wram, b.len * b.elem.bytes())?;
+            let from = self.elem_addr(&b, Operand::Imm(0))?;
+            let nb = bytes_of(self, &b)?;
+            let to = at(Space::Wram, buf_b, None, 0);
+            self.copy(to, from, nb, "the right operand of `matmul`")?;
+            to
+        };
+        let (ca, aa) = (at(Space::Nram, buf_c, None, 0), at(Space::Nram, buf_a, None, 0));
+        self.e.compute(Inst::Matmul { ty: elem, c: ca, a: aa, b: b_addr, m, k, n }, "`matmul`")?;
+        let to = self.elem_addr(&c, Operand::Imm(0))?;
+        let nb = bytes_of(self, &c)?;
+        self.copy(to, ca, nb, "the result of `matmul`")
+    }
+
+    /// A whole-operand matmul buffer, grown to `bytes`.
+    fn mm_buffer(&mut self, idx: usize, sp: Space, bytes: u64) -> Result<MemId, CompileError> {
+        let m = match self.mm[idx] {
+            Some(m) => m,
+            None => {
+                let name = ["keel.mm_a", "keel.mm_c", "keel.mm_b"][idx];
+                let m = self.object(name, Ty::I8, 0, sp, Vec::new(), PlacedKind::MatmulBuffer)?;
+                self.mm[idx] = Some(m);
+                m
+            }
+        };
+        let decl = &mut self.mems[m.index()];
+        decl.len = decl.len.max(bytes);
+        Ok(m)
+    }
+}

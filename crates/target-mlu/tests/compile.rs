@@ -1,0 +1,116 @@
+//! The compiler on its own (the simulator-side checks are in `mlu-diff`):
+//! compiled programs verify and round-trip through text, compiles are
+//! deterministic, every construct the ISA cannot express is an error
+//! naming it, capacity errors name the objects, the allocator spills when
+//! GPRs run short and the checker accepts the result.
+
+use target_mlu::compile::{CompileOptions, compile};
+use target_mlu::{MachineConfig, text, verify};
+
+fn compile_text(src: &str, config: &MachineConfig) -> Result<target_mlu::compile::Compiled, String> {
+    let (m, _) = ir_core::text::parse(src).map_err(|d| format!("{d:?}"))?;
+    let f = m.function_ids().next().unwrap();
+    let options = CompileOptions { check: true, ..CompileOptions::default() };
+    compile(&m, f, config, &options).map_err(|e| e.message)
+}
+
+fn examples() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples");
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "kir"))
+        .collect();
+    v.sort();
+    v.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
+}
+
+#[test]
+fn compiled_examples_verify_round_trip_and_are_deterministic() {
+    let config = MachineConfig::mlu370();
+    let mut n = 0;
+    for src in examples() {
+        let (m, _) = ir_core::text::parse(&src).unwrap();
+        for f in m.function_ids() {
+            let Ok(c) = compile(&m, f, &config, &CompileOptions::default()) else { continue };
+            verify(&c.program, &config).unwrap_or_else(|e| panic!("{e:?}"));
+            let printed = text::print_program(&c.program);
+            assert_eq!(text::parse(&printed).unwrap().0, c.program);
+            let again = compile(&m, f, &config, &CompileOptions::default()).unwrap();
+            assert_eq!(text::print_program(&again.program), printed);
+            n += 1;
+        }
+    }
+    assert_eq!(n, 8);
+}
+
+#[test]
+fn inexpressible_constructs_are_errors_naming_them() {
+    let config = MachineConfig::mlu370();
+    let cases = [
+        (
+            "extern @e(i32) -> i32\n\nfunc @f(%a: i32) -> i32 {\nbb0:\n    %a = call @e(%a)\n    ret %a\n}\n",
+            "`call @e`",
+        ),
+        (
+            "func @f() -> i32 {\n    var %x: i32\nbb0:\n    %x = intrinsic \"clock\"()\n    ret %x\n}\n",
+            "intrinsic \"clock\"",
+        ),
+        ("mem @w: i8[64] wram\n\nfunc @f() {\nbb0:\n    store @w[0], 1\n    ret\n}\n", "store @w"),
+        (
+            "mem @w: f32[64] wram\nmem @n: f32[64] nram\n\nfunc @f() {\nbb0:\n    tadd @n[0, 64], @w[0, 64], 1.0\n    ret\n}\n",
+            "WRAM",
+        ),
+        (
+            "mem @w: f32[64] wram\nmem @x: f32[64] dram\n\nfunc @f(%i: i64) {\nbb0:\n    dma @w[%i, 16], @x[0, 16]\n    ret\n}\n",
+            "WRAM destination",
+        ),
+        (
+            "mem @w: f32[64] wram\nmem @x: f32[64] dram\n\nfunc @f() {\nbb0:\n    dma @w[4, 16], @x[0, 16]\n    ret\n}\n",
+            "aligned to 64 bytes",
+        ),
+        ("mem @b: i1[64] nram\n\nfunc @f() {\nbb0:\n    tfill @b[0, 64], 1\n    ret\n}\n", "i1"),
+        (
+            "func @f(%n: i32) -> i32 {\nbb0:\n    %n = call @g(%n)\n    ret %n\n}\n\nfunc @g(%n: i32) -> i32 {\nbb0:\n    %n = call @f(%n)\n    ret %n\n}\n",
+            "recursive",
+        ),
+    ];
+    for (src, want) in cases {
+        let e = compile_text(src, &config).expect_err(src);
+        assert!(e.contains(want), "{src}\n{e}");
+        assert!(e.contains("@f, bb0") || e.contains("recursive"), "{e}");
+    }
+}
+
+#[test]
+fn capacity_errors_name_every_object_and_size() {
+    let src = "mem @big: f32[150000] nram\nmem @more: f32[50000] nram\n\nfunc @f() {\nbb0:\n    tfill @big[0, 64], 1.0\n    ret\n}\n";
+    let e = compile_text(src, &MachineConfig::mlu370()).unwrap_err();
+    for want in ["nram overflows", "@big (600000 bytes", "@more (200000 bytes", "786432"] {
+        assert!(e.contains(want), "{want}: {e}");
+    }
+    // Staging buffers shrink to make room before giving up.
+    let tight = "mem @big: f32[190000] nram\n\nfunc @f() {\nbb0:\n    tfill @big[0, 64], 1.0\n    ret\n}\n";
+    let c = compile_text(tight, &MachineConfig::mlu370()).unwrap();
+    assert!(c.report.tile_bytes < 16384, "{}", c.report.tile_bytes);
+}
+
+#[test]
+fn few_registers_mean_spills_that_the_checker_accepts() {
+    let mut src = String::from("func @f(%a: i64) -> i64 {\n");
+    for i in 0..40 {
+        src.push_str(&format!("    var %v{i}: i64\n"));
+    }
+    src.push_str("bb0:\n");
+    for i in 0..40 {
+        src.push_str(&format!("    %v{i} = add %a, {i}\n"));
+    }
+    for i in 1..40 {
+        src.push_str(&format!("    %v0 = mul %v0, %v{i}\n"));
+    }
+    src.push_str("    ret %v0\n}\n");
+    let config = MachineConfig::parse("base = mlu370\ngprs = 16\n").unwrap();
+    let c = compile_text(&src, &config).unwrap();
+    assert!(c.report.spill_slots > 0 && c.report.spill_code > 0, "{:?}", c.report);
+    verify(&c.program, &config).unwrap();
+}
