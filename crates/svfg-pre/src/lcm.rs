@@ -324,7 +324,16 @@ fn edge_block(
     if let Some(&b) = split.get(&(p, s)) {
         return (b, true);
     }
-    let (pb, sb) = (block(p), block(s));
+    let e = split_edge(func, block(p), block(s));
+    split.insert((p, s), e);
+    stats.edges_split += 1;
+    (e, true)
+}
+
+/// Splits the edge `pb -> sb`: a new block after `pb` that jumps to `sb`,
+/// `pb`'s branch retargeted to it and `sb`'s phis reading from it. Used by
+/// both LCM and PRE when an insertion needs its own block on an edge.
+pub(crate) fn split_edge(func: &mut Function, pb: Block, sb: Block) -> Block {
     let e = func.create_block();
     let _ = func.insert_block_after(e, pb);
     let mut fb = FunctionBuilder::new(func);
@@ -344,9 +353,7 @@ fn edge_block(
             func.set_phi_block(phi, k, e);
         }
     }
-    split.insert((p, s), e);
-    stats.edges_split += 1;
-    (e, true)
+    e
 }
 
 /// `dst = (model's operation) args` at the builder's cursor.

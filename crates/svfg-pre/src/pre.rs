@@ -531,26 +531,7 @@ impl Walk {
         if distinct <= 1 {
             return pb;
         }
-        let sb = block(s);
-        let e = func.create_block();
-        let _ = func.insert_block_after(e, pb);
-        let mut fb = FunctionBuilder::new(func);
-        fb.switch_to_block(e);
-        fb.ins().jump(sb);
-        if let Some(term) = func.terminator(pb) {
-            let targets: Vec<Block> = func.successors(term).collect();
-            for (i, t) in targets.into_iter().enumerate() {
-                if t == sb {
-                    func.set_successor(term, i, e);
-                }
-            }
-        }
-        let phis: Vec<Inst> = func.block_insts(sb).take_while(|&i| func.opcode(i) == Opcode::Phi).collect();
-        for phi in phis {
-            if let Some(k) = func.phi_blocks(phi).iter().position(|&x| x == pb) {
-                func.set_phi_block(phi, k, e);
-            }
-        }
+        let e = crate::lcm::split_edge(func, pb, block(s));
         split.insert((p, s), e);
         stats.edges_split += 1;
         e
