@@ -35,9 +35,9 @@
 //! Implement [`MemCode`] (per instruction its accesses as `(object,
 //! offset, size)` with exact, unknown or affine offsets, certain or only
 //! possible, guarded or not, or "anything"; per symbol where it changes)
-//! next to `cfg_dom::Graph` for the CFG. `examples/foreign_ir.rs` does it
+//! next to `cfg_dom::Graph` for the CFG. `examples/foreign_ir_memdep.rs` does it
 //! for a toy IR in about a hundred lines (`cargo run -p memdep --example
-//! foreign_ir`). Keel's IR is one implementation ([`KeelCode`], with
+//! foreign_ir_memdep`). Keel's IR is one implementation ([`KeelCode`], with
 //! [`Summaries`] for calls; [`MemDep::compute_function`]).
 //!
 //! # Results are plain data

@@ -8,7 +8,7 @@
 //! listed twice) makes the test fail with a small case.
 
 #[allow(dead_code)]
-#[path = "../examples/foreign_ir.rs"]
+#[path = "../examples/foreign_ir_memdep.rs"]
 mod foreign_ir;
 
 use cfg_dom::{Graph, Versioned};

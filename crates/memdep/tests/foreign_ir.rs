@@ -1,4 +1,4 @@
-//! The toy IR of `examples/foreign_ir.rs` (no `ir-core` in it) gives
+//! The toy IR of `examples/foreign_ir_memdep.rs` (no `ir-core` in it) gives
 //! exactly Keel's answers: 1,000 generated programs (guards, opaque calls,
 //! exact, inexact, symbolic and tiled descriptors, loops, irreducible
 //! regions, input phis, unreachable blocks), copied into the toy IR, get
@@ -8,7 +8,7 @@
 //! of an exact range would otherwise hide an earlier definition).
 
 #[allow(dead_code)]
-#[path = "../examples/foreign_ir.rs"]
+#[path = "../examples/foreign_ir_memdep.rs"]
 mod foreign_ir;
 
 use foreign_ir::{Start, Stmt, Touch, Toy, Var};

@@ -8,7 +8,7 @@
 //! of this trait: each variable's register class, and how each
 //! instruction may move. Loop depths come from `cfg-dom`'s loop forest of
 //! the graph. Keel's [`ir_core::Function`] implements it below; the
-//! `foreign_ir` example implements it for a toy IR.
+//! `foreign_ir_regalloc` example implements it for a toy IR.
 //!
 //! Semantics the allocator assumes (those of `VarCode`):
 //! - an instruction reads its uses, then writes its definitions;

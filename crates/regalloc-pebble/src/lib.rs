@@ -18,8 +18,8 @@
 //! instructions; per instruction its uses and defs with each register's
 //! class, [`RegClass`]) and hands over its CFG as any [`cfg_dom::Graph`];
 //! loop depths come from `cfg-dom`'s loop forest. Keel's
-//! `ir_core::Function` implements `RegCode`; `examples/foreign_ir.rs` does
-//! it for a toy IR (`cargo run -p regalloc-pebble --example foreign_ir`).
+//! `ir_core::Function` implements `RegCode`; `examples/foreign_ir_regalloc.rs` does
+//! it for a toy IR (`cargo run -p regalloc-pebble --example foreign_ir_regalloc`).
 //!
 //! **Output.** [`Allocation`]: plain data in CSR form, as regalloc2 returns
 //! it: per instruction the location of each operand and result, and the

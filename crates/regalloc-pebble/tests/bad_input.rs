@@ -3,7 +3,7 @@
 //! instructions needing more registers than there are, malformed DAG
 //! descriptions, and damaged allocations handed to the checker.
 
-#[path = "../examples/foreign_ir.rs"]
+#[path = "../examples/foreign_ir_regalloc.rs"]
 mod toy;
 
 use regalloc_pebble::fuzzing::{Rng, mutate};

@@ -1,10 +1,10 @@
 //! The input trait is the whole interface: generated Keel functions,
-//! converted into the toy IR of `examples/foreign_ir.rs` (no `ir-core` in
+//! converted into the toy IR of `examples/foreign_ir_regalloc.rs` (no `ir-core` in
 //! it), get exactly the allocation Keel's own implementation gets, under
 //! every option and by both allocators; the toy's own example allocates
 //! and checks.
 
-#[path = "../examples/foreign_ir.rs"]
+#[path = "../examples/foreign_ir_regalloc.rs"]
 mod toy;
 
 use cfg_dom::VarCode;

@@ -11,7 +11,7 @@
 //! test vector 2 as a dependence table, then the carried answers of a
 //! tiled loop.
 //!
-//! Run it with `cargo run -p memdep --example foreign_ir`.
+//! Run it with `cargo run -p memdep --example foreign_ir_memdep`.
 
 use cfg_dom::{Graph, Versioned};
 use memdep::{Access, Effects, MemCode, Offset, SymbolChange};

@@ -10,7 +10,7 @@
 //! checks the allocation symbolically, and prints each block's new order
 //! with its registers and the inserted loads, stores and moves.
 //!
-//! Run it with `cargo run -p regalloc-pebble --example foreign_ir`.
+//! Run it with `cargo run -p regalloc-pebble --example foreign_ir_regalloc`.
 
 use cfg_dom::{Graph, Use, VarCode, Versioned};
 use regalloc_pebble::{InstKind, Loc, Options, ProgPoint, RegClass, RegCode, Regs, allocate, check};
