@@ -376,22 +376,46 @@ impl LoopForest {
     }
 
     /// The header of `l`: its only entry unless `l` is irreducible.
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn header(&self, l: LoopId) -> Node {
         self.header[l.index()]
     }
 
     /// The smallest loop strictly containing `l`, if any.
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn parent(&self, l: LoopId) -> Option<LoopId> {
         Some(self.parent[l.index()]).filter(|&p| p != NONE).map(LoopId)
     }
 
     /// The loops whose parent is `l`, by increasing id.
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn children(&self, l: LoopId) -> &[LoopId] {
         &self.children[self.child_start[l.index()] as usize..self.child_start[l.index() + 1] as usize]
     }
 
     /// The nesting depth of `l`: 1 for an outermost loop, its parent's
     /// plus one otherwise.
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn depth(&self, l: LoopId) -> u32 {
         self.depth[l.index()]
     }
@@ -399,6 +423,12 @@ impl LoopForest {
     /// True when `l` has an entry other than its header: an edge from a
     /// reachable node outside its body to a body node other than the
     /// header.
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn is_irreducible(&self, l: LoopId) -> bool {
         self.irreducible[l.index()]
     }
@@ -429,16 +459,34 @@ impl LoopForest {
     /// loop is `l` ([`LoopForest::own_nodes`], sorted), then the bodies of
     /// its children in id order. Not sorted as a whole: all bodies share
     /// one array of `num_nodes` entries at most.
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn body(&self, l: LoopId) -> &[Node] {
         &self.body[self.body_start[l.index()] as usize..self.body_end[l.index()] as usize]
     }
 
     /// The nodes whose innermost loop is `l` (its header included), sorted.
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn own_nodes(&self, l: LoopId) -> &[Node] {
         &self.body[self.body_start[l.index()] as usize..self.own_end[l.index()] as usize]
     }
 
     /// True when `n` is in the body of `l`. O(1).
+    ///
+    /// # Panics
+    ///
+    /// When `l` is not a loop of this forest (ids come from
+    /// [`LoopForest::loops`] and the other accessors of the same forest).
+    #[track_caller]
     pub fn contains(&self, l: LoopId, n: Node) -> bool {
         let (start, end) = (self.body_start[l.index()], self.body_end[l.index()]);
         // `NONE` (in no loop) is never below `end <= num_nodes`.

@@ -50,33 +50,14 @@ impl Chains {
         self.derive_du();
     }
 
-    /// The DU side: a stable counting sort of the UD pairs by definition
-    /// (the same result as `cfg_dom::csr`'s bucket, with loops over the
-    /// flat lists instead of a pair iterator). Uses are visited from the
-    /// last, so each list comes out in increasing use order.
+    /// The DU side: the UD lists transposed by the workspace's one CSR
+    /// builder (a stable counting sort), so each definition's uses come out
+    /// in increasing use order.
     fn derive_du(&mut self) {
-        let nd = self.sites.num_defs();
-        let (start, du) = (&mut self.du_start, &mut self.du);
-        start.clear();
-        start.resize(nd + 1, 0);
-        for &d in &self.ud {
-            start[d as usize] += 1;
-        }
-        // Running ends: start[d] is one past the last slot of d's list.
-        let mut total = 0u32;
-        for s in start.iter_mut() {
-            total += *s;
-            *s = total;
-        }
-        du.clear();
-        du.resize(self.ud.len(), 0);
-        for u in (0..self.ud_start.len().saturating_sub(1)).rev() {
-            let (a, b) = (self.ud_start[u] as usize, self.ud_start[u + 1] as usize);
-            for &d in self.ud[a..b].iter().rev() {
-                start[d as usize] -= 1;
-                du[start[d as usize] as usize] = u as UseId;
-            }
-        }
+        let (ud_start, ud) = (&self.ud_start, &self.ud);
+        let pairs = (0..ud_start.len().saturating_sub(1))
+            .flat_map(|u| csr::row(ud_start, ud, u).iter().map(move |&d| (d, u as UseId)));
+        csr::bucket_by(self.sites.num_defs(), pairs, &mut self.du_start, &mut self.du);
     }
 
     /// The definition and use sites.

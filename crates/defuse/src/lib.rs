@@ -85,6 +85,7 @@ pub mod fuzzing;
 mod iterative;
 mod oracle;
 mod place;
+mod planted;
 mod resolve;
 mod sites;
 mod table;

@@ -38,7 +38,6 @@ pub(crate) struct Placement {
     /// Per global var (CSR by var): its definition blocks, in order.
     def_start: Vec<u32>,
     def_blocks: Vec<Node>,
-    cursor: Vec<u32>,
     pairs: Vec<(Node, VarId)>,
     out: Vec<Node>,
     /// Small graphs: per node its frontier, `words` words each; per query
@@ -136,31 +135,11 @@ impl Placement {
     /// The definition blocks of each global var, from the walk's exits
     /// (blocks in increasing order), in CSR by var.
     fn def_blocks_of_globals(&mut self, n: usize, local: &Local) {
-        let nv = local.global.len();
-        let (start, cursor) = (&mut self.def_start, &mut self.cursor);
-        start.clear();
-        start.resize(nv + 1, 0);
-        for &(v, _) in &local.exits {
-            if local.global[v as usize] {
-                start[v as usize + 1] += 1;
-            }
-        }
-        for v in 0..nv {
-            start[v + 1] += start[v];
-        }
-        cursor.clear();
-        cursor.extend_from_slice(&start[..nv]);
-        self.def_blocks.clear();
-        self.def_blocks.resize(start[nv] as usize, 0);
-        for b in 0..n as Node {
-            for &(v, _) in local.exits(b) {
-                if local.global[v as usize] {
-                    let c = &mut cursor[v as usize];
-                    self.def_blocks[*c as usize] = b;
-                    *c += 1;
-                }
-            }
-        }
+        let global = &local.global;
+        let pairs = (0..n as Node)
+            .flat_map(|b| local.exits(b).iter().map(move |&(v, _)| (v, b)))
+            .filter(|&(v, _)| global[v as usize]);
+        cfg_dom::csr::bucket_by(global.len(), pairs, &mut self.def_start, &mut self.def_blocks);
     }
 
     /// Per node its dominance frontier as a bitset, by the runner walk of

@@ -16,7 +16,7 @@
 //! edges from unreachable blocks and for nothing reaching.
 
 use crate::place::Placement;
-use crate::via_ssa::{Planted, planted};
+use crate::planted::{Planted, planted};
 use crate::walk::{Local, NO_VALUE, Value};
 use cfg_dom::{DomTree, Graph, Input, Node, VarCode, VarId};
 

@@ -246,38 +246,11 @@ impl Core {
     }
 }
 
-/// Bugs the tests plant in the method, to show the agreement checks catch
-/// them (`tests::planted_folding_bugs_are_caught`). Outside tests nothing
-/// is ever planted and the checks compile away.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Planted {
-    /// A guarded definition kills, like an unguarded one (its "may leave"
-    /// link is dropped).
-    GuardKills,
-    /// A phi keeps only its first operand.
-    FirstOperandOnly,
-}
-
-#[cfg(test)]
-thread_local! {
-    static PLANTED: std::cell::Cell<Option<Planted>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-pub(crate) fn planted(bug: Planted) -> bool {
-    PLANTED.with(|p| p.get() == Some(bug))
-}
-
-#[cfg(not(test))]
-#[inline(always)]
-pub(crate) fn planted(_: Planted) -> bool {
-    false
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{PLANTED, Planted, via_ssa};
+    use super::via_ssa;
     use crate::iterative;
+    use crate::planted::{PLANTED, Planted};
     use ir_gen::{GenConfig, generate};
 
     /// Functions (of 60 generated modules) on which `via_ssa` with `bug`

@@ -30,8 +30,8 @@
 //! the entry has predecessors (a foreign CFG may loop back to it), they are
 //! instead the value flowing in from outside, given to the tree walk.
 
+use crate::planted::{Planted, planted};
 use crate::sites::DefId;
-use crate::via_ssa::{Planted, planted};
 use cfg_dom::{DomTree, Graph, Input, Node, VarCode, VarId, csr};
 
 /// What a use reads: a definition id (below [`Local::num_defs`]), a node

@@ -219,8 +219,23 @@ impl Function {
         self.vars.get(v).map(|d| d.ty)
     }
 
-    /// A var's name (without `%`), or `"?"` if `v` does not exist.
+    /// A var's name (without `%`).
+    ///
+    /// # Panics
+    ///
+    /// When `v` is not a var of this function (there is no name to give;
+    /// [`Function::var_data`] is the checked form).
+    #[track_caller]
     pub fn var_name(&self, v: Var) -> &str {
+        match self.vars.get(v) {
+            Some(d) => &d.name,
+            None => panic!("{v} is not a var of @{}", self.name()),
+        }
+    }
+
+    /// How the printer and the verifier show a var that may not exist (an
+    /// operand of unverified code): its name, or `?` for a foreign id.
+    pub(crate) fn shown_var_name(&self, v: Var) -> &str {
         self.vars.get(v).map_or("?", |d| &d.name)
     }
 

@@ -4,7 +4,7 @@
 //! (through `target_mlu::text`, drawn by `annotate-snippets` like every
 //! other Keel diagnostic).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 use target_mlu::text::{self, SourceMap, render_file_error};
 use target_mlu::{MachineConfig, Program, verify};
@@ -37,12 +37,8 @@ pub(crate) struct Loaded {
 /// writes the diagnostics to `err` and returns `None`.
 pub(crate) fn load(file: &str, config: &str, err: &mut dyn Write) -> io::Result<Option<Loaded>> {
     let Some(config) = load_config(config, err)? else { return Ok(None) };
-    let (name, bytes) = if file == "-" {
-        let mut b = Vec::new();
-        ("<stdin>".to_string(), io::stdin().read_to_end(&mut b).map(|_| b))
-    } else {
-        (file.to_string(), std::fs::read(file))
-    };
+    let name = if file == "-" { "<stdin>".to_string() } else { file.to_string() };
+    let bytes = crate::input::read_path(file);
     let bytes = match bytes {
         Ok(b) => b,
         Err(e) => {
@@ -63,9 +59,7 @@ pub(crate) fn load(file: &str, config: &str, err: &mut dyn Write) -> io::Result<
     let (program, smap) = match text::parse(&src) {
         Ok(ok) => ok,
         Err(diags) => {
-            for d in &diags {
-                write!(err, "{}", d.render(&name, &src))?;
-            }
+            crate::input::write_limited(err, &name, &diags, |d| d.render(&name, &src))?;
             writeln!(err, "{name}: {} error{}", diags.len(), if diags.len() == 1 { "" } else { "s" })?;
             return Ok(None);
         }
@@ -85,9 +79,7 @@ fn verified(
     err: &mut dyn Write,
 ) -> io::Result<bool> {
     let Err(errors) = verify(p, config) else { return Ok(true) };
-    for e in &errors {
-        write!(err, "{}", e.render(name, src, smap))?;
-    }
+    crate::input::write_limited(err, name, &errors, |e| e.render(name, src, smap))?;
     writeln!(err, "{name}: {} error{} (for {})", errors.len(), if errors.len() == 1 { "" } else { "s" }, config.name)?;
     Ok(false)
 }
@@ -97,7 +89,7 @@ pub(crate) fn load_config(spec: &str, err: &mut dyn Write) -> io::Result<Option<
     if let Some(c) = MachineConfig::preset(spec) {
         return Ok(Some(c));
     }
-    let text = match std::fs::read_to_string(spec) {
+    let text = match crate::input::read_text(spec) {
         Ok(t) => t,
         Err(e) => {
             let presets = MachineConfig::PRESETS.join(", ");

@@ -57,15 +57,16 @@ pub(crate) fn import(
     );
     for f in imported.functions.iter().filter(|f| f.selected) {
         if let Err(e) = &f.result {
-            eprintln!("  function {} ({}) not imported: {e}", f.index, f.name);
+            let line = format!("  function {} ({}) not imported: {e}", f.index, f.name);
+            eprintln!("{}", crate::out::escape_controls(line));
         }
     }
     if !imported.intrinsics.is_empty() {
         let list: Vec<String> = imported.intrinsics.iter().map(|(name, n)| format!("{name} x{n}")).collect();
-        eprintln!("  intrinsics: {}", list.join(", "));
+        eprintln!("{}", crate::out::escape_controls(format!("  intrinsics: {}", list.join(", "))));
     }
     for note in &imported.notes {
-        eprintln!("  note: {note}");
+        eprintln!("{}", crate::out::escape_controls(format!("  note: {note}")));
     }
     Ok(ExitCode::SUCCESS)
 }

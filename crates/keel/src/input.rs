@@ -43,6 +43,27 @@ pub(crate) fn read_capped(mut r: impl Read, limit: u64) -> std::io::Result<Vec<u
     Ok(buf)
 }
 
+/// Reads `path` (`-`: stdin) through [`read_capped`] at [`MAX_INPUT`].
+pub(crate) fn read_path(path: &str) -> std::io::Result<Vec<u8>> {
+    if path == "-" {
+        read_capped(std::io::stdin().lock(), MAX_INPUT)
+    } else {
+        std::fs::File::open(path).and_then(|f| read_capped(f, MAX_INPUT))
+    }
+}
+
+/// Reads a small UTF-8 file (a configuration, a `--mem` file) through
+/// [`read_capped`] at [`MAX_INPUT`].
+pub(crate) fn read_text(path: &str) -> std::io::Result<String> {
+    let bytes = read_path(path)?;
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
 /// How many verifier errors a run renders (`--error-limit`).
 static ERROR_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(100);
 
@@ -54,6 +75,29 @@ pub(crate) fn set_error_limit(n: usize) {
 /// How many verifier errors are rendered per input.
 pub(crate) fn error_limit() -> usize {
     ERROR_LIMIT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Writes `items` rendered by `render`, at most [`error_limit`] of them,
+/// then one line counting the rest (so 10^5 errors print a screenful, in
+/// time linear in what is shown).
+pub(crate) fn write_limited<T>(
+    err: &mut dyn Write,
+    name: &str,
+    items: &[T],
+    mut render: impl FnMut(&T) -> String,
+) -> std::io::Result<()> {
+    let limit = error_limit();
+    for item in items.iter().take(limit) {
+        write!(err, "{}", render(item))?;
+    }
+    if items.len() > limit {
+        writeln!(
+            err,
+            "{name}: ... and {} more error(s) not shown (--error-limit {limit}; raise it to see them)",
+            items.len() - limit
+        )?;
+    }
+    Ok(())
 }
 
 /// A file (or standard input) read into memory.
@@ -74,11 +118,8 @@ impl Input {
     /// Reads `path` (`-` for stdin); prints an error and returns `None` on
     /// failure, or when the input exceeds [`MAX_INPUT`] bytes.
     pub(crate) fn read(path: &str) -> Option<Input> {
-        let (name, result) = if path == "-" {
-            ("<stdin>".to_string(), read_capped(std::io::stdin().lock(), MAX_INPUT))
-        } else {
-            (path.to_string(), std::fs::File::open(path).and_then(|f| read_capped(f, MAX_INPUT)))
-        };
+        let name = if path == "-" { "<stdin>".to_string() } else { path.to_string() };
+        let result = read_path(path);
         match result {
             Ok(bytes) => {
                 let contents = match String::from_utf8(bytes) {
@@ -182,18 +223,7 @@ impl Input {
             let l = &e.location;
             l.func.and_then(|f| smap.locate(f, l.inst, l.block, l.var)).map_or(0, |s| s.start)
         });
-        let limit = error_limit();
-        for e in errs.iter().take(limit) {
-            let _ = write!(err, "{}", e.render(module, &self.name, self.text(), smap));
-        }
-        if errs.len() > limit {
-            let _ = writeln!(
-                err,
-                "{}: ... and {} more error(s) not shown (--error-limit {limit}; raise it to see them)",
-                self.name,
-                errs.len() - limit
-            );
-        }
+        let _ = write_limited(&mut err, &self.name, &errs, |e| e.render(module, &self.name, self.text(), smap));
     }
 
     fn report(&self, diags: &[Diagnostic]) {

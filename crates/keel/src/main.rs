@@ -9,6 +9,27 @@
 //! the verifier's and the importer's errors look alike. A panic would be a
 //! bug: the hook below turns it into a one-line report instead of a
 //! backtrace.
+//!
+//! Diagnostics never panic either: `eprintln!` and `eprint!` below shadow
+//! std's (for every module of this crate) and drop a failed write, so a
+//! closed or full stderr (`2>/dev/full`) leaves the exit status as it was
+//! instead of aborting.
+
+/// std's `eprintln!`, minus the panic when stderr cannot be written.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// std's `eprint!`, minus the panic when stderr cannot be written.
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 mod asm_cmd;
 mod compile_cmd;
@@ -41,7 +62,7 @@ use std::process::ExitCode;
     version,
     about = "Keel: compiler middle-end libraries, from the command line",
     after_help = "Exit status, for every subcommand: 0 success; 1 bad input, a failed check or an unwritable \
-                  output; 2 bad usage; 3 a trap at run time (keel run). `keel help SUBCOMMAND` gives details."
+                  output; 2 bad usage; 3 a trap at run time (keel run, sim, run-mlu). `keel help SUBCOMMAND` gives details."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -149,6 +170,10 @@ enum Command {
     /// block's DAG with the global step; `--method briggs` is the
     /// Chaitin-Briggs baseline. Every allocation is checked symbolically
     /// before it is printed.
+    ///
+    /// Exit status: 0 on success, 1 on bad input (a parse or verifier error,
+    /// a function the allocator cannot take, a failed check, or an
+    /// unwritable output), 2 on bad usage.
     Regalloc {
         /// The IR file (`-` reads standard input).
         file: String,
@@ -164,6 +189,13 @@ enum Command {
         /// The allocator.
         #[arg(long, value_enum, default_value_t = regalloc_cmd::MethodArg::Pebble)]
         method: regalloc_cmd::MethodArg,
+        /// Pebble: how each block's game decides spills and registers.
+        #[arg(long, value_enum, default_value_t = regalloc_cmd::RuleArg::Refined)]
+        rule: regalloc_cmd::RuleArg,
+        /// Pebble: how the registers left after local allocation go to
+        /// variables.
+        #[arg(long, value_enum, default_value_t = regalloc_cmd::GlobalArg::Weighted)]
+        global: regalloc_cmd::GlobalArg,
         /// Loads, stores and moves per function, plain and loop-weighted.
         #[arg(long)]
         stats: bool,
@@ -245,6 +277,10 @@ enum Command {
     /// FILE may be IR text or a WebAssembly module. `json` adds output and
     /// anti dependences and edge counts; `dot` draws the dependences over
     /// the CFG.
+    ///
+    /// Exit status: 0 on success, 1 on bad input (a parse, verifier or
+    /// import error, a `--func` the module does not define, or an
+    /// unwritable output), 2 on bad usage.
     Memdep {
         /// The IR file or `.wasm` module (`-` reads standard input).
         file: String,
@@ -273,6 +309,10 @@ enum Command {
         /// The transform.
         #[arg(long, value_enum, default_value_t = pre_cmd::PreMethod::Svfg)]
         method: pre_cmd::PreMethod,
+        /// Take the result out of SSA form (`ssa::destruct`): phis become
+        /// copies in the predecessors.
+        #[arg(long)]
+        destruct: bool,
         /// Add statistics.
         #[arg(long)]
         stats: bool,
@@ -384,13 +424,13 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Dot { file, func, what, insts, block, regs } => {
             dot::dot(&file, func.as_deref(), what, insts, block.as_deref(), regs, out)
         }
-        Command::Regalloc { file, func, regs, vregs, method, stats, format } => {
-            let args = regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, stats, format };
+        Command::Regalloc { file, func, regs, vregs, method, rule, global, stats, format } => {
+            let args = regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, rule, global, stats, format };
             regalloc_cmd::regalloc(&args, out)
         }
         Command::Memdep { file, func, format } => memdep_cmd::run(&file, func.as_deref(), format, out),
-        Command::Pre { file, func, method, stats, format } => {
-            pre_cmd::pre(&file, func.as_deref(), method, stats, format, out)
+        Command::Pre { file, func, method, destruct, stats, format } => {
+            pre_cmd::pre(&file, func.as_deref(), method, destruct, stats, format, out)
         }
         Command::Vectorize(a) => vectorize_cmd::vectorize(&a, out),
         Command::Gen(args) => {

@@ -37,11 +37,11 @@ pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn 
     let module = &loaded.module;
     let funcs: Vec<&Function> = match func {
         Some(name) => {
-            let name = name.strip_prefix('@').unwrap_or(name);
+            let name = &crate::out::name_arg(name);
             match module.function_by_name(name).and_then(|f| module.function(f)) {
                 Some(f) => vec![f],
                 None => {
-                    eprintln!("keel: no function @{name}");
+                    crate::out::say(format_args!("no function {}", crate::out::global(name)));
                     return Ok(ExitCode::FAILURE);
                 }
             }
@@ -95,8 +95,9 @@ impl View<'_> {
             Arg::Var(v) => format!("%{}", self.func.var_name(v)),
             Arg::Imm(i) => i.as_i64().to_string(),
         };
-        let name =
-            |o: u32| self.module.mem(ir_core::Mem::from_u32(o)).map_or("?".to_string(), |m| format!("@{}", m.name));
+        let name = |o: u32| {
+            self.module.mem(ir_core::Mem::from_u32(o)).map_or("?".to_string(), |m| crate::out::global(&m.name))
+        };
         let ir = self.func.accesses(ir_core::Inst::from_u32(s.inst), self.module);
         match ir.get(s.access as usize) {
             Some(a) => format!("{}[{}, {}]", name(a.mem.as_u32()), arg(a.offset), arg(a.size)),
@@ -181,14 +182,14 @@ fn write_all(module: &Module, funcs: &[&Function], format: Format, out: &mut dyn
         let deps = match ctx.compute_function(module, func, Some(&summaries)) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("keel: @{}: {e}", func.name());
+                crate::out::say(format_args!("{}: {e}", crate::out::global(func.name())));
                 return Ok(ExitCode::FAILURE);
             }
         };
         let q = match MemQueries::of_function(module, func, Some(&summaries)) {
             Ok(q) => q,
             Err(e) => {
-                eprintln!("keel: @{}: {e}", func.name());
+                crate::out::say(format_args!("{}: {e}", crate::out::global(func.name())));
                 return Ok(ExitCode::FAILURE);
             }
         };
@@ -217,8 +218,8 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     let c = v.deps.counts();
     writeln!(
         out,
-        "@{}: {} memory instructions, {} reads, {} writes; flow: {} pairs, {} ranges in {} distinct sets",
-        v.func.name(),
+        "{}: {} memory instructions, {} reads, {} writes; flow: {} pairs, {} ranges in {} distinct sets",
+        crate::out::global(v.func.name()),
         v.mem.len(),
         c.uses,
         c.defs,

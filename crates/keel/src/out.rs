@@ -39,6 +39,16 @@ pub(crate) fn write_failure(e: &std::io::Error) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// `text` with its control characters escaped (`\n`, `\u{1b}`), for
+/// names from the input that reach the terminal.
+pub(crate) fn escape_controls(text: String) -> String {
+    if text.chars().any(char::is_control) {
+        text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    } else {
+        text
+    }
+}
+
 /// Longest message line [`say`] prints whole.
 const MAX_MESSAGE: usize = 4000;
 
@@ -46,12 +56,7 @@ const MAX_MESSAGE: usize = 4000;
 /// escaped (a name holding a newline or an escape sequence never reaches
 /// the terminal raw) and an overlong message cut in the middle.
 pub(crate) fn say(message: impl std::fmt::Display) {
-    let text = message.to_string();
-    let escaped: String = if text.chars().any(char::is_control) {
-        text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
-    } else {
-        text
-    };
+    let escaped = escape_controls(message.to_string());
     let n = escaped.chars().count();
     if n > MAX_MESSAGE {
         let head: String = escaped.chars().take(MAX_MESSAGE / 2).collect();

@@ -42,6 +42,7 @@ pub(crate) fn pre(
     file: &str,
     func: Option<&str>,
     method: PreMethod,
+    destruct: bool,
     stats: bool,
     format: Format,
     out: &mut dyn Write,
@@ -70,12 +71,22 @@ pub(crate) fn pre(
         let row = match method {
             PreMethod::Lcm => {
                 let s = svfg_pre::lcm(body);
+                if destruct {
+                    // LCM's output is not SSA: its temporaries are plain
+                    // vars, and the input's phis are all that is left.
+                    ssa::destruct(body);
+                }
                 json!({"name": name, "method": "lcm", "expressions": s.expressions, "removed": s.removed,
                        "inserted": s.inserted, "edges_split": s.edges_split})
             }
             PreMethod::Svfg | PreMethod::Gvn => {
                 let m = if method == PreMethod::Svfg { Method::Svfg } else { Method::Gvn };
-                match svfg_pre::run(body, m, svfg_pre::Plant::default()) {
+                // Loads are numbered through memdep's dependences.
+                let result = svfg_pre::run_in(&mut module, f, m, svfg_pre::Plant::default());
+                if destruct && let Some(body) = module.function_mut(f) {
+                    ssa::destruct(body);
+                }
+                match result {
                     Ok(s) => json!({"name": name, "method": if m == Method::Svfg { "svfg" } else { "gvn" },
                         "removed": s.removed, "inserted": s.inserted, "phis_placed": s.phis_placed,
                         "phis_created": s.phis_created, "phis_deleted": s.phis_deleted, "edges_split": s.edges_split,
@@ -128,11 +139,13 @@ pub(crate) fn pre(
 /// (with their instructions), plus one node per phi of a value number
 /// (`φ vN`, its expression, down-safe `ds` / can-be-available `cba` /
 /// `used` marks) and edges from each operand's source (the block of a real
-/// computation, another phi, or ⊥ = ζ) labelled with the predecessor index.
+/// computation, another phi, or ⊥ = ζ) labelled with the predecessor index,
+/// and the ε pseudo-phis (`ε vN`, dotted red) at the frontier of `dn`.
 pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, String> {
     let mut f = func.clone();
     ssa::construct(&mut f, &ssa::Options::default()).map_err(|e| e.to_string())?;
-    let (g, vns) = svfg_pre::build_svfg(&f).map_err(|e| e.to_string())?;
+    let memory = memdep::MemDep::new().compute_function(module, &f, None).map_err(|e| e.to_string())?;
+    let (g, vns) = svfg_pre::build_svfg(&f, Some(&memory)).map_err(|e| e.to_string())?;
     let mut def_block = vec![None; f.num_vars()];
     let mut s = String::from("digraph svfg {\n  node [shape=box, fontname=monospace];\n");
     for b in f.blocks() {
@@ -181,6 +194,17 @@ pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, Strin
                 }
                 Source::Unreachable => {}
             }
+        }
+    }
+    // ε_t: a pseudo-phi at each node of DF(dn(t)), where t's operands may
+    // have changed (a phi of t on top when an edge enters it is not
+    // down-safe).
+    for (n, values) in g.eps_at.iter().enumerate() {
+        for t in values {
+            s.push_str(&format!(
+                "  eps{n}_{} [shape=plaintext, fontcolor=red, label=\"ε v{}\"];\n  eps{n}_{} -> bb{n} [style=dotted, color=red];\n",
+                t.0, t.0, t.0
+            ));
         }
     }
     s.push_str("}\n");

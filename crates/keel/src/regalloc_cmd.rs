@@ -6,7 +6,9 @@
 
 use crate::input::Input;
 use ir_core::{FuncId, Module, text};
-use regalloc_pebble::{Allocated, Allocator, KeelError, Method, Options, Regs, allocate_in_module, allocate_module};
+use regalloc_pebble::{
+    Allocated, Allocator, GlobalStep, KeelError, LocalRule, Method, Options, Regs, allocate_in_module, allocate_module,
+};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -17,6 +19,29 @@ pub(crate) enum MethodArg {
     Pebble,
     /// Chaitin-Briggs graph colouring (the baseline).
     Briggs,
+}
+
+/// The local rule (`--rule`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RuleArg {
+    /// `Local-Alloc` exactly as the document gives it.
+    Document,
+    /// The document's order, re-planned by Belady's rule; the cheaper game
+    /// is kept (the default).
+    Refined,
+}
+
+/// The global step (`--global`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GlobalArg {
+    /// Greedily by local loads + stores weighted by loop depth (the
+    /// default).
+    Weighted,
+    /// Greedily by lifetime, ties by use count, then loop depth (the
+    /// document's variant).
+    Lifetime,
+    /// No global step: every register is local.
+    Off,
 }
 
 /// Output format.
@@ -34,6 +59,8 @@ pub(crate) struct RegallocArgs {
     pub(crate) regs: u32,
     pub(crate) vregs: u32,
     pub(crate) method: MethodArg,
+    pub(crate) rule: RuleArg,
+    pub(crate) global: GlobalArg,
     pub(crate) stats: bool,
     pub(crate) format: Format,
 }
@@ -45,7 +72,16 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
         MethodArg::Pebble => Method::Pebble,
         MethodArg::Briggs => Method::Briggs,
     };
-    let options = Options { regs: Regs::new(a.regs, a.vregs), ..Options::default() };
+    let local_rule = match a.rule {
+        RuleArg::Document => LocalRule::Document,
+        RuleArg::Refined => LocalRule::Refined,
+    };
+    let global = match a.global {
+        GlobalArg::Weighted => GlobalStep::Weighted,
+        GlobalArg::Lifetime => GlobalStep::Lifetime,
+        GlobalArg::Off => GlobalStep::Off,
+    };
+    let options = Options { regs: Regs::new(a.regs, a.vregs), local_rule, global, ..Options::default() };
     let (allocated, results) = match &a.func {
         // One function: the others stay as they are.
         Some(name) => {
@@ -104,11 +140,11 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
 }
 
 fn stats_line(module: &Module, f: FuncId, done: &Allocated) -> String {
-    let name = module.function(f).map_or("?", |f| f.name());
+    let name = module.function(f).map_or_else(|| "?".to_string(), |f| crate::out::global(f.name()));
     let c = done.allocation.costs;
     let q = done.allocation.local_regs.map_or("-".to_string(), |q| q.to_string());
     format!(
-        "@{name}: loads {} stores {} moves {} (weighted {} {} {}, total {}); spill bytes {}; global registers {}; local registers q = {q}",
+        "{name}: loads {} stores {} moves {} (weighted {} {} {}, total {}); spill bytes {}; global registers {}; local registers q = {q}",
         c.loads,
         c.stores,
         c.moves,

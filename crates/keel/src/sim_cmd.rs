@@ -183,7 +183,7 @@ fn load_mem(p: &Program, sim: &mut Simulator<'_>, spec: &str) -> Result<(), Stri
     let (name, path) = spec.split_once('=').ok_or_else(|| format!("--mem wants NAME=FILE, not `{spec}`"))?;
     let name = name.strip_prefix('@').unwrap_or(name);
     let m = p.mem_by_name(name).and_then(|id| p.mem(id)).ok_or_else(|| format!("no memory object @{name}"))?;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let text = crate::input::read_text(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let mut values = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split(';').next().unwrap_or("");

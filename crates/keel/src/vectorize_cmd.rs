@@ -94,17 +94,9 @@ fn read_graph(input: &Input) -> Result<(Graph, vectorize::text::SourceMap), Exit
         }
     };
     if let Err(errors) = vectorize::verify(&g) {
-        let limit = crate::input::error_limit();
-        for e in errors.iter().take(limit) {
-            eprint!("{}", e.render(&input.name, input.text(), &map));
-        }
-        if errors.len() > limit {
-            eprintln!(
-                "{}: ... and {} more error(s) not shown (--error-limit {limit}; raise it to see them)",
-                input.name,
-                errors.len() - limit
-            );
-        }
+        let _ = crate::input::write_limited(&mut std::io::stderr().lock(), &input.name, &errors, |e| {
+            e.render(&input.name, input.text(), &map)
+        });
         return Err(fail(format!("{}: the graph does not verify\n", input.name)));
     }
     Ok((g, map))

@@ -81,6 +81,62 @@ fn dot_draws_the_svfg() {
 }
 
 #[test]
+fn destructed_output_has_no_phis_and_runs_the_same() {
+    let f = example("pre_semantic.kir");
+    for method in ["svfg", "gvn", "lcm"] {
+        let o = run(&["pre", &f, "--method", method, "--destruct"]);
+        assert!(o.status.success(), "{o:?}");
+        let t = stdout(&o);
+        assert!(!t.contains("phi("), "{method}: {t}");
+        let out = std::env::temp_dir().join(format!("keel-pre-destruct-{method}-{}.kir", std::process::id()));
+        std::fs::write(&out, &t).unwrap();
+        let path = out.to_str().unwrap();
+        assert!(run(&["check", path]).status.success(), "{method}: {t}");
+        for c in ["-1", "1"] {
+            let before = run(&["run", &f, "--arg", "3", "--arg", "4", "--arg", c]);
+            let after = run(&["run", path, "--arg", "3", "--arg", "4", "--arg", c]);
+            assert_eq!(stdout(&before), stdout(&after), "{method}, c = {c}");
+        }
+        let _ = std::fs::remove_file(&out);
+    }
+}
+
+#[test]
+fn the_svfg_drawing_shows_epsilon() {
+    // `i + b` below the loop header: its dn is the header, whose frontier
+    // (the header itself, through the back edge) holds an ε.
+    let src = "func @f(%b: i32, %c: i32) -> i32 {
+    var %i: i32
+    var %z: i32
+    var %w: i32
+    var %p: i1
+bb0:
+    %i = const 0
+    jump bb1
+bb1:
+    %i = add %i, 1
+    %p = setp.slt %i, %c
+    br %p, bb2, bb3
+bb2:
+    %z = add %i, %b
+    jump bb3
+bb3:
+    %w = add %i, %b
+    br %p, bb1, bb4
+bb4:
+    ret %w
+}
+";
+    let path = std::env::temp_dir().join(format!("keel-pre-eps-{}.kir", std::process::id()));
+    std::fs::write(&path, src).unwrap();
+    let o = run(&["dot", path.to_str().unwrap(), "--what", "svfg"]);
+    let _ = std::fs::remove_file(&path);
+    assert!(o.status.success(), "{o:?}");
+    let t = stdout(&o);
+    assert!(t.contains("label=\"ε v") && t.contains("-> bb1 [style=dotted, color=red]"), "{t}");
+}
+
+#[test]
 fn bad_input_and_usage() {
     let bad = std::env::temp_dir().join(format!("keel-pre-bad-{}.kir", std::process::id()));
     std::fs::write(&bad, "func @f( {\n").unwrap();

@@ -51,8 +51,14 @@ fn the_pebble_block_allocates_verifies_and_runs() {
     let src = example("pebble_block.kir");
     let want = run_file(&src, &["3", "4", "5"]);
     for regs in ["3", "2"] {
-        for method in ["pebble", "briggs"] {
-            let o = run(keel().args(["regalloc", "--regs", regs, "--method", method]).arg(&src));
+        for flags in [
+            &["--method", "pebble"][..],
+            &["--method", "briggs"],
+            &["--rule", "document", "--global", "lifetime"],
+            &["--rule", "refined", "--global", "off"],
+        ] {
+            let method = flags.join(" ");
+            let o = run(keel().args(["regalloc", "--regs", regs]).args(flags).arg(&src));
             assert!(o.status.success(), "{}", text(&o.stderr));
             let out = text(&o.stdout);
             assert!(out.contains("%r0"), "{out}");

@@ -86,6 +86,7 @@ mod functional;
 mod intervals;
 mod machine;
 mod memory;
+#[cfg(feature = "fuzzing")]
 pub mod oracle;
 mod race;
 mod stats;

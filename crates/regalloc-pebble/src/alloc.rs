@@ -49,6 +49,7 @@
 use crate::block_dag::{BlockDag, CodeError};
 use crate::class::{RegClass, Regs};
 use crate::facts::Facts;
+use crate::game::LocalRule;
 use crate::global::GlobalAssign;
 use crate::input::RegCode;
 use crate::output::Allocation;
@@ -76,6 +77,10 @@ pub enum GlobalStep {
 pub struct Options {
     /// Registers per class (`P`).
     pub regs: Regs,
+    /// How each block's game decides spills and registers: the document's
+    /// `Local-Alloc` exactly, or (default) refined by a Belady re-plan
+    /// that keeps the cheaper game.
+    pub local_rule: LocalRule,
     /// The global step.
     pub global: GlobalStep,
     /// `q`, the registers per class the local allocation uses when the
@@ -119,6 +124,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             regs: Regs::new(16, 16),
+            local_rule: LocalRule::Refined,
             global: GlobalStep::Weighted,
             local_regs: None,
             carry: true,
@@ -269,7 +275,8 @@ impl Allocator {
         self.liveness.compute_input(&input);
         self.loops.compute(graph);
         let fx = Facts::new(&input, &self.liveness, &self.loops, options);
-        let mut work = Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch };
+        let mut work =
+            Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch, rule: options.local_rule };
         let p = options.regs;
         let full = [p.get(RegClass::Scalar), p.get(RegClass::Vector)];
         let none = GlobalAssign::none(fx.nvars);

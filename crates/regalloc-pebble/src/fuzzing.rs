@@ -12,9 +12,8 @@
 use crate::alloc::{AllocError, GlobalStep, Options};
 use crate::class::{RegClass, Regs};
 use crate::dag::{Dag, DagBuilder, ValueId};
-use crate::game::{Setup, replay};
+use crate::game::{LocalRule, Setup, replay};
 use crate::keel::{KeelError, Method, allocate_module};
-use crate::pebble::pebble;
 use ir_core::interp::{Config, run};
 use ir_core::{Imm, Module, VerifyOptions, verify_module};
 
@@ -125,13 +124,20 @@ pub fn renumbered(rng: &mut Rng, dag: &Dag) -> (Dag, Vec<ValueId>) {
 /// the renaming) on a renumbering. Panics otherwise. Returns the cost, or
 /// `None` when `p` is below the DAG's demand.
 pub fn check_dag(dag: &Dag, p: u32, rng: &mut Rng) -> Option<u64> {
+    check_dag_with(dag, p, LocalRule::Refined, rng)
+}
+
+/// [`check_dag`] under the local rule `rule`.
+pub fn check_dag_with(dag: &Dag, p: u32, rule: LocalRule, rng: &mut Rng) -> Option<u64> {
     let regs = Regs::new(p, 0);
-    let s = pebble(dag, regs).ok()?;
-    let (l, st) = replay(dag, &Setup::plain(regs), &s).expect("the heuristic plays a legal game");
+    let setup = Setup { rule, ..Setup::plain(regs) };
+    let mut pebbler = crate::Pebbler::new();
+    let s = pebbler.run(dag, &setup).ok()?;
+    let (l, st) = replay(dag, &setup, &s).expect("the heuristic plays a legal game");
     assert_eq!((l, st), (s.loads, s.stores));
     assert!(s.cost() >= dag.lower_bound(), "cost {} below the lower bound {}", s.cost(), dag.lower_bound());
     let (d2, map) = renumbered(rng, dag);
-    let s2 = pebble(&d2, regs).expect("the same demand");
+    let s2 = pebbler.run(&d2, &setup).expect("the same demand");
     assert_eq!(s2.cost(), s.cost(), "a renumbering changes the cost");
     let moves = |s: &crate::game::Schedule, d: &Dag, map: Option<&[ValueId]>| -> Vec<(u8, u32, Option<u32>)> {
         let id = |v: ValueId| map.map_or(v, |m| m[v as usize]);
@@ -160,6 +166,7 @@ pub fn option_grid(p: u32) -> Vec<(Method, Options)> {
         }
     }
     v.push((Method::Pebble, Options { webs: false, ..Options::with_regs(p) }));
+    v.push((Method::Pebble, Options { local_rule: LocalRule::Document, ..Options::with_regs(p) }));
     v
 }
 

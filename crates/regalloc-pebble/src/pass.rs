@@ -61,6 +61,8 @@ pub(crate) struct Work<'w> {
     pub(crate) bd: &'w mut BlockDag,
     pub(crate) pebbler: &'w mut Pebbler,
     pub(crate) scratch: &'w mut Scratch,
+    /// How every block's game decides spills and registers.
+    pub(crate) rule: crate::game::LocalRule,
 }
 
 /// Buffers a pass reuses from block to block.
@@ -111,7 +113,7 @@ impl Work<'_> {
             demand: [0, 0],
         };
         let mut done = vec![false; n];
-        let mut setup = Setup::default();
+        let mut setup = Setup { rule: self.rule, ..Setup::default() };
         let mut temp_pool: Vec<u32> = Vec::new();
         let mut affinity: Vec<u32> = vec![NONE; fx.nvars];
         let mut cur: Vec<u32> = Vec::new();

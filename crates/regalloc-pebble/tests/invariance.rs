@@ -6,7 +6,7 @@
 //! another topological order, the heuristic plays the same moves.
 
 use ir_gen::{GenConfig, generate};
-use regalloc_pebble::fuzzing::{Rng, check_dag, random_dag, shuffle_statements};
+use regalloc_pebble::fuzzing::{Rng, check_dag, check_dag_with, random_dag, shuffle_statements};
 use regalloc_pebble::{GlobalStep, LocalRule, Options, allocate, check, lower_phis, needs_destruct};
 
 #[test]
@@ -38,6 +38,7 @@ fn reshuffled_blocks_get_identical_allocations() {
                     Options::with_regs(p),
                     Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(p) },
                     Options { global: GlobalStep::Lifetime, webs: false, ..Options::with_regs(p) },
+                    Options { local_rule: LocalRule::Document, ..Options::with_regs(p) },
                 ] {
                     let (Ok(a1), Ok(a2)) = (allocate(&g1, &f, &opts), allocate(&g2, &shuffled, &opts)) else {
                         continue;
@@ -60,6 +61,6 @@ fn renumbered_dags_get_the_same_moves() {
         let d = random_dag(&mut rng, n);
         let p = d.max_demand(regalloc_pebble::RegClass::Scalar) + rng.below(3) as u32;
         check_dag(&d, p, &mut rng).unwrap();
+        check_dag_with(&d, p, LocalRule::Document, &mut rng).unwrap();
     }
-    let _ = LocalRule::Document;
 }

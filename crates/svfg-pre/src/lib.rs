@@ -8,8 +8,9 @@
 //!   number `t`: `dn(t)`, the phis of `t` at `IDF(J0(t))` restricted to
 //!   the nodes `dn(t)` strictly dominates, ε_t at `DF(dn(t))`, the sources
 //!   of each phi operand found by the `Search` walk (ζ_t = ⊥), and the
-//!   down-safety and can-be-available fixpoints; [`Svfg::verify`] checks
-//!   it.
+//!   down-safety and can-be-available fixpoints; [`verify_svfg`] checks
+//!   the three SVFG conditions and the construction against slow textbook
+//!   recomputations.
 //! - [`svfg_pre`]: the transform. [`gvn`] (dominator-based removal, no
 //!   insertion) and [`lcm`] (Knoop–Rüthing–Steffen lazy code motion over
 //!   lexically equal expressions, bit vectors, edge insertion) are the
@@ -71,9 +72,13 @@ mod lcm;
 mod pre;
 mod properties;
 mod svfg;
+mod verify;
 mod vn;
 
 pub use lcm::{LcmStats, lcm};
-pub use pre::{Method, Plant, PreError, Stats, build_svfg, gvn, run, svfg_pre};
+pub use pre::{
+    Method, Plant, PreError, Stats, build_svfg, gvn, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in,
+};
 pub use svfg::{ArgSource, Source, Svfg, SvfgError, SvfgPhi};
+pub use verify::verify_svfg;
 pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers, can_trap, commutes, is_computation};

@@ -37,7 +37,8 @@ use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
 use crate::vn::{ValueKind, ValueNumber, ValueNumbers, can_trap, is_computation};
 use cfg_dom::{DomTree, Graph, Idf, Node};
 use ir_core::entity::EntityRef;
-use ir_core::{Arg, Block, Format, Function, FunctionBuilder, Imm, Inst, Opcode, Var, block, node};
+use ir_core::{Arg, Block, Format, FuncId, Function, FunctionBuilder, Imm, Inst, Module, Opcode, Var, block, node};
+use memdep::{MemDep, MemDeps};
 use smallvec::SmallVec;
 use std::time::{Duration, Instant};
 
@@ -81,12 +82,18 @@ pub enum PreError {
     NoBlocks,
     /// A var is defined more than once: the input is not in SSA form.
     NotSsa(String),
+    /// The function id names no function of the module.
+    NoFunction,
+    /// The memory dependences could not be computed, or are stale.
+    Memory(String),
 }
 
 impl core::fmt::Display for PreError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             PreError::NoBlocks => f.write_str("the function has no blocks"),
+            PreError::NoFunction => f.write_str("no such function in the module"),
+            PreError::Memory(e) => write!(f, "memory dependences: {e}"),
             PreError::NotSsa(v) => {
                 write!(f, "not in SSA form: %{v} is defined more than once (run ssa::construct first)")
             }
@@ -103,11 +110,22 @@ pub struct Plant {
     pub ignore_down_safety: bool,
     /// Number `sub` as if it commuted (merges non-equal expressions).
     pub sub_commutes: bool,
+    /// Let loads share a number whatever memdep says lies between them.
+    pub loads_ignore_writes: bool,
 }
 
-/// Semantic PRE on `func` (SSA form): see the module doc.
+/// Semantic PRE on `func` (SSA form): see the module doc. Without the
+/// module there are no memory dependences, so no two loads share a value
+/// number; [`svfg_pre_in`] numbers loads through `memdep`.
 pub fn svfg_pre(func: &mut Function) -> Result<Stats, PreError> {
     run(func, Method::Svfg, Plant::default())
+}
+
+/// Semantic PRE on function `f` of `module` (SSA form), its loads numbered
+/// through `memdep`'s dependences (computed here with no call summaries:
+/// a call may write anything).
+pub fn svfg_pre_in(module: &mut Module, f: FuncId) -> Result<Stats, PreError> {
+    run_in(module, f, Method::Svfg, Plant::default())
 }
 
 /// Plain GVN on `func` (SSA form): dominated recomputations become copies.
@@ -116,16 +134,44 @@ pub fn gvn(func: &mut Function) -> Result<Stats, PreError> {
 }
 
 /// Builds the semi-SVFG of `func` (SSA form) with its properties, without
-/// rewriting anything (for `keel dot --what svfg` and the verifier).
-pub fn build_svfg(func: &Function) -> Result<(Svfg, ValueNumbers), PreError> {
-    let w = Walk::new(func, Method::Svfg, Plant::default())?;
+/// rewriting anything (for `keel dot --what svfg` and the verifier); loads
+/// are numbered through `memory` when given.
+pub fn build_svfg(func: &Function, memory: Option<&MemDeps>) -> Result<(Svfg, ValueNumbers), PreError> {
+    let w = Walk::new(func, Method::Svfg, Plant::default(), memory)?;
     Ok((w.svfg, w.vns))
 }
 
-/// [`svfg_pre`] or [`gvn`] with planted bugs (for oracle tests only).
+/// The memory dependences [`run_in`] numbers loads with: `memdep` on
+/// function `f` of `module`, no call summaries.
+pub fn memory_of(module: &Module, f: FuncId) -> Result<MemDeps, PreError> {
+    let func = module.function(f).ok_or(PreError::NoFunction)?;
+    MemDep::new().compute_function(module, func, None).map_err(|e| PreError::Memory(e.to_string()))
+}
+
+/// [`svfg_pre`] or [`gvn`] with planted bugs (for oracle tests only), no
+/// memory dependences.
 pub fn run(func: &mut Function, method: Method, plant: Plant) -> Result<Stats, PreError> {
+    run_with(func, method, plant, None)
+}
+
+/// [`run`] on function `f` of `module`, loads numbered through
+/// [`memory_of`].
+pub fn run_in(module: &mut Module, f: FuncId, method: Method, plant: Plant) -> Result<Stats, PreError> {
+    let memory = memory_of(module, f)?;
+    let func = module.function_mut(f).ok_or(PreError::NoFunction)?;
+    run_with(func, method, plant, Some(&memory))
+}
+
+/// [`run`] with loads numbered through `memory`, the dependences of `func`
+/// as it is now ([`PreError::Memory`] when they are stale).
+pub fn run_with(
+    func: &mut Function,
+    method: Method,
+    plant: Plant,
+    memory: Option<&MemDeps>,
+) -> Result<Stats, PreError> {
     let t0 = Instant::now();
-    let w = Walk::new(func, method, plant)?;
+    let w = Walk::new(func, method, plant, memory)?;
     let t2 = Instant::now();
     let mut stats = w.rewrite(func);
     stats.time_vn = w.time_vn;
@@ -177,7 +223,7 @@ fn def_nodes(func: &Function, entry: Node) -> Result<Vec<Option<Node>>, PreError
 }
 
 impl Walk {
-    fn new(func: &Function, method: Method, plant: Plant) -> Result<Walk, PreError> {
+    fn new(func: &Function, method: Method, plant: Plant, memory: Option<&MemDeps>) -> Result<Walk, PreError> {
         let t0 = Instant::now();
         let entry = func.entry_block().ok_or(PreError::NoBlocks)?;
         let def = def_nodes(func, node(entry))?;
@@ -185,8 +231,9 @@ impl Walk {
         #[cfg(any(test, feature = "fuzzing"))]
         {
             vns.plant_sub_commutes = plant.sub_commutes;
+            vns.plant_loads_ignore_writes = plant.loads_ignore_writes;
         }
-        vns.compute(func);
+        vns.compute_with(func, memory).map_err(|e| PreError::Memory(e.to_string()))?;
         let time_vn = t0.elapsed();
         let cfg = func.cfg();
         let dt = DomTree::of(&cfg);
@@ -208,20 +255,13 @@ impl Walk {
             }
             _ => None,
         };
-        let mut load_node: Vec<Option<Node>> = vec![None; nv];
-        for v in func.vars() {
-            let vn = vns.of_var(v);
-            if vn != ValueNumber::NONE && load_node[vn.index()].is_none() {
-                load_node[vn.index()] = def[v.index()];
-            }
-        }
         for i in 0..nv {
             let vn = ValueNumber(i as u32);
             dn[i] = match vns.kind(vn) {
                 Some(ValueKind::Const(_)) => Some(root),
                 Some(ValueKind::Opaque(v)) => def.get(v.index()).copied().flatten(),
                 Some(ValueKind::Phi(b, _)) => Some(node(*b)),
-                Some(ValueKind::Load { .. }) => load_node[i],
+                Some(ValueKind::Load { site, .. }) => func.layout().inst_block(*site).map(node),
                 Some(ValueKind::Expr(k)) => {
                     k.args.iter().try_fold(root, |acc, a| deeper(Some(acc), dn.get(a.index()).copied().flatten()))
                 }

@@ -18,10 +18,16 @@
 //! - **phis**: a phi whose operands all have one number gets that number;
 //!   phis of one block with the same operand numbers share a number;
 //!   an operand not numbered yet (a back edge) makes the phi opaque;
-//! - **loads** share a number only within one block, with the same object,
-//!   index number and type, and no store, call, intrinsic or tensor write
-//!   between them (a local, obviously sound rule; `memdep`'s
-//!   descriptor-level answer is not used yet);
+//! - **loads** take part only through `memdep` ([`ValueNumbers::compute_with`]
+//!   given the function's [`memdep::MemDeps`]): a load `L2` gets the number
+//!   of a load `L1` of the same object, index number and type when `L1`
+//!   dominates `L2` and no definition that `memdep` says may reach `L2` is
+//!   dominated by `L1` (such a definition is the only way a write can lie
+//!   on a path from `L1` to `L2` that does not pass `L1` again; a path that
+//!   does pass it again makes that later `L1` the one that counts). Only
+//!   the nearest dominating load of the same key is asked: a write after
+//!   it is after every earlier one too. Without memory dependences every
+//!   load is its own number;
 //! - everything else (params, calls, intrinsics, reductions, guarded
 //!   definitions, `undef`) gets a fresh, opaque number. A guarded
 //!   definition makes its value available nowhere: the conservative choice
@@ -34,9 +40,10 @@
 //! operands of an [`ValueKind::Expr`] are smaller numbers than the
 //! expression itself (an expression is numbered after its operands).
 
-use cfg_dom::{Dfs, Graph};
+use cfg_dom::{CsrGraph, Dfs, DomTree, Graph, Node, Stale};
 use ir_core::entity::EntityRef;
-use ir_core::{Block, Format, Function, Imm, Inst, Opcode, Operand, Type, Var, block};
+use ir_core::{Block, Format, Function, Imm, Inst, Opcode, Operand, Type, Var, block, node};
+use memdep::MemDeps;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -79,8 +86,9 @@ pub enum ValueKind {
     Expr(ExprKey),
     /// The phis of `block` whose operands have these numbers, in phi order.
     Phi(Block, Args),
-    /// A load of `mem` at an index number, within one block and one
-    /// memory epoch.
+    /// A load of `mem` at an index number: the value read by the load
+    /// `site` and by the loads it dominates with no possible write between
+    /// (see the module doc).
     Load {
         /// The memory object, as its index.
         mem: u32,
@@ -88,8 +96,8 @@ pub enum ValueKind {
         index: ValueNumber,
         /// The loaded type.
         ty: Type,
-        /// Block and memory epoch (no write between two loads of one epoch).
-        epoch: u32,
+        /// The first load of this value, which dominates the others.
+        site: Inst,
     },
     /// A value nothing else is known to equal (param, call result, guarded
     /// definition, ...): the var that defines it.
@@ -104,6 +112,9 @@ pub struct ValueNumbers {
     /// Plants a bug for the oracle tests: `sub` is taken as commutative.
     #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) plant_sub_commutes: bool,
+    /// Plants a bug for the oracle tests: loads ignore memdep's writes.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) plant_loads_ignore_writes: bool,
 }
 
 /// Whether `op` commutes (for compares, whether the condition code makes
@@ -202,6 +213,16 @@ impl ValueNumbers {
         false
     }
 
+    #[cfg(any(test, feature = "fuzzing"))]
+    fn planted_loads_ignore_writes(&self) -> bool {
+        self.plant_loads_ignore_writes
+    }
+
+    #[cfg(not(any(test, feature = "fuzzing")))]
+    fn planted_loads_ignore_writes(&self) -> bool {
+        false
+    }
+
     fn intern(&mut self, kind: ValueKind, table: &mut FxHashMap<ValueKind, ValueNumber>) -> ValueNumber {
         if let Some(&vn) = table.get(&kind) {
             return vn;
@@ -223,8 +244,34 @@ impl ValueNumbers {
         }
     }
 
-    /// Recomputes the numbers of `func`, reusing buffers.
+    /// Numbers `func` (SSA form), with its loads numbered through the
+    /// memory dependences `memory` of the same function (see the module
+    /// doc). Fails when `memory` was computed for another function or an
+    /// earlier state of this one.
+    pub fn of_with_memory(func: &Function, memory: &MemDeps) -> Result<ValueNumbers, Stale> {
+        let mut v = ValueNumbers::default();
+        v.compute_with(func, Some(memory))?;
+        Ok(v)
+    }
+
+    /// Recomputes the numbers of `func`, reusing buffers; every load is its
+    /// own number ([`ValueNumbers::compute_with`] numbers loads).
     pub fn compute(&mut self, func: &Function) {
+        let _ = self.compute_with(func, None);
+    }
+
+    /// Recomputes the numbers of `func`, reusing buffers, with loads
+    /// numbered through `memory` when given. Fails (numbering nothing)
+    /// when `memory` is stale for `func`.
+    pub fn compute_with(&mut self, func: &Function, memory: Option<&MemDeps>) -> Result<(), Stale> {
+        if let Some(m) = memory {
+            m.check(func)?;
+        }
+        self.compute_inner(func, memory);
+        Ok(())
+    }
+
+    fn compute_inner(&mut self, func: &Function, memory: Option<&MemDeps>) {
         self.of_var.clear();
         self.of_var.resize(func.num_vars(), ValueNumber::NONE);
         self.kinds.clear();
@@ -235,19 +282,15 @@ impl ValueNumbers {
         }
         let cfg = func.cfg();
         let dfs = Dfs::of(&cfg);
-        let mut epoch = 0u32;
+        let mut loads = memory.map(|m| Loads::new(func, &cfg, m, self.planted_loads_ignore_writes()));
         let order: Vec<u32> = dfs.reverse_postorder().collect();
         for n in order {
             if cfg.entry().is_none() {
                 break;
             }
-            epoch += 1;
             let b = block(n);
             for inst in func.block_insts(b) {
                 let op = func.opcode(inst);
-                if op.touches_memory() && op != Opcode::Load {
-                    epoch += 1;
-                }
                 let results = func.results(inst);
                 if results.is_empty() {
                     continue;
@@ -279,7 +322,7 @@ impl ValueNumbers {
                     }
                     continue;
                 } else {
-                    self.number_simple(func, inst, r, epoch, &mut table)
+                    self.number_simple(func, inst, r, loads.as_mut(), &mut table)
                 };
                 self.set(r, vn);
             }
@@ -291,7 +334,7 @@ impl ValueNumbers {
         func: &Function,
         inst: Inst,
         r: Var,
-        epoch: u32,
+        loads: Option<&mut Loads<'_>>,
         table: &mut FxHashMap<ValueKind, ValueNumber>,
     ) -> ValueNumber {
         let op = func.opcode(inst);
@@ -303,9 +346,16 @@ impl ValueNumbers {
             }
             Format::Load => {
                 let index = ops.first().map_or(ValueNumber::NONE, |&o| self.of_operand(func, o, table));
-                match (func.scalar_mem(inst), func.var_type(r)) {
-                    (Some(m), Some(ty)) if index != ValueNumber::NONE => {
-                        self.intern(ValueKind::Load { mem: m.as_u32(), index, ty, epoch }, table)
+                match (func.scalar_mem(inst), func.var_type(r), loads) {
+                    (Some(m), Some(ty), Some(loads)) if index != ValueNumber::NONE => {
+                        let key = (m.as_u32(), index, ty);
+                        if let Some(vn) = loads.same_value(key, inst) {
+                            loads.record(key, inst, vn);
+                            return vn;
+                        }
+                        let vn = self.fresh(ValueKind::Load { mem: m.as_u32(), index, ty, site: inst });
+                        loads.record(key, inst, vn);
+                        vn
                     }
                     _ => self.fresh(ValueKind::Opaque(r)),
                 }
@@ -331,5 +381,77 @@ impl ValueNumbers {
             }
             _ => self.fresh(ValueKind::Opaque(r)),
         }
+    }
+}
+
+/// The loads numbered so far, for the memory rule (see the module doc).
+struct Loads<'m> {
+    memory: &'m MemDeps,
+    dt: DomTree,
+    /// Per instruction: its position in its block.
+    pos: Vec<u32>,
+    /// Per instruction: its block (as a node), or `u32::MAX`.
+    block_of: Vec<Node>,
+    /// Per (object, index number, type): the loads numbered, in walk
+    /// order (reverse postorder, so a dominator comes first), with their
+    /// numbers.
+    seen: FxHashMap<(u32, ValueNumber, Type), Vec<(Inst, ValueNumber)>>,
+    /// A planted bug (tests only): skip the writes check.
+    ignore_writes: bool,
+}
+
+impl<'m> Loads<'m> {
+    fn new(func: &Function, cfg: &CsrGraph, memory: &'m MemDeps, ignore_writes: bool) -> Loads<'m> {
+        let n = func.num_insts();
+        let (mut pos, mut block_of) = (vec![0u32; n], vec![u32::MAX; n]);
+        for b in func.blocks() {
+            for (k, inst) in func.block_insts(b).enumerate() {
+                if let (Some(p), Some(o)) = (pos.get_mut(inst.index()), block_of.get_mut(inst.index())) {
+                    *p = k as u32;
+                    *o = node(b);
+                }
+            }
+        }
+        Loads { memory, dt: DomTree::of(cfg), pos, block_of, seen: FxHashMap::default(), ignore_writes }
+    }
+
+    /// Whether instruction `a` comes strictly before `b` on every path to
+    /// `b`: earlier in the same block, or in a strictly dominating block.
+    fn before(&self, a: u32, b: u32) -> bool {
+        let (Some(&ba), Some(&bb)) = (self.block_of.get(a as usize), self.block_of.get(b as usize)) else {
+            return false;
+        };
+        if ba == u32::MAX || bb == u32::MAX {
+            return false;
+        }
+        if ba == bb { self.pos[a as usize] < self.pos[b as usize] } else { self.dt.strictly_dominates(ba, bb) }
+    }
+
+    /// The number of the nearest dominating load of `key` if no write may
+    /// lie between it and `load`.
+    fn same_value(&self, key: (u32, ValueNumber, Type), load: Inst) -> Option<ValueNumber> {
+        let l2 = load.as_u32();
+        let &(l1, vn) = self.seen.get(&key)?.iter().rev().find(|&&(l1, _)| self.before(l1.as_u32(), l2))?;
+        let l1 = l1.as_u32();
+        let uses = self.memory.sites().uses_of_inst(l2);
+        if uses.is_empty() {
+            return None; // memdep does not know this read: assume the worst
+        }
+        if self.ignore_writes {
+            return Some(vn);
+        }
+        for &u in uses {
+            for d in self.memory.defs_of_iter(u) {
+                match self.memory.sites().def_site(d) {
+                    Some(site) if !self.before(l1, site.inst) => {}
+                    _ => return None,
+                }
+            }
+        }
+        Some(vn)
+    }
+
+    fn record(&mut self, key: (u32, ValueNumber, Type), load: Inst, vn: ValueNumber) {
+        self.seen.entry(key).or_default().push((load, vn));
     }
 }

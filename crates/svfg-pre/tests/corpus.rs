@@ -35,7 +35,7 @@ fn every_corpus_function_is_transformed_and_verifies() {
         let (mut t_pre, mut t_lcm) = (0.0, 0.0);
         for &f in &ids {
             let t = Instant::now();
-            let s = svfg_pre::svfg_pre(pre.function_mut(f).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let s = svfg_pre::svfg_pre_in(&mut pre, f).unwrap_or_else(|e| panic!("{name}: {e}"));
             t_pre += t.elapsed().as_secs_f64();
             pre_rm += s.removed;
             pre_ins += s.inserted;

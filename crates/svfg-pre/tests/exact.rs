@@ -261,3 +261,64 @@ fn not_ssa_and_empty_functions_are_refused() {
     let mut empty = ir_core::Function::new("e", ir_core::Signature::new([], []), &[]);
     assert_eq!(svfg_pre::svfg_pre(&mut empty).unwrap_err(), svfg_pre::PreError::NoBlocks);
 }
+
+/// Loads across blocks: `%y` reads what `%x` read (a store to another
+/// object lies between, which memdep knows is disjoint), so it becomes a
+/// copy; `%w` may read what the store on one path wrote, so it stays.
+const LOADS: &str = "mem @a: i32[8] dram = [1, 2, 3, 4, 5, 6, 7, 8]
+mem @b: i32[8] dram
+
+func @f(%i: i64, %c: i32, %v: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %w: i32
+    var %s: i32
+    var %p: i1
+bb0:
+    %x = load @a[%i]
+    store @b[%i], %x
+    %p = setp.slt %c, 0
+    br %p, bb1, bb2
+bb1:
+    store @a[%i], %v
+    jump bb3
+bb2:
+    %y = load @a[%i]
+    jump bb3
+bb3:
+    %w = load @a[%i]
+    %s = add %x, %w
+    ret %s
+}
+";
+
+#[test]
+fn loads_share_a_number_only_where_memdep_sees_no_write_between() {
+    let m = ssa_module(LOADS);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert!(body.contains("%y.1 = copy %x.1"), "{body}");
+    assert!(body.contains("%w.1 = load @a[%i]"), "{body}");
+    for args in [[3, -1, 40], [3, 1, 40], [0, -5, 9]] {
+        let a = vec![Imm::int(Type::I64, args[0]), Imm::int(Type::I32, args[1]), Imm::int(Type::I32, args[2])];
+        let f = m.function_by_name("f").unwrap();
+        let before = run(&m, f, &a, Config::default()).unwrap();
+        let after = run(&pre, pre.function_by_name("f").unwrap(), &a, Config::default()).unwrap();
+        assert_eq!((before.results, before.memory), (after.results, after.memory), "{args:?}");
+    }
+    // Without memory dependences no two loads share a number.
+    let mut plain = m.clone();
+    let id = plain.function_by_name("f").unwrap();
+    let s = svfg_pre::svfg_pre(plain.function_mut(id).unwrap()).unwrap();
+    assert_eq!(s.removed, 0);
+}
+
+#[test]
+fn planted_merge_of_loads_across_a_write_is_caught() {
+    let (m, _) = text::parse(LOADS).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let args = vec![Imm::int(Type::I64, 3), Imm::int(Type::I32, -1), Imm::int(Type::I32, 40)];
+    check_with(&m, f, &args, 10_000, Plant::default()).unwrap();
+    let planted = Plant { loads_ignore_writes: true, ..Plant::default() };
+    let e = check_with(&m, f, &args, 10_000, planted).unwrap_err();
+    assert!(e.contains("changes the outcome"), "{e}");
+}

@@ -82,6 +82,6 @@ pub mod fuzzing;
 pub use config::MachineConfig;
 pub use inst::{Addr, Inst, LabelId, MemId, Operand, Uses, VSrc};
 pub use ops::{BinOp, Class, ConvOp, FloatCC, IntCC, RedOp, Route, Scope, SyncKind, UnOp, VBinOp, VUnOp};
-pub use program::{Label, MemDecl, Program, default_align, is_plain_name};
+pub use program::{Label, MemDecl, Names, Program, default_align, is_plain_name};
 pub use types::{Pipe, Reg, Space, Sreg, Ty};
 pub use verify::{VerifyError, VerifyErrorKind, verify};

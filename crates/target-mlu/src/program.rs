@@ -15,6 +15,7 @@
 
 use crate::inst::{Inst, LabelId, MemId};
 use crate::types::{Space, Ty};
+use rustc_hash::FxHashMap;
 
 /// A memory object: `.mem @name: T[len] space at ADDR = [values]`.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -85,6 +86,8 @@ impl Program {
     /// Declares a memory object. Without an address it is placed after the
     /// last object of its space, aligned to [`default_align`]. Fails on a
     /// duplicate or non-plain name, or on more initial values than elements.
+    /// O(objects) per call; [`Names::add_mem`] is the O(1) form for
+    /// programs with many objects.
     pub fn add_mem(
         &mut self,
         name: &str,
@@ -94,29 +97,38 @@ impl Program {
         addr: Option<u64>,
         init: Vec<u64>,
     ) -> Result<MemId, String> {
+        let taken = self.mem_by_name(name).is_some();
+        let extent = self.extent(space);
+        self.push_mem(taken, extent, MemDecl { name: name.to_string(), ty, len, space, addr: 0, init }, addr)
+    }
+
+    /// The checks and placement of [`Program::add_mem`], given whether the
+    /// name is taken and the extent of the object's space.
+    fn push_mem(&mut self, taken: bool, extent: u64, mut m: MemDecl, addr: Option<u64>) -> Result<MemId, String> {
+        let name = &m.name;
         if !is_plain_name(name) {
             return Err(format!("`{name}` is not a plain name ([A-Za-z0-9_.]+)"));
         }
-        if self.mem_by_name(name).is_some() {
+        if taken {
             return Err(format!("memory object @{name} is declared twice"));
         }
-        if init.len() as u64 > len {
-            return Err(format!("@{name} has {} initial values for {len} elements", init.len()));
+        if m.init.len() as u64 > m.len {
+            return Err(format!("@{name} has {} initial values for {} elements", m.init.len(), m.len));
         }
-        let addr = match addr {
-            Some(a) => a,
-            None => {
-                let align = default_align(space);
-                self.extent(space).div_ceil(align).saturating_mul(align)
-            }
-        };
-        let init = init.into_iter().map(|b| ty.canonical(b)).collect();
-        self.mems.push(MemDecl { name: name.to_string(), ty, len, space, addr, init });
+        m.addr = addr.unwrap_or_else(|| {
+            let align = default_align(m.space);
+            extent.div_ceil(align).saturating_mul(align)
+        });
+        for b in &mut m.init {
+            *b = m.ty.canonical(*b);
+        }
+        self.mems.push(m);
         Ok(MemId(self.mems.len() as u32 - 1))
     }
 
     /// Adds a label at position `at`; fails on a duplicate name. Labels
-    /// must be added in position order to keep the invariant.
+    /// must be added in position order to keep the invariant. O(labels)
+    /// per call; [`Names::add_label`] is the O(1) form.
     pub fn add_label(&mut self, name: &str, at: u32) -> Result<LabelId, String> {
         if self.label_by_name(name).is_some() {
             return Err(format!("label `{name}` is defined twice"));
@@ -131,12 +143,14 @@ impl Program {
         self.insts.len() as u32 - 1
     }
 
-    /// The object named `name` (without `@`).
+    /// The object named `name` (without `@`). A linear scan; [`Names`]
+    /// indexes a program for many lookups.
     pub fn mem_by_name(&self, name: &str) -> Option<MemId> {
         self.mems.iter().position(|m| m.name == name).map(|i| MemId(i as u32))
     }
 
-    /// The label named `name`.
+    /// The label named `name`. A linear scan, like
+    /// [`Program::mem_by_name`].
     pub fn label_by_name(&self, name: &str) -> Option<LabelId> {
         self.labels.iter().position(|l| l.name == name).map(|i| LabelId(i as u32))
     }
@@ -154,5 +168,81 @@ impl Program {
     /// One past the last byte of any object in `space` (0 if none).
     pub fn extent(&self, space: Space) -> u64 {
         self.mems.iter().filter(|m| m.space == space).map(MemDecl::end).max().unwrap_or(0)
+    }
+}
+
+/// A hash index of a program's object and label names and of each space's
+/// extent: O(1) lookups and declarations where [`Program`]'s own are linear
+/// scans, so that the assembler and generators stay linear in the program
+/// (10^5 labels or objects). It describes the program it was built from
+/// or declared into, and goes stale if that program is changed otherwise.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    mems: FxHashMap<String, MemId>,
+    labels: FxHashMap<String, LabelId>,
+    extent: [u64; Space::ALL.len()],
+}
+
+impl Names {
+    /// The index of `p` as it is now. Where a name occurs twice (a program
+    /// that breaks the invariants), the first occurrence wins, as in
+    /// [`Program::mem_by_name`].
+    pub fn of(p: &Program) -> Names {
+        let mut n = Names::default();
+        for (i, m) in p.mems.iter().enumerate() {
+            n.mems.entry(m.name.clone()).or_insert(MemId(i as u32));
+            let e = &mut n.extent[m.space.index()];
+            *e = (*e).max(m.end());
+        }
+        for (i, l) in p.labels.iter().enumerate() {
+            n.labels.entry(l.name.clone()).or_insert(LabelId(i as u32));
+        }
+        n
+    }
+
+    /// [`Program::add_mem`] in O(1) (amortised) on `p`, which this index
+    /// describes. (The arguments mirror [`Program::add_mem`]'s, plus the
+    /// program.)
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_mem(
+        &mut self,
+        p: &mut Program,
+        name: &str,
+        ty: Ty,
+        len: u64,
+        space: Space,
+        addr: Option<u64>,
+        init: Vec<u64>,
+    ) -> Result<MemId, String> {
+        let taken = self.mems.contains_key(name);
+        let decl = MemDecl { name: name.to_string(), ty, len, space, addr: 0, init };
+        let id = p.push_mem(taken, self.extent[space.index()], decl, addr)?;
+        let m = &p.mems[id.index()];
+        self.mems.insert(m.name.clone(), id);
+        let e = &mut self.extent[space.index()];
+        *e = (*e).max(m.end());
+        Ok(id)
+    }
+
+    /// [`Program::add_label`] in O(1) (amortised) on `p`, which this index
+    /// describes.
+    pub fn add_label(&mut self, p: &mut Program, name: &str, at: u32) -> Result<LabelId, String> {
+        if self.labels.contains_key(name) {
+            return Err(format!("label `{name}` is defined twice"));
+        }
+        p.labels.push(Label { name: name.to_string(), at });
+        let id = LabelId(p.labels.len() as u32 - 1);
+        self.labels.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    /// The object named `name` (without `@`).
+    pub fn mem(&self, name: &str) -> Option<MemId> {
+        self.mems.get(name).copied()
+    }
+
+    /// The label named `name`.
+    pub fn label(&self, name: &str) -> Option<LabelId> {
+        self.labels.get(name).copied()
     }
 }

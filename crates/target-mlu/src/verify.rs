@@ -23,6 +23,7 @@ use crate::text::{SourceMap, inst_text, render_error, render_file_error};
 use crate::types::{Reg, Space, Ty};
 use crate::{LabelId, MemId};
 use core::fmt;
+use rustc_hash::FxHashSet;
 
 /// The kinds of verifier errors.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -104,7 +105,7 @@ impl VerifyError {
 
 /// Checks `p` for machine `c`; returns every error found.
 pub fn verify(p: &Program, c: &MachineConfig) -> Result<(), Vec<VerifyError>> {
-    let mut v = Verifier { p, c, errors: Vec::new(), inst: None };
+    let mut v = Verifier { p, c, dram_extent: p.extent(Space::Dram), errors: Vec::new(), inst: None };
     v.mems();
     v.labels();
     for (i, inst) in p.insts.iter().enumerate() {
@@ -126,9 +127,40 @@ pub fn verify(p: &Program, c: &MachineConfig) -> Result<(), Vec<VerifyError>> {
     if v.errors.is_empty() { Ok(()) } else { Err(v.errors) }
 }
 
+/// For each object, another object of its space that it overlaps, found by
+/// one address-order sweep per space (O(n log n)): each object is compared
+/// with the earlier-placed object reaching furthest, and an overlap is
+/// recorded on the later-declared of the two, naming the other. Every
+/// program with an overlap gets at least one report; an object is named
+/// once at most.
+fn overlapping_objects(p: &Program) -> Vec<Option<usize>> {
+    let mut found = vec![None; p.mems.len()];
+    let mut order: Vec<usize> = (0..p.mems.len()).collect();
+    order.sort_by_key(|&i| (p.mems[i].space.index(), p.mems[i].addr, i));
+    let mut reach: Option<usize> = None;
+    for &i in &order {
+        let m = &p.mems[i];
+        if let Some(r) = reach.filter(|&r| p.mems[r].space == m.space) {
+            let o = &p.mems[r];
+            if o.addr < m.end() && m.addr < o.end() {
+                let (later, other) = if r > i { (r, i) } else { (i, r) };
+                found[later].get_or_insert(other);
+            }
+            if m.end() > o.end() {
+                reach = Some(i);
+            }
+        } else {
+            reach = Some(i);
+        }
+    }
+    found
+}
+
 struct Verifier<'a> {
     p: &'a Program,
     c: &'a MachineConfig,
+    /// `p.extent(Space::Dram)`, computed once (it scans every object).
+    dram_extent: u64,
     errors: Vec<VerifyError>,
     inst: Option<u32>,
 }
@@ -155,11 +187,13 @@ impl Verifier<'_> {
 
     fn mems(&mut self) {
         let (p, c) = (self.p, self.c);
+        let overlaps = overlapping_objects(p);
+        let mut seen = FxHashSet::default();
         for (i, m) in p.mems.iter().enumerate() {
             if !is_plain_name(&m.name) {
                 self.mem_err(VerifyErrorKind::MemDecl, i, "the name is not a plain name ([A-Za-z0-9_.]+)".into());
             }
-            if p.mems[..i].iter().any(|o| o.name == m.name) {
+            if !seen.insert(m.name.as_str()) {
                 self.mem_err(VerifyErrorKind::MemDecl, i, "declared twice".into());
             }
             if m.init.len() as u64 > m.len {
@@ -196,7 +230,7 @@ impl Verifier<'_> {
                     ),
                 );
             }
-            if let Some(o) = p.mems[..i].iter().find(|o| o.space == m.space && o.addr < m.end() && m.addr < o.end()) {
+            if let Some(o) = overlaps[i].map(|j| &p.mems[j]) {
                 self.mem_err(
                     VerifyErrorKind::Overlap,
                     i,
@@ -216,11 +250,12 @@ impl Verifier<'_> {
 
     fn labels(&mut self) {
         let p = self.p;
+        let mut seen = FxHashSet::default();
         for (i, l) in p.labels.iter().enumerate() {
             let mut problem = None;
             if l.at as usize > p.insts.len() {
                 problem = Some(format!("label `{}` is at position {} past the end ({})", l.name, l.at, p.insts.len()));
-            } else if p.labels[..i].iter().any(|o| o.name == l.name) {
+            } else if !seen.insert(l.name.as_str()) {
                 problem = Some(format!("label `{}` is defined twice", l.name));
             } else if i > 0 && p.labels[i - 1].at > l.at {
                 problem = Some(format!("label `{}` is out of position order", l.name));
@@ -312,7 +347,7 @@ impl Verifier<'_> {
                 format!("{what} at {} {start} is not aligned to {align} bytes", a.space),
             );
         }
-        let limit = if a.space == Space::Dram { self.p.extent(Space::Dram) } else { self.c.capacity(a.space) };
+        let limit = if a.space == Space::Dram { self.dram_extent } else { self.c.capacity(a.space) };
         let end = start + i128::from(len.unwrap_or(0));
         if end > i128::from(limit) || (len.is_none() && start >= i128::from(limit) && limit > 0) {
             let bound = if a.space == Space::Dram { "the program's DRAM objects end" } else { "the space ends" };

@@ -57,34 +57,23 @@ impl Schedule {
         let lam_index = |s: Option<Sym>| {
             s.and_then(|l| g.op(l)).and_then(|op| if let Op::Lambda(i) = op { Some(i as usize) } else { None })
         };
-        let mut offsets = vec![0u32; nl + 1];
+        // Each lambda's body nodes (params excluded), bucketed by lambda in
+        // increasing sym order through the workspace's one CSR builder.
+        let body_of = |s: Sym| {
+            let n = g.data(s);
+            if matches!(n.op, Op::Param(_)) {
+                return None;
+            }
+            lam_index(n.scope).filter(|&i| i < nl).map(|i| (i as u32, s))
+        };
+        let (mut offsets, mut order) = (Vec::new(), Vec::new());
+        cfg_dom::csr::bucket_by(nl, (0..g.len()).map(Sym::from_index).filter_map(body_of), &mut offsets, &mut order);
+        // A body is already in dependence order when every same-scope
+        // argument precedes its user.
         let mut sorted = vec![true; nl];
-        for s in g.syms() {
-            let n = g.data(s);
-            if matches!(n.op, Op::Param(_)) {
-                continue;
-            }
-            if let Some(i) = lam_index(n.scope).filter(|&i| i < nl) {
-                offsets[i + 1] += 1;
-                if sorted[i] && same_scope_deps(g, s).any(|d| d >= s) {
-                    sorted[i] = false;
-                }
-            }
-        }
-        for i in 0..nl {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut order = vec![Sym::from_index(0); offsets[nl] as usize];
-        let mut fill: Vec<u32> = offsets[..nl].to_vec();
-        for s in g.syms() {
-            let n = g.data(s);
-            if matches!(n.op, Op::Param(_)) {
-                continue;
-            }
-            if let Some(i) = lam_index(n.scope).filter(|&i| i < nl) {
-                order[fill[i] as usize] = s;
-                fill[i] += 1;
-            }
+        for (i, ok) in sorted.iter_mut().enumerate() {
+            let body = cfg_dom::csr::row(&offsets, &order, i);
+            *ok = body.iter().all(|&s| same_scope_deps(g, s).all(|d| d < s));
         }
         let mut sched = Schedule { graph: g.id(), epoch: g.epoch(), offsets, order };
         let mut scratch = KahnScratch::default();

@@ -6,7 +6,9 @@
 //! here from the spec, and, once imported, on `ir_core::interp`. Results,
 //! traps and memory must agree. Runs the reference out of fuel skips. The
 //! same runs feed `memdep`'s dynamic check: every memory dependence the
-//! interpreter observes is one the analysis reports.
+//! interpreter observes is one the analysis reports. The same functions
+//! also go through semantic PRE (`svfg_pre::svfg_pre_in`, loads numbered
+//! through memdep) and must give the reference's answers again.
 
 mod common;
 
@@ -937,6 +939,15 @@ fn run_case(seed: u64) -> u64 {
     assert_eq!(m.counts.failed, 0, "seed {seed}");
     let _ = bytes;
     let analyses = memdep::fuzzing::Analyses::of(&m.module, Some(&memdep::Summaries::of(&m.module)));
+    // The same functions through semantic PRE (SSA form, loads numbered
+    // through memdep): they must give the reference's answers too.
+    let mut pre = svfg_pre::fuzzing::to_ssa(&m.module).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    for id in pre.function_ids().collect::<Vec<_>>() {
+        svfg_pre::svfg_pre_in(&mut pre, id).unwrap_or_else(|e| panic!("seed {seed}: PRE: {e}"));
+    }
+    if let Err(e) = ir_core::verify_module(&pre, &ir_core::VerifyOptions { ssa: true }) {
+        panic!("seed {seed}: PRE output does not verify: {e}\n{}", ir_core::text::print_module(&pre));
+    }
     let mut checked = 0;
     for (f, func) in funcs.iter().enumerate() {
         for args in [[0u64, 0], [1, 5], [0xffff_fff0, u64::MAX], [7, 1 << 40]] {
@@ -967,6 +978,27 @@ fn run_case(seed: u64) -> u64 {
                     assert!(matches!(t.kind, Trap | OutOfBounds | DivisionByZero | IntegerOverflow), "{t}: {}", text());
                 }
                 (w, g) => panic!("reference {w:?}, IR {g:?}: {}", text()),
+            }
+            let pre_id = pre.function_by_name(&format!("f{f}")).unwrap();
+            let mut pre_interp = Interpreter::new(&pre, Config::default()).unwrap();
+            let got = pre_interp.call(
+                pre_id,
+                &[Imm::int(ir_core::Type::I32, args[0] as i64), Imm::int(ir_core::Type::I64, args[1] as i64)],
+            );
+            match (&want, got) {
+                (Outcome::Values(w), Ok(g)) => {
+                    let g: Vec<u64> = g.into_iter().map(imm_bits).collect();
+                    assert_eq!(&g, w, "after PRE: {}", text());
+                    let mem: Vec<u8> = pre_interp
+                        .memory()
+                        .elements(ir_core::Mem::from_u32(0))
+                        .iter()
+                        .map(|b| b.as_u64() as u8)
+                        .collect();
+                    assert!(mem == reference.mem, "memory differs after PRE: {}", text());
+                }
+                (Outcome::Trap, Err(_)) => {}
+                (w, g) => panic!("after PRE: reference {w:?}, IR {g:?}: {}", text()),
             }
             let imm_args = [Imm::int(ir_core::Type::I32, args[0] as i64), Imm::int(ir_core::Type::I64, args[1] as i64)];
             let d = memdep::fuzzing::check_run(&m.module, &analyses, id, &imm_args, Config::default().fuel, None);

@@ -227,7 +227,7 @@ fn write_function_with(
             if i > 0 {
                 out.write_str(", ")?;
             }
-            write_name(out, '%', func.var_name(p))?;
+            write_name(out, '%', func.shown_var_name(p))?;
             write!(out, ": {}", func.var_type(p).unwrap_or(Type::I64))?;
         }
         out.write_char(')')?;
@@ -246,11 +246,11 @@ fn write_function_with(
         if !is_param.get(v.as_u32() as usize).copied().unwrap_or(false) {
             entity_line(out, c, Anchor::Var(id, v), 4, false, |out| {
                 out.write_str("var ")?;
-                write_name(out, '%', func.var_name(v))?;
+                write_name(out, '%', func.shown_var_name(v))?;
                 write!(out, ": {}", func.var_type(v).unwrap_or(Type::I64))?;
                 if let Some(o) = func.var_data(v).and_then(|d| d.origin()) {
                     out.write_str(" of ")?;
-                    write_name(out, '%', func.var_name(o))?;
+                    write_name(out, '%', func.shown_var_name(o))?;
                 }
                 Ok(())
             })?;
@@ -308,7 +308,7 @@ impl InstPrinter<'_> {
             return out.write_str("?");
         };
         if let Some(v) = op.as_var() {
-            return write_name(out, '%', self.func.var_name(v));
+            return write_name(out, '%', self.func.shown_var_name(v));
         }
         let shape = Shape {
             opcode: self.opcode,
@@ -344,7 +344,7 @@ fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut (impl Write + ?
     let opcode = data.opcode();
     if let Some(g) = data.guard() {
         out.write_str(if g.negated { "@!" } else { "@" })?;
-        write_name(out, '%', func.var_name(g.var))?;
+        write_name(out, '%', func.shown_var_name(g.var))?;
         out.write_char(' ')?;
     }
     let results = func.results(inst);
@@ -353,7 +353,7 @@ fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut (impl Write + ?
             if i > 0 {
                 out.write_str(", ")?;
             }
-            write_name(out, '%', func.var_name(r))?;
+            write_name(out, '%', func.shown_var_name(r))?;
         }
         out.write_str(" = ")?;
     }
@@ -514,7 +514,7 @@ fn write_inst(m: &Module, func: &Function, inst: Inst, out: &mut (impl Write + ?
                 out.write_str(", ")?;
             }
             match k.as_var() {
-                Some(v) => write_name(out, '%', func.var_name(v))?,
+                Some(v) => write_name(out, '%', func.shown_var_name(v))?,
                 None => match k.as_const().and_then(|c| func.imm(c)) {
                     Some(imm) => write_imm(out, imm, results.get(i).and_then(|&r| func.var_type(r)))?,
                     None => write_unknown(out, k)?,

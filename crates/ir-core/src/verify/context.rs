@@ -39,7 +39,7 @@ impl Ctx<'_> {
         match op.as_var() {
             Some(v) => {
                 let mut s = String::new();
-                let _ = crate::text::write_var_name(&mut s, self.func.var_name(v));
+                let _ = crate::text::write_var_name(&mut s, self.func.shown_var_name(v));
                 s
             }
             None => match op.as_const().and_then(|c| self.func.imm(c)) {
@@ -51,7 +51,7 @@ impl Ctx<'_> {
 
     pub(super) fn show_var(&self, v: Var) -> String {
         let mut s = String::new();
-        let _ = crate::text::write_var_name(&mut s, self.func.var_name(v));
+        let _ = crate::text::write_var_name(&mut s, self.func.shown_var_name(v));
         s
     }
 

@@ -15,9 +15,8 @@
 pub mod programs;
 
 use crate::{Method, Plant, is_computation};
-use ir_core::entity::EntityRef;
 use ir_core::interp::{Config, Memory, Stats, TrapKind, run};
-use ir_core::{FuncId, Imm, Module, Opcode, VerifyOptions, node, text, verify_module};
+use ir_core::{FuncId, Imm, Module, Opcode, VerifyOptions, text, verify_module};
 
 /// Dynamic computation counts of one checked run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,16 +71,19 @@ pub fn transform(m: &Module, method: Option<Method>, plant: Plant) -> Result<Mod
     let mut m = m.clone();
     let ids: Vec<FuncId> = m.function_ids().collect();
     for id in ids {
-        let Some(f) = m.function_mut(id) else { continue };
         match method {
             Some(method) => {
+                // Loads are numbered through memdep, as `keel pre` does.
+                let memory = crate::memory_of(&m, id).map_err(|e| e.to_string())?;
+                let Some(f) = m.function_mut(id) else { continue };
                 if method == Method::Svfg {
-                    let (svfg, _) = crate::build_svfg(f).map_err(|e| e.to_string())?;
-                    check_svfg(f, &svfg)?;
+                    let (svfg, vns) = crate::build_svfg(f, Some(&memory)).map_err(|e| e.to_string())?;
+                    check_svfg(f, &vns, &svfg)?;
                 }
-                crate::run(f, method, plant).map_err(|e| e.to_string())?;
+                crate::run_with(f, method, plant, Some(&memory)).map_err(|e| e.to_string())?;
             }
             None => {
+                let Some(f) = m.function_mut(id) else { continue };
                 crate::lcm(f);
             }
         }
@@ -89,24 +91,8 @@ pub fn transform(m: &Module, method: Option<Method>, plant: Plant) -> Result<Mod
     Ok(m)
 }
 
-fn check_svfg(f: &ir_core::Function, svfg: &crate::Svfg) -> Result<(), String> {
-    let cfg = f.cfg();
-    let dt = cfg_dom::DomTree::of(&cfg);
-    let mut def = vec![None; f.num_vars()];
-    for b in f.blocks() {
-        for i in f.block_insts(b) {
-            for r in f.results(i) {
-                def[r.index()] = Some(node(b));
-            }
-        }
-    }
-    svfg.verify(
-        &dt,
-        |n| cfg.pred_slice(n).len(),
-        |v| def.get(v.index()).copied().flatten(),
-        |n, k| cfg.pred_slice(n)[k],
-    )
-    .map_err(|e| format!("the semi-SVFG of @{} is malformed: {e}", f.name()))
+fn check_svfg(f: &ir_core::Function, vns: &crate::ValueNumbers, svfg: &crate::Svfg) -> Result<(), String> {
+    crate::verify_svfg(f, vns, svfg).map_err(|e| format!("the semi-SVFG of @{} is malformed: {e}", f.name()))
 }
 
 /// The whole check (see the module doc) on `module`'s `main` with `args`.

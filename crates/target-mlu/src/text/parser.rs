@@ -15,7 +15,7 @@ use super::literal::{parse_literal, parse_unsigned};
 use super::span::{Diagnostic, Span};
 use crate::inst::{Addr, Inst, LabelId, Operand, VSrc};
 use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, RedOp, Scope, SyncKind, UnOp, VBinOp, VUnOp};
-use crate::program::Program;
+use crate::program::{Names, Program};
 use crate::types::{Reg, Space, Ty};
 
 /// Errors kept before the parser gives up.
@@ -44,6 +44,7 @@ pub fn parse(src: &str) -> Result<(Program, SourceMap), Vec<Diagnostic>> {
     let lines = lex(src);
     let mut errors = Vec::new();
     let mut program = Program::new();
+    let mut names = Names::default();
     let mut smap = SourceMap::default();
     // Pass 1: objects and labels; which lines hold an instruction.
     let mut code_lines: Vec<&Toks<'_>> = Vec::new();
@@ -61,7 +62,7 @@ pub fn parse(src: &str) -> Result<(Program, SourceMap), Vec<Diagnostic>> {
         if let (Some((Tok::Word(name), span)), Some((Tok::Colon, colon))) = (toks.first(), toks.get(1))
             && !name.starts_with('.')
         {
-            if program.add_label(name, inst_count).is_err() {
+            if names.add_label(&mut program, name, inst_count).is_err() {
                 errors.push(Diagnostic::new(format!("label `{name}` is defined twice"), *span));
             } else {
                 smap.labels.push(span.to(*colon));
@@ -73,7 +74,7 @@ pub fn parse(src: &str) -> Result<(Program, SourceMap), Vec<Diagnostic>> {
             Some((Tok::Word(".mem"), _)) => {
                 if start != 0 {
                     errors.push(Diagnostic::new("a `.mem` declaration cannot follow a label", toks[start].1));
-                } else if let Err(d) = mem_decl(&mut program, &mut smap, &toks[start..]) {
+                } else if let Err(d) = mem_decl(&mut program, &mut names, &mut smap, &toks[start..]) {
                     errors.push(d);
                 }
             }
@@ -88,7 +89,7 @@ pub fn parse(src: &str) -> Result<(Program, SourceMap), Vec<Diagnostic>> {
         let start = if matches!(toks.get(1), Some((Tok::Colon, _))) { 2 } else { 0 };
         let mut line = Line { toks: &toks[start..], pos: 0 };
         let first = line.span();
-        match line.inst(&program) {
+        match line.inst(&names) {
             Ok(inst) => {
                 let last = toks.len().checked_sub(2).map_or(first, |i| toks[i].1);
                 program.insts.push(inst);
@@ -109,7 +110,7 @@ pub fn parse(src: &str) -> Result<(Program, SourceMap), Vec<Diagnostic>> {
     Err(errors)
 }
 
-fn mem_decl(program: &mut Program, smap: &mut SourceMap, toks: &[(Tok<'_>, Span)]) -> R<()> {
+fn mem_decl(program: &mut Program, names: &mut Names, smap: &mut SourceMap, toks: &[(Tok<'_>, Span)]) -> R<()> {
     let mut l = Line { toks, pos: 1 };
     let (name, name_span) = match l.peek() {
         Tok::Global(g) => {
@@ -169,7 +170,7 @@ fn mem_decl(program: &mut Program, smap: &mut SourceMap, toks: &[(Tok<'_>, Span)
     }
     l.end()?;
     let decl_span = toks[0].1.to(toks[toks.len().saturating_sub(2)].1);
-    program.add_mem(name, ty, len, space, addr, init).map_err(|m| Diagnostic::new(m, name_span))?;
+    names.add_mem(program, name, ty, len, space, addr, init).map_err(|m| Diagnostic::new(m, name_span))?;
     smap.mems.push(decl_span);
     Ok(())
 }
@@ -304,7 +305,7 @@ impl<'a> Line<'_, 'a> {
 
     /// `SPACE[terms]`, terms being `@sym`, `%rN` and an integer, each at
     /// most once, joined by `+` (a `-` may only precede the integer).
-    fn addr(&mut self, p: &Program) -> R<Addr> {
+    fn addr(&mut self, p: &Names) -> R<Addr> {
         let space = self.space()?;
         self.punct(Tok::LBracket)?;
         let mut a = Addr::abs(space, 0);
@@ -332,10 +333,8 @@ impl<'a> Line<'_, 'a> {
                     if a.sym.is_some() {
                         return Err(Diagnostic::new("an address names at most one object", span));
                     }
-                    a.sym = Some(
-                        p.mem_by_name(g)
-                            .ok_or_else(|| Diagnostic::new(format!("unknown memory object `@{g}`"), span))?,
-                    );
+                    a.sym =
+                        Some(p.mem(g).ok_or_else(|| Diagnostic::new(format!("unknown memory object `@{g}`"), span))?);
                     self.pos += 1;
                 }
                 Tok::Reg(r) if !neg => {
@@ -364,25 +363,25 @@ impl<'a> Line<'_, 'a> {
     }
 
     /// An address (if the next word is a space) or a scalar of type `ty`.
-    fn vsrc(&mut self, p: &Program, ty: Ty) -> R<VSrc> {
+    fn vsrc(&mut self, p: &Names, ty: Ty) -> R<VSrc> {
         match self.peek() {
             Tok::Word(w) if Space::from_name(w).is_some() => self.addr(p).map(VSrc::Mem),
             _ => self.typed(ty).map(VSrc::Scalar),
         }
     }
 
-    fn label(&mut self, p: &Program) -> R<LabelId> {
+    fn label(&mut self, p: &Names) -> R<LabelId> {
         let span = self.span();
         match self.peek() {
             Tok::Word(w) => {
                 self.pos += 1;
-                p.label_by_name(w).ok_or_else(|| Diagnostic::new(format!("unknown label `{w}`"), span))
+                p.label(w).ok_or_else(|| Diagnostic::new(format!("unknown label `{w}`"), span))
             }
             _ => Err(self.unexpected("a label")),
         }
     }
 
-    fn inst(&mut self, p: &Program) -> R<Inst> {
+    fn inst(&mut self, p: &Names) -> R<Inst> {
         let span = self.span();
         let Tok::Word(word) = self.peek() else { return Err(self.unexpected("an instruction")) };
         self.pos += 1;
@@ -563,7 +562,7 @@ impl<'a> Line<'_, 'a> {
 
     /// Instructions named by an operation enum: scalar unary, binary and
     /// conversions; vector unary, binary and reductions.
-    fn family(&mut self, p: &Program, word: &str, parts: &[&str], span: Span) -> R<Inst> {
+    fn family(&mut self, p: &Names, word: &str, parts: &[&str], span: Span) -> R<Inst> {
         let head = parts[0];
         let suffix_err = |want: &str| Diagnostic::new(format!("`{word}`: expected `{want}`"), span);
         let ty_of =
