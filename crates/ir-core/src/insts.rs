@@ -217,6 +217,44 @@ impl Function {
         self.insts.push(data)
     }
 
+    /// A new instruction equal to `inst` (same opcode, guard, results,
+    /// operands, fallbacks and targets; a switch gets its own copy of the
+    /// jump table), not yet in the layout: place it with
+    /// [`Function::append_inst`] or an insert. `None` when `inst` was not
+    /// created by this function. Loop unrolling and block cloning use it.
+    pub fn duplicate_inst(&mut self, inst: Inst) -> Option<Inst> {
+        let d = self.insts.get(inst)?.clone();
+        let results: Vec<Var> = d.results.as_slice(&self.var_pool).to_vec();
+        let args: Vec<Operand> = d.args.as_slice(&self.operand_pool).to_vec();
+        let fallbacks: Vec<Operand> = d.fallbacks.as_slice(&self.operand_pool).to_vec();
+        let extra = match &d.extra {
+            Extra::Phi(blocks) => {
+                let b: Vec<Block> = blocks.as_slice(&self.block_pool).to_vec();
+                Extra::Phi(EntityList::from_slice(&b, &mut self.block_pool))
+            }
+            Extra::Tensor { mems, scalars } => {
+                let m: Vec<Mem> = mems.as_slice(&self.mem_pool).to_vec();
+                Extra::Tensor { mems: EntityList::from_slice(&m, &mut self.mem_pool), scalars: *scalars }
+            }
+            Extra::Switch(jt) => {
+                let table = self.jump_tables.get(*jt)?.clone();
+                Extra::Switch(self.jump_tables.push(table))
+            }
+            other => other.clone(),
+        };
+        let data = InstData {
+            opcode: d.opcode,
+            guard_negated: d.guard_negated,
+            guard: d.guard,
+            results: EntityList::from_slice(&results, &mut self.var_pool),
+            args: EntityList::from_slice(&args, &mut self.operand_pool),
+            fallbacks: EntityList::from_slice(&fallbacks, &mut self.operand_pool),
+            extra,
+        };
+        self.touch();
+        Some(self.insts.push(data))
+    }
+
     pub(crate) fn overwrite_inst(
         &mut self,
         inst: Inst,

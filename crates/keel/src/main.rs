@@ -196,6 +196,11 @@ enum Command {
         /// variables.
         #[arg(long, value_enum, default_value_t = regalloc_cmd::GlobalArg::Weighted)]
         global: regalloc_cmd::GlobalArg,
+        /// Pebble: also try each function with its innermost loops unrolled
+        /// 2..=K times and keep the cheapest per original iteration (the
+        /// document's alternative to moves on back edges); 1 never unrolls.
+        #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+        unroll: u32,
         /// Loads, stores and moves per function, plain and loop-weighted.
         #[arg(long)]
         stats: bool,
@@ -424,8 +429,9 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Dot { file, func, what, insts, block, regs } => {
             dot::dot(&file, func.as_deref(), what, insts, block.as_deref(), regs, out)
         }
-        Command::Regalloc { file, func, regs, vregs, method, rule, global, stats, format } => {
-            let args = regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, rule, global, stats, format };
+        Command::Regalloc { file, func, regs, vregs, method, rule, global, unroll, stats, format } => {
+            let args =
+                regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, rule, global, unroll, stats, format };
             regalloc_cmd::regalloc(&args, out)
         }
         Command::Memdep { file, func, format } => memdep_cmd::run(&file, func.as_deref(), format, out),

@@ -61,6 +61,7 @@ pub(crate) struct RegallocArgs {
     pub(crate) method: MethodArg,
     pub(crate) rule: RuleArg,
     pub(crate) global: GlobalArg,
+    pub(crate) unroll: u32,
     pub(crate) stats: bool,
     pub(crate) format: Format,
 }
@@ -81,7 +82,8 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
         GlobalArg::Lifetime => GlobalStep::Lifetime,
         GlobalArg::Off => GlobalStep::Off,
     };
-    let options = Options { regs: Regs::new(a.regs, a.vregs), local_rule, global, ..Options::default() };
+    let options =
+        Options { regs: Regs::new(a.regs, a.vregs), local_rule, global, unroll: a.unroll, ..Options::default() };
     let (allocated, results) = match &a.func {
         // One function: the others stay as they are.
         Some(name) => {
@@ -143,8 +145,10 @@ fn stats_line(module: &Module, f: FuncId, done: &Allocated) -> String {
     let name = module.function(f).map_or_else(|| "?".to_string(), |f| crate::out::global(f.name()));
     let c = done.allocation.costs;
     let q = done.allocation.local_regs.map_or("-".to_string(), |q| q.to_string());
+    let unrolled =
+        if done.unroll_factor > 1 { format!("; loops unrolled x{}", done.unroll_factor) } else { String::new() };
     format!(
-        "{name}: loads {} stores {} moves {} (weighted {} {} {}, total {}); spill bytes {}; global registers {}; local registers q = {q}",
+        "{name}: loads {} stores {} moves {} (weighted {} {} {}, total {}); spill bytes {}; global registers {}; local registers q = {q}{unrolled}",
         c.loads,
         c.stores,
         c.moves,
@@ -171,6 +175,7 @@ fn stats_json(module: &Module, f: FuncId, done: &Allocated) -> serde_json::Value
         "spill_bytes": done.rewritten.spill_bytes,
         "split_edges": done.rewritten.split_blocks,
         "global_registers": done.allocation.globals.len(),
+        "unroll_factor": done.unroll_factor,
         "local_regs": done.allocation.local_regs,
     })
 }

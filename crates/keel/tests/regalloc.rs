@@ -56,6 +56,7 @@ fn the_pebble_block_allocates_verifies_and_runs() {
             &["--method", "briggs"],
             &["--rule", "document", "--global", "lifetime"],
             &["--rule", "refined", "--global", "off"],
+            &["--unroll", "4"],
         ] {
             let method = flags.join(" ");
             let o = run(keel().args(["regalloc", "--regs", regs]).args(flags).arg(&src));
@@ -101,9 +102,9 @@ fn generated_programs_round_trip_through_the_cli() {
         let params = header.split('(').nth(1).unwrap().split(')').next().unwrap().to_string();
         let args: Vec<&str> = params.split(',').filter(|p| p.contains(':')).map(|_| "1").collect();
         let want = run_file(&src, &args);
-        for regs in ["4", "16"] {
+        for (regs, unroll) in [("4", "1"), ("16", "1"), ("4", "3")] {
             let mut child = keel()
-                .args(["regalloc", "--regs", regs, "-"])
+                .args(["regalloc", "--regs", regs, "--unroll", unroll, "-"])
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -119,7 +120,7 @@ fn generated_programs_round_trip_through_the_cli() {
             }
             assert!(o.status.success(), "{}", text(&o.stderr));
             let p = scratch(&o.stdout);
-            assert_eq!(run_file(&p, &args), want, "seed {seed}, {regs} registers");
+            assert_eq!(run_file(&p, &args), want, "seed {seed}, {regs} registers, --unroll {unroll}");
         }
     }
 }

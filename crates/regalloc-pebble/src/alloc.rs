@@ -97,6 +97,12 @@ pub struct Options {
     /// home slot ([`crate::webs`]). On by default; `false` allocates the
     /// vars as given.
     pub webs: bool,
+    /// The document's alternative to fix-up moves on back edges: with a
+    /// value `k > 1`, the Keel driver ([`crate::allocate_in_module`],
+    /// pebble method) also allocates the function with its innermost
+    /// loops unrolled 2..=`k` times and keeps the cheapest per original
+    /// iteration ([`crate::unroll`]). 1 (the default) never unrolls.
+    pub unroll: u32,
     /// Most bytes the liveness bit matrices may take
     /// ([`cfg_dom::Liveness::matrix_bytes`] over the blocks and the vars
     /// plus definitions, which bound the webs); a larger function is
@@ -130,6 +136,7 @@ impl Default for Options {
             carry: true,
             loop_weight: 10,
             webs: true,
+            unroll: 1,
             max_liveness_bytes: DEFAULT_MAX_LIVENESS_BYTES,
         }
     }

@@ -167,6 +167,7 @@ pub fn option_grid(p: u32) -> Vec<(Method, Options)> {
     }
     v.push((Method::Pebble, Options { webs: false, ..Options::with_regs(p) }));
     v.push((Method::Pebble, Options { local_rule: LocalRule::Document, ..Options::with_regs(p) }));
+    v.push((Method::Pebble, Options { unroll: 3, ..Options::with_regs(p) }));
     v
 }
 

@@ -5,6 +5,8 @@ use crate::alloc::{AllocError, Allocator, Options};
 use crate::checker::{CheckError, check};
 use crate::output::Allocation;
 use crate::rewrite::{Rewritten, rewrite};
+use crate::unroll::{Unrolled, cheaper, unroll_loops, unrolled_cost};
+use cfg_dom::Graph;
 use core::fmt;
 use ir_core::{Arg, Block, FuncId, Function, FunctionBuilder, Inst, Module, Opcode, Operand, Var, block, node};
 
@@ -159,6 +161,9 @@ pub struct Allocated {
     pub allocation: Allocation,
     /// What the rewrite added.
     pub rewritten: Rewritten,
+    /// The unroll factor the search kept (`Options::unroll`); 1 when the
+    /// function was allocated as it was.
+    pub unroll_factor: u32,
 }
 
 /// Allocates function `f` of `module` in place: out of SSA if needed,
@@ -175,6 +180,8 @@ pub fn allocate_in_module(
     if needs_destruct(func) {
         lower_phis(func);
     }
+    let unroll_factor =
+        if method == Method::Pebble && options.unroll > 1 { unroll_search(module, f, options, ctx)? } else { 1 };
     let func = module.function(f).expect("a function of the module");
     let cfg = func.cfg();
     let allocation = match method {
@@ -184,7 +191,42 @@ pub fn allocate_in_module(
     .map_err(KeelError::Alloc)?;
     check(&cfg, func, &allocation).map_err(KeelError::Check)?;
     let rewritten = rewrite(module, f, &allocation);
-    Ok(Allocated { allocation, rewritten })
+    Ok(Allocated { allocation, rewritten, unroll_factor })
+}
+
+/// `Options::unroll`: allocates function `f` (out of SSA form) as it is
+/// and with its innermost loops unrolled 2, 3, ... `options.unroll` times,
+/// and keeps the function whose allocation is cheapest per original
+/// iteration ([`crate::unroll::unrolled_cost`]; ties keep the smaller
+/// factor, so a loop is unrolled only when that pays). The search stops at
+/// the first factor whose unrolled loops carry no cost at all.
+fn unroll_search(module: &mut Module, f: FuncId, options: &Options, ctx: &mut Allocator) -> Result<u32, KeelError> {
+    let base = module.function(f).expect("a function of the module").clone();
+    let cfg = base.cfg();
+    let none = Unrolled { factor: 1, loops: 0, in_unrolled: vec![false; cfg.num_nodes()] };
+    let first = ctx.compute(&cfg, &base, options).map_err(KeelError::Alloc)?;
+    let mut best = (unrolled_cost(&cfg, &first, &none, options.loop_weight), None, 1);
+    for k in 2..=options.unroll {
+        let mut func = base.clone();
+        let u = unroll_loops(&mut func, k);
+        if u.loops == 0 {
+            break;
+        }
+        let cfg = func.cfg();
+        let Ok(a) = ctx.compute(&cfg, &func, options) else { continue };
+        let cost = unrolled_cost(&cfg, &a, &u, options.loop_weight);
+        if cheaper(cost, best.0) {
+            let done = cost.0 == 0;
+            best = (cost, Some(func), k);
+            if done {
+                break;
+            }
+        }
+    }
+    if let (_, Some(func), _) = best {
+        *module.function_mut(f).expect("a function of the module") = func;
+    }
+    Ok(best.2)
 }
 
 /// Each function's result, in function order (from [`allocate_module`]).

@@ -131,6 +131,7 @@ pub mod fuzzing;
 pub use checker::{CheckError, check};
 mod keel;
 pub mod rewrite;
+pub mod unroll;
 pub use keel::{
     Allocated, KeelError, Method, ModuleResults, allocate_in_module, allocate_module, lower_phis, needs_destruct,
 };

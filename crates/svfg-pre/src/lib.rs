@@ -2,8 +2,8 @@
 //! partial redundancy elimination (digest §001).
 //!
 //! - [`ValueNumbers`]: global value numbering of an SSA function
-//!   (commutativity, copies, constants, phis of equal numbers, block-local
-//!   loads), a public step other passes reuse.
+//!   (commutativity, copies, constants, phis of equal numbers, and loads
+//!   through `memdep`'s dependences), a public step other passes reuse.
 //! - [`Svfg`] ([`build_svfg`]): the semi-SVFG of the document, per value
 //!   number `t`: `dn(t)`, the phis of `t` at `IDF(J0(t))` restricted to
 //!   the nodes `dn(t)` strictly dominates, ε_t at `DF(dn(t))`, the sources
@@ -11,7 +11,9 @@
 //!   down-safety and can-be-available fixpoints; [`verify_svfg`] checks
 //!   the three SVFG conditions and the construction against slow textbook
 //!   recomputations.
-//! - [`svfg_pre`]: the transform. [`gvn`] (dominator-based removal, no
+//! - [`svfg_pre_in`] (a function of a module: loads numbered through
+//!   `memdep`) and [`svfg_pre`] (a function alone: every load its own
+//!   number): the transform. [`gvn`] (dominator-based removal, no
 //!   insertion) and [`lcm`] (Knoop–Rüthing–Steffen lazy code motion over
 //!   lexically equal expressions, bit vectors, edge insertion) are the
 //!   public baselines.
