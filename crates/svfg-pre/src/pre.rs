@@ -59,6 +59,9 @@ pub struct Stats {
     pub removed: usize,
     /// Computations inserted.
     pub inserted: usize,
+    /// The var each inserted computation defines, with the value number it
+    /// computes (for the per-value "never worse" oracle).
+    pub inserted_values: Vec<(Var, ValueNumber)>,
     /// Phis of value numbers placed in the semi-SVFG.
     pub phis_placed: usize,
     /// Placed phis materialized as Keel phis.
@@ -511,6 +514,7 @@ impl Walk {
                             .collect();
                         emit(func, at, key.opcode, key.cc, v, &args);
                         stats.inserted += 1;
+                        stats.inserted_values.push((v, phi.value));
                         Arg::Var(v)
                     }
                 };

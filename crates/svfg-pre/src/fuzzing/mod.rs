@@ -8,9 +8,10 @@
 //! pass [`crate::Svfg::verify`], and each must compute what the SSA form
 //! computes on the same arguments: the same results and final memory, or a
 //! trap of the same kind. Then the dynamic counts of computations
-//! ([`crate::is_computation`]) per opcode: PRE and GVN never more than
-//! before on the run (per opcode, not only in total), and PRE's total never
-//! more than LCM's.
+//! ([`crate::is_computation`]): per value number of the SSA form (an
+//! inserted computation counts for the number PRE inserted it for) and per
+//! opcode, PRE and GVN never execute more than before on the run; PRE's
+//! total never more than LCM's.
 
 pub mod programs;
 
@@ -68,7 +69,17 @@ pub fn to_ssa(m: &Module) -> Result<Module, String> {
 
 /// Applies `method` (`None`: LCM) to every function of `m` (SSA form).
 pub fn transform(m: &Module, method: Option<Method>, plant: Plant) -> Result<Module, String> {
+    transform_with_stats(m, method, plant).map(|(m, _)| m)
+}
+
+/// [`transform`], with each function's [`crate::Stats`] (PRE and GVN only).
+pub fn transform_with_stats(
+    m: &Module,
+    method: Option<Method>,
+    plant: Plant,
+) -> Result<(Module, Vec<(FuncId, crate::Stats)>), String> {
     let mut m = m.clone();
+    let mut stats = Vec::new();
     let ids: Vec<FuncId> = m.function_ids().collect();
     for id in ids {
         match method {
@@ -80,7 +91,7 @@ pub fn transform(m: &Module, method: Option<Method>, plant: Plant) -> Result<Mod
                     let (svfg, vns) = crate::build_svfg(f, Some(&memory)).map_err(|e| e.to_string())?;
                     check_svfg(f, &vns, &svfg)?;
                 }
-                crate::run_with(f, method, plant, Some(&memory)).map_err(|e| e.to_string())?;
+                stats.push((id, crate::run_with(f, method, plant, Some(&memory)).map_err(|e| e.to_string())?));
             }
             None => {
                 let Some(f) = m.function_mut(id) else { continue };
@@ -88,7 +99,51 @@ pub fn transform(m: &Module, method: Option<Method>, plant: Plant) -> Result<Mod
             }
         }
     }
-    Ok(m)
+    Ok((m, stats))
+}
+
+/// Dynamic computations per (function, value number of the SSA form), for
+/// the per-value "never worse" check: `before` numbered with memdep as PRE
+/// numbers it; in `after`, an instruction that was there before counts for
+/// its result's number, an inserted one for the number PRE inserted it
+/// for. `Err` names a computation that fits neither.
+fn per_value(
+    before: &Module,
+    after: &Module,
+    after_stats: &Stats,
+    inserted: &[(FuncId, crate::Stats)],
+) -> Result<Vec<(FuncId, crate::ValueNumber, u64)>, String> {
+    let mut out = Vec::new();
+    for (f, func) in after.functions() {
+        let Some(orig) = before.function(f) else { continue };
+        let memory = crate::memory_of(before, f).map_err(|e| e.to_string())?;
+        let vns = crate::ValueNumbers::of_with_memory(orig, &memory).map_err(|e| e.to_string())?;
+        let ins: Vec<(ir_core::Var, crate::ValueNumber)> =
+            inserted.iter().filter(|(g, _)| *g == f).flat_map(|(_, s)| s.inserted_values.iter().copied()).collect();
+        for b in func.blocks() {
+            for inst in func.block_insts(b) {
+                if !is_computation(func, inst) {
+                    continue;
+                }
+                let r = func.results(inst)[0];
+                let vn = match ins.iter().find(|&&(v, _)| v == r) {
+                    Some(&(_, vn)) => vn,
+                    None if orig.inst_exists(inst) && orig.results(inst).first() == Some(&r) => vns.of_var(r),
+                    None => return Err(format!("@{}: computation {inst} is neither original nor inserted", func.name())),
+                };
+                out.push((f, vn, after_stats.inst_count(f, inst)));
+            }
+        }
+    }
+    out.sort_unstable_by_key(|&(f, vn, _)| (f, vn));
+    let mut merged: Vec<(FuncId, crate::ValueNumber, u64)> = Vec::new();
+    for (f, vn, c) in out {
+        match merged.last_mut() {
+            Some(last) if last.0 == f && last.1 == vn => last.2 += c,
+            _ => merged.push((f, vn, c)),
+        }
+    }
+    Ok(merged)
 }
 
 fn check_svfg(f: &ir_core::Function, vns: &crate::ValueNumbers, svfg: &crate::Svfg) -> Result<(), String> {
@@ -111,8 +166,12 @@ pub fn check_with(module: &Module, main: FuncId, args: &[Imm], fuel: u64, plant:
     let mut counts = Counts { finished: before.is_ok(), ..Counts::default() };
     let base = before.as_ref().ok().map(|(_, _, s)| computations(&before_m, s));
     counts.before = base.as_ref().map_or(0, |c| c.iter().sum());
+    let base_values = match &before {
+        Ok((_, _, s)) => Some(per_value(&before_m, &before_m, s, &[])?),
+        Err(_) => None,
+    };
     for method in [Some(Method::Svfg), Some(Method::Gvn), None] {
-        let after_m = transform(&before_m, method, plant)?;
+        let (after_m, fstats) = transform_with_stats(&before_m, method, plant)?;
         let ssa = method.is_some();
         if let Err(e) = verify_module(&after_m, &VerifyOptions { ssa }) {
             return Err(format!("{method:?} output does not verify: {e}\n{}", text::print_module(&after_m)));
@@ -131,6 +190,20 @@ pub fn check_with(module: &Module, main: FuncId, args: &[Imm], fuel: u64, plant:
                 text::print_module(&before_m),
                 text::print_module(&after_m)
             ));
+        }
+        // Never worse per value number, on this run (PRE and GVN).
+        if let (Some(base_values), Some(_), Ok((_, _, s))) = (&base_values, method, &after) {
+            for (f, vn, c) in per_value(&before_m, &after_m, s, &fstats)? {
+                let was = base_values.iter().find(|&&(g, w, _)| g == f && w == vn).map_or(0, |&(_, _, c)| c);
+                if c > was {
+                    return Err(format!(
+                        "{method:?} computes value v{} of function {f} {c} times, {was} before, on this run\nbefore:\n{}\nafter:\n{}",
+                        vn.0,
+                        text::print_module(&before_m),
+                        text::print_module(&after_m)
+                    ));
+                }
+            }
         }
         if let (Some(base), Ok((_, _, s))) = (&base, &after) {
             let c = computations(&after_m, s);
