@@ -15,6 +15,15 @@
 //! var operand `i` is read at the end of `phi_blocks(inst)[i]`; a phi is
 //! never guarded for the analyses (a guard on one, only in unverified IR,
 //! is a use at the phi).
+//!
+//! Why `Function` does not implement `cfg_dom::Graph` itself (issue 10
+//! asked for it): a `Graph` answers `predecessors(n)` in O(degree), and a
+//! Keel function keeps no predecessor lists — its edges live in the
+//! terminators. Answering from the terminators would cost O(blocks) per
+//! call and make every analysis quadratic. So the function's graph is the
+//! [`CsrGraph`] that [`Function::cfg`] builds in one O(blocks + edges) pass
+//! (or [`Function::compute_cfg`] into reused buffers), stamped with the
+//! CFG epoch so a stale graph is caught; every `cfg-dom` analysis takes it.
 
 use crate::entities::{Block, Inst};
 use crate::function::Function;
