@@ -129,7 +129,9 @@ fn per_value(
                 let vn = match ins.iter().find(|&&(v, _)| v == r) {
                     Some(&(_, vn)) => vn,
                     None if orig.inst_exists(inst) && orig.results(inst).first() == Some(&r) => vns.of_var(r),
-                    None => return Err(format!("@{}: computation {inst} is neither original nor inserted", func.name())),
+                    None => {
+                        return Err(format!("@{}: computation {inst} is neither original nor inserted", func.name()));
+                    }
                 };
                 out.push((f, vn, after_stats.inst_count(f, inst)));
             }
