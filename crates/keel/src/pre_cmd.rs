@@ -90,6 +90,7 @@ pub(crate) fn pre(
                     Ok(s) => json!({"name": name, "method": if m == Method::Svfg { "svfg" } else { "gvn" },
                         "removed": s.removed, "inserted": s.inserted, "phis_placed": s.phis_placed,
                         "phis_created": s.phis_created, "phis_deleted": s.phis_deleted, "edges_split": s.edges_split,
+                        "extended": s.extended, "extension_rounds": s.extension_rounds,
                         "time_vn_us": s.time_vn.as_micros() as u64, "time_svfg_us": s.time_svfg.as_micros() as u64,
                         "time_rewrite_us": s.time_rewrite.as_micros() as u64}),
                     Err(e) => {
@@ -140,7 +141,9 @@ pub(crate) fn pre(
 /// (`φ vN`, its expression, down-safe `ds` / can-be-available `cba` /
 /// `used` marks) and edges from each operand's source (the block of a real
 /// computation, another phi, or ⊥ = ζ) labelled with the predecessor index,
-/// and the ε pseudo-phis (`ε vN`, dotted red) at the frontier of `dn`.
+/// and the ε pseudo-phis (`ε vN`, dotted red) at the frontier of `dn`. A
+/// phi of the extension step (at `dn` itself) is drawn bold, with the
+/// translated value each operand carries (`ext v3, v9`).
 pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, String> {
     let mut f = func.clone();
     ssa::construct(&mut f, &ssa::Options::default()).map_err(|e| e.to_string())?;
@@ -177,8 +180,14 @@ pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, Strin
             if p.can_be_avail { " cba" } else { "" },
             if p.used { " used" } else { "" }
         );
+        let (style, ext) = if p.is_extension() {
+            let carried: Vec<String> = p.operand_values.iter().map(|v| format!("v{}", v.0)).collect();
+            (", style=bold", format!("\\next {}", carried.join(", ")))
+        } else {
+            ("", String::new())
+        };
         s.push_str(&format!(
-            "  phi{i} [shape=ellipse, color=blue, label=\"φ v{} = {expr}\\nat bb{}{marks}\"];\n  phi{i} -> bb{} [style=dotted, color=blue];\n",
+            "  phi{i} [shape=ellipse, color=blue{style}, label=\"φ v{} = {expr}\\nat bb{}{marks}{ext}\"];\n  phi{i} -> bb{} [style=dotted, color=blue];\n",
             p.value.0, p.node, p.node
         ));
         for (k, src) in p.sources.iter().enumerate() {

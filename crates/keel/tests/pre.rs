@@ -32,7 +32,7 @@ fn semantic_example_by_each_method() {
     assert!(t.contains("%z.1 = copy %pre5"), "{t}");
     assert!(
         t.contains(
-            "; @main (svfg): edges_split 0, inserted 1, phis_created 1, phis_deleted 0, phis_placed 1, removed 1"
+            "; @main (svfg): edges_split 0, extended 0, extension_rounds 0, inserted 1, phis_created 1, phis_deleted 0, phis_placed 1, removed 1"
         ),
         "{t}"
     );
@@ -147,4 +147,20 @@ fn bad_input_and_usage() {
     assert_eq!(o.status.code(), Some(1));
     let o = run(&["pre", &example("pre_semantic.kir"), "--method", "nope"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn translation_example_extends_two_joins() {
+    let f = example("pre_translate.kir");
+    let o = run(&["pre", &f, "--stats"]);
+    assert!(o.status.success(), "{o:?}");
+    let t = stdout(&o);
+    assert!(t.contains("bb4:\n    %w.1 = copy %d\n    %pre14.i = add %b, %w.1\n"), "{t}");
+    assert!(t.contains("%pre14 = phi(bb3: %y.1, bb4: %pre14.i)"), "{t}");
+    assert!(t.contains("%pre13 = phi(bb1: %x.1, bb5: %pre14)"), "{t}");
+    assert!(t.contains("%z.1 = copy %pre13"), "{t}");
+    assert!(t.contains("extended 2, extension_rounds 2, inserted 1"), "{t}");
+    let o = run(&["dot", &f, "--what", "svfg"]);
+    let t = stdout(&o);
+    assert!(t.contains("style=bold") && t.contains("ext v11, v14"), "{t}");
 }

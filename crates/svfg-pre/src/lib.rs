@@ -7,10 +7,13 @@
 //! - [`Svfg`] ([`build_svfg`]): the semi-SVFG of the document, per value
 //!   number `t`: `dn(t)`, the phis of `t` at `IDF(J0(t))` restricted to
 //!   the nodes `dn(t)` strictly dominates, ε_t at `DF(dn(t))`, the sources
-//!   of each phi operand found by the `Search` walk (ζ_t = ⊥), and the
-//!   down-safety and can-be-available fixpoints; [`verify_svfg`] checks
-//!   the three SVFG conditions and the construction against slow textbook
-//!   recomputations.
+//!   of each phi operand found by the `Search` walk (ζ_t = ⊥), the
+//!   document's extension for values in B (a phi at `dn(t)` whose operands
+//!   carry the phi-translated values, wherever ζ_t is semi movable
+//!   down-safe, smds computed in one pass with the DFS-tree `desc`
+//!   predicate), and the down-safety and can-be-available fixpoints;
+//!   [`verify_svfg`] checks the three SVFG conditions, the construction and
+//!   the extension's end against slow textbook recomputations.
 //! - [`svfg_pre_in`] (a function of a module: loads numbered through
 //!   `memdep`) and [`svfg_pre`] (a function alone: every load its own
 //!   number): the transform. [`gvn`] (dominator-based removal, no
@@ -68,6 +71,8 @@
 
 #![deny(missing_docs)]
 
+mod construct;
+mod extend;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod lcm;
@@ -79,7 +84,8 @@ mod vn;
 
 pub use lcm::{LcmStats, lcm};
 pub use pre::{
-    Method, Plant, PreError, Stats, build_svfg, gvn, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in,
+    Method, Plant, PreError, Stats, build_svfg, build_svfg_with, gvn, memory_of, run, run_in, run_with, svfg_pre,
+    svfg_pre_in,
 };
 pub use svfg::{ArgSource, Source, Svfg, SvfgError, SvfgPhi};
 pub use verify::verify_svfg;

@@ -1,5 +1,8 @@
-//! Semantic PRE over the semi-SVFG (digest §001, steps 2–5) and plain GVN
-//! (the same dominator-tree walk with no phis, so no insertion).
+//! Semantic PRE over the SVFG (digest §001, steps 1–5) and plain GVN
+//! (the same dominator-tree walk with no phis, so no insertion). The
+//! construction and `Search` are in `construct.rs`, the extension step in
+//! `extend.rs`, the fixpoints in `properties.rs`; this module drives them
+//! and rewrites.
 //!
 //! 1. Number values ([`crate::ValueNumbers`]); collect the occurrences of
 //!    each insertable expression number `t` (`J0(t)`) and compute `dn(t)`,
@@ -14,13 +17,17 @@
 //!    there, from the array of available vars per value number), and a
 //!    phi on top when an edge enters an ε node or the function ends is
 //!    not down-safe.
-//! 4. Down-safety (mds) and can-be-available (cus, with the insertability
+//! 4. Extension (t ∈ B): rounds of candidates, a build restricted to the
+//!    values their smds depends on, smds of each ζ in one pass, and
+//!    extension phis at `dn(t)` for those whose ζ is smds; then one full
+//!    build with every extension.
+//! 5. Down-safety (mds) and can-be-available (cus, with the insertability
 //!    of each operand: `t`'s operands must be available at the end of the
 //!    predecessor and the operation must not trap) as greatest fixpoints
 //!    by worklists; a phi that is down-safe but cannot be made available
 //!    withdraws the phis that feed it without a computation between, so
 //!    that every insertion is paid for by a deletion on each path.
-//! 5. Insert: each used, available phi becomes a Keel phi; a ⊥ operand
+//! 6. Insert: each used, available phi becomes a Keel phi; a ⊥ operand
 //!    (or one from a phi that stays unavailable) gets the computation at
 //!    the end of its predecessor, splitting a critical edge; unused phis
 //!    are never materialized (dead-phi elimination); replaced
@@ -32,10 +39,14 @@
 //! define opaque numbers (available nowhere); calls, intrinsics, stores and
 //! tensor instructions are never moved or removed.
 
+use crate::construct::{Built, Ctx, Extension, State, build, extra_needs, real_occurrences};
+use crate::extend::{
+    MAX_ROUNDS, Probes, Translatable, Translations, candidates, distinct_preds, extend, followed, smds_of_zetas,
+};
 use crate::properties::properties;
-use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
-use crate::vn::{ValueKind, ValueNumber, ValueNumbers, can_trap, is_computation};
-use cfg_dom::{DomTree, Graph, Idf, Node};
+use crate::svfg::{ArgSource, Source, Svfg};
+use crate::vn::{ValueKind, ValueNumber, ValueNumbers};
+use cfg_dom::{Dfs, DomTree, Graph, Node};
 use ir_core::entity::EntityRef;
 use ir_core::{Arg, Block, Format, FuncId, Function, FunctionBuilder, Imm, Inst, Module, Opcode, Var, block, node};
 use memdep::{MemDep, MemDeps};
@@ -62,6 +73,14 @@ pub struct Stats {
     /// The var each inserted computation defines, with the value number it
     /// computes (for the per-value "never worse" oracle).
     pub inserted_values: Vec<(Var, ValueNumber)>,
+    /// For each materialized extension phi of a value `t`, the pairs
+    /// `(t, t_k)` of `t` and the translation each operand carries (on the
+    /// path through that operand, `t_k` is `t`).
+    pub translations: Vec<(ValueNumber, ValueNumber)>,
+    /// Values the extension step extended (phis placed at their `dn`).
+    pub extended: usize,
+    /// Rebuilds of the semi-SVFG the extension step made.
+    pub extension_rounds: u32,
     /// Phis of value numbers placed in the semi-SVFG.
     pub phis_placed: usize,
     /// Placed phis materialized as Keel phis.
@@ -115,6 +134,12 @@ pub struct Plant {
     pub sub_commutes: bool,
     /// Let loads share a number whatever memdep says lies between them.
     pub loads_ignore_writes: bool,
+    /// Skip the extension step (to measure what it adds; not a bug).
+    pub no_extension: bool,
+    /// Take an edge into an extension phi as the end of its operand
+    /// value's region (ε) even though the phi consumes the value there, so
+    /// that nested translations are never semi movable down-safe.
+    pub extension_uses_end_regions: bool,
 }
 
 /// Semantic PRE on `func` (SSA form): see the module doc. Without the
@@ -140,7 +165,16 @@ pub fn gvn(func: &mut Function) -> Result<Stats, PreError> {
 /// rewriting anything (for `keel dot --what svfg` and the verifier); loads
 /// are numbered through `memory` when given.
 pub fn build_svfg(func: &Function, memory: Option<&MemDeps>) -> Result<(Svfg, ValueNumbers), PreError> {
-    let w = Walk::new(func, Method::Svfg, Plant::default(), memory)?;
+    build_svfg_with(func, memory, Plant::default())
+}
+
+/// [`build_svfg`] with planted bugs (for the verifier's tests only).
+pub fn build_svfg_with(
+    func: &Function,
+    memory: Option<&MemDeps>,
+    plant: Plant,
+) -> Result<(Svfg, ValueNumbers), PreError> {
+    let w = Walk::new(func, Method::Svfg, plant, memory)?;
     Ok((w.svfg, w.vns))
 }
 
@@ -243,221 +277,74 @@ impl Walk {
         let n = cfg.num_nodes();
         let preds: Vec<SmallVec<[Node; 2]>> =
             (0..n as Node).map(|b| cfg.pred_slice(b).iter().copied().collect()).collect();
-
-        // dn of every number, and the occurrence nodes of each.
-        let nv = vns.len();
-        let mut dn: Vec<Option<Node>> = vec![None; nv];
         let root = node(entry);
-        let deeper = |a: Option<Node>, b: Option<Node>| match (a, b) {
-            (Some(x), Some(y)) => {
-                if dt.depth(x) >= dt.depth(y) {
-                    Some(x)
-                } else {
-                    Some(y)
-                }
-            }
-            _ => None,
-        };
-        for i in 0..nv {
-            let vn = ValueNumber(i as u32);
-            dn[i] = match vns.kind(vn) {
+        let distinct: Vec<SmallVec<[Block; 4]>> = preds.iter().map(|p| distinct_preds(p)).collect();
+        let ctx = Ctx { func, cfg: &cfg, dt: &dt, preds: &preds, distinct: &distinct, root, method };
+
+        // dn of every number: a leaf's definition node (the entry for a
+        // constant), the deepest of the operands' for an expression (they
+        // all dominate every occurrence, so they lie on one tree path).
+        let mut dn: Vec<Option<Node>> = vec![None; vns.len()];
+        for i in 0..vns.len() {
+            dn[i] = match vns.kind(ValueNumber(i as u32)) {
                 Some(ValueKind::Const(_)) => Some(root),
                 Some(ValueKind::Opaque(v)) => def.get(v.index()).copied().flatten(),
                 Some(ValueKind::Phi(b, _)) => Some(node(*b)),
                 Some(ValueKind::Load { site, .. }) => func.layout().inst_block(*site).map(node),
-                Some(ValueKind::Expr(k)) => {
-                    k.args.iter().try_fold(root, |acc, a| deeper(Some(acc), dn.get(a.index()).copied().flatten()))
-                }
+                Some(ValueKind::Expr(k)) => k.args.iter().try_fold(root, |acc, a| {
+                    let d = dn.get(a.index()).copied().flatten()?;
+                    Some(if dt.depth(d) >= dt.depth(acc) { d } else { acc })
+                }),
                 None => None,
             };
         }
-        let insertable = |vn: ValueNumber| match vns.kind(vn) {
-            Some(ValueKind::Expr(k)) => !can_trap(k.opcode),
-            _ => false,
-        };
-        let mut j0: Vec<SmallVec<[Node; 2]>> = vec![SmallVec::new(); if method == Method::Svfg { nv } else { 0 }];
-        if method == Method::Svfg {
-            for &b in dt.preorder() {
-                for inst in func.block_insts(block(b)) {
-                    if is_computation(func, inst) {
-                        let vn = vns.of_var(func.results(inst)[0]);
-                        if vn != ValueNumber::NONE && insertable(vn) && j0[vn.index()].last() != Some(&b) {
-                            j0[vn.index()].push(b);
-                        }
-                    }
-                }
-            }
-        }
+        let real = real_occurrences(&ctx, &vns);
 
-        // Phis at IDF(J0) below dn, and ε at DF(dn).
-        let mut svfg = Svfg {
-            dn: vec![None; nv],
-            phis: Vec::new(),
-            phis_at: vec![SmallVec::new(); n],
-            eps_at: vec![SmallVec::new(); n],
-        };
-        let mut with_phis: Vec<ValueNumber> = Vec::new();
-        if method == Method::Svfg {
-            let mut idf = Idf::of(&cfg, &dt).expect("the tree belongs to the graph");
-            let mut out = Vec::new();
-            let mut frontier = Vec::new();
-            for (i, occ) in j0.iter().enumerate() {
-                if occ.is_empty() {
-                    continue;
+        // Extend the values of B whose ζ is smds, round by round (each
+        // round's smds from a build restricted to the values it depends
+        // on), then build the whole semi-SVFG once (extend.rs).
+        let mut exts: Vec<Extension> = Vec::new();
+        let mut extended: Vec<bool> = Vec::new();
+        let mut translatable = Translatable::new();
+        let mut translations = Translations::default();
+        let mut probes = Probes::default();
+        let (mut rounds, mut capped) = (0, false);
+        let extending = method == Method::Svfg && !plant.no_extension;
+        if extending {
+            let dfs = Dfs::of(&cfg);
+            loop {
+                let extra = extra_needs(&ctx, &exts);
+                extended.resize(vns.len(), false);
+                let cands = candidates(&ctx, &vns, &dn, &real, &extra, &extended, &mut translatable, &mut probes);
+                if cands.is_empty() {
+                    break;
                 }
-                let Some(d) = dn[i] else { continue };
-                out.clear();
-                // Only phis strictly below dn are kept: ask for the IDF
-                // deeper than dn (linear on deep loop nests, where the
-                // whole IDF of each value is as deep as the nest).
-                idf.query_deeper(occ.iter().copied(), dt.depth(d), &mut out);
-                out.sort_unstable();
-                let vn = ValueNumber(i as u32);
-                let mut any = false;
-                for &x in &out {
-                    if dt.strictly_dominates(d, x) {
-                        let id = svfg.phis.len() as u32;
-                        let k = preds[x as usize].len();
-                        svfg.phis.push(SvfgPhi {
-                            value: vn,
-                            node: x,
-                            sources: SmallVec::from_elem(Source::Bottom, k),
-                            insert_args: SmallVec::from_elem(None, k),
-                            down_safe: true,
-                            can_be_avail: true,
-                            used: false,
-                        });
-                        svfg.phis_at[x as usize].push(id);
-                        any = true;
-                    }
+                let only = followed(vns.len(), &cands, &exts);
+                let state = State { vns: &vns, dn: &dn, real: &real, extra: &extra, exts: &exts };
+                let part = build(&ctx, &state, &cands, Some(&only), plant.extension_uses_end_regions);
+                let smds = smds_of_zetas(&part.svfg, &dfs, &dn, &cands, &part.zeta_bad);
+                let chosen: Vec<ValueNumber> = cands.iter().zip(&smds).filter(|&(_, &s)| s).map(|(&t, _)| t).collect();
+                if chosen.is_empty() {
+                    break;
                 }
-                if any {
-                    svfg.dn[i] = Some(d);
-                    with_phis.push(vn);
-                    idf.frontier(d, &mut frontier);
-                    for &y in &frontier {
-                        svfg.eps_at[y as usize].push(vn);
-                    }
+                if rounds == MAX_ROUNDS {
+                    capped = true;
+                    break;
                 }
+                for &t in &chosen {
+                    extended[t.index()] = true;
+                }
+                exts.extend(extend(&ctx, &mut vns, &mut dn, &mut translations, &chosen));
+                rounds += 1;
             }
         }
-
-        let phi_of: rustc_hash::FxHashMap<(u32, Node), u32> =
-            svfg.phis.iter().enumerate().map(|(i, p)| ((p.value.0, p.node), i as u32)).collect();
-        // Search: the dominator-tree walk with a stack per value number
-        // (sources of t) and one per value number of available vars.
-        let mut stack: Vec<Vec<Source>> = vec![Vec::new(); nv];
-        let mut avail: Vec<Vec<Var>> = vec![Vec::new(); nv];
-        for &p in func.params() {
-            let vn = vns.of_var(p);
-            if vn != ValueNumber::NONE {
-                avail[vn.index()].push(p);
-            }
-        }
-        let mut occurrences = Vec::new();
-        // Undo log: (number, was a source push) per push.
-        let mut undo: Vec<(u32, bool)> = Vec::new();
-        let mut marks: Vec<usize> = Vec::new();
-        let mut work: Vec<(Node, bool)> = vec![(root, true)];
-        while let Some((b, enter)) = work.pop() {
-            if !enter {
-                let m = marks.pop().unwrap_or(0);
-                while undo.len() > m {
-                    let (vn, src) = undo.pop().unwrap_or((0, false));
-                    if src {
-                        stack[vn as usize].pop();
-                    } else {
-                        avail[vn as usize].pop();
-                    }
-                }
-                continue;
-            }
-            marks.push(undo.len());
-            work.push((b, false));
-            for &c in dt.children(b).iter().rev() {
-                work.push((c, true));
-            }
-            for &p in &svfg.phis_at[b as usize] {
-                let vn = svfg.phis[p as usize].value;
-                stack[vn.index()].push(Source::Phi(p));
-                undo.push((vn.0, true));
-            }
-            for inst in func.block_insts(block(b)) {
-                let results = func.results(inst);
-                if is_computation(func, inst) {
-                    let r = results[0];
-                    let vn = vns.of_var(r);
-                    if vn != ValueNumber::NONE
-                        && matches!(vns.kind(vn), Some(ValueKind::Expr(_) | ValueKind::Load { .. }))
-                    {
-                        let repl = match stack[vn.index()].last() {
-                            Some(Source::Real(v)) => Repl::Var(*v),
-                            Some(Source::Phi(p)) => Repl::Phi(*p),
-                            _ => Repl::Keep,
-                        };
-                        occurrences.push((inst, repl));
-                        stack[vn.index()].push(Source::Real(r));
-                        undo.push((vn.0, true));
-                    }
-                }
-                for &r in results {
-                    let vn = vns.of_var(r);
-                    if vn != ValueNumber::NONE {
-                        avail[vn.index()].push(r);
-                        undo.push((vn.0, false));
-                    }
-                }
-            }
-            let succs = cfg.succ_slice(b);
-            for &s in succs {
-                let k = preds[s as usize].iter().position(|&p| p == b).unwrap_or(0);
-                for &p in &svfg.phis_at[s as usize] {
-                    let vn = svfg.phis[p as usize].value;
-                    let top = stack[vn.index()].last().copied().unwrap_or(Source::Bottom);
-                    let args = match vns.kind(vn) {
-                        Some(ValueKind::Expr(key)) => {
-                            let mut out: SmallVec<[ArgSource; 3]> = SmallVec::new();
-                            let mut ok = true;
-                            for &a in &key.args {
-                                match vns.kind(a) {
-                                    Some(ValueKind::Const(_)) => out.push(ArgSource::Imm),
-                                    _ => match (avail[a.index()].last(), phi_of.get(&(a.0, s))) {
-                                        (Some(&v), _) => out.push(ArgSource::Var(v)),
-                                        (None, Some(&q)) => out.push(ArgSource::Phi(q)),
-                                        (None, None) => ok = false,
-                                    },
-                                }
-                            }
-                            ok.then_some(out)
-                        }
-                        _ => None,
-                    };
-                    let phi = &mut svfg.phis[p as usize];
-                    phi.sources[k] = top;
-                    phi.insert_args[k] = args;
-                }
-                for &vn in &svfg.eps_at[s as usize] {
-                    if let Some(Source::Phi(p)) = stack[vn.index()].last() {
-                        svfg.phis[*p as usize].down_safe = false;
-                    }
-                }
-            }
-            if succs.is_empty() {
-                for &vn in &with_phis {
-                    if let Some(Source::Phi(p)) = stack[vn.index()].last() {
-                        svfg.phis[*p as usize].down_safe = false;
-                    }
-                }
-            }
-        }
-        // Operands from unreachable predecessors.
-        for phi in &mut svfg.phis {
-            for (k, &p) in preds[phi.node as usize].iter().enumerate() {
-                if !dt.is_reachable(p) {
-                    phi.sources[k] = Source::Unreachable;
-                }
-            }
-        }
+        let extra = extra_needs(&ctx, &exts);
+        let state = State { vns: &vns, dn: &dn, real: &real, extra: &extra, exts: &exts };
+        let mut built = build(&ctx, &state, &[], None, false);
+        built.svfg.extended = exts.iter().map(|e| e.value).collect();
+        built.svfg.extension_rounds = rounds;
+        built.svfg.extension_capped = capped;
+        let Built { mut svfg, mut occurrences, .. } = built;
         if plant.ignore_down_safety {
             for phi in &mut svfg.phis {
                 phi.down_safe = true;
@@ -469,7 +356,12 @@ impl Walk {
 
     fn rewrite(&self, func: &mut Function) -> Stats {
         let svfg = &self.svfg;
-        let mut stats = Stats { phis_placed: svfg.phis.len(), ..Stats::default() };
+        let mut stats = Stats {
+            phis_placed: svfg.phis.len(),
+            extended: svfg.extended.len(),
+            extension_rounds: svfg.extension_rounds,
+            ..Stats::default()
+        };
         let mut phi_var: Vec<Option<Var>> = vec![None; svfg.phis.len()];
         for (i, phi) in svfg.phis.iter().enumerate() {
             if phi.used && phi.can_be_avail {
@@ -486,12 +378,21 @@ impl Walk {
         // The value each materialized phi takes on each edge (sub-values
         // inserted on an edge are reused by the values built on them).
         let mut edge_value: Vec<SmallVec<[Option<Arg>; 2]>> = vec![SmallVec::new(); svfg.phis.len()];
-        for (i, phi) in svfg.phis.iter().enumerate() {
+        // Value by value, so that a sub-value phi's edge values are ready
+        // before the insertions that read them (construct.rs only lets an
+        // insertion read a phi of a smaller value).
+        let mut order: Vec<u32> = (0..svfg.phis.len() as u32).collect();
+        order.sort_by_key(|&i| (svfg.phis[i as usize].value, i));
+        for i in order {
+            let i = i as usize;
+            let phi = &svfg.phis[i];
             let Some(dst) = phi_var[i] else { continue };
-            let Some(ValueKind::Expr(key)) = self.vns.kind(phi.value) else { continue };
             let mut incoming = Vec::new();
             for (k, &src) in phi.sources.iter().enumerate() {
                 let p = self.preds[phi.node as usize][k];
+                // The value this operand carries: `t`, or its translation
+                // for an extension phi.
+                let Some(ValueKind::Expr(key)) = self.vns.kind(phi.operand_value(k)) else { continue };
                 let value = match src {
                     Source::Real(v) => Arg::Var(v),
                     Source::Phi(q) if phi_var[q as usize].is_some() => Arg::Var(phi_var[q as usize].unwrap_or(dst)),
@@ -507,18 +408,27 @@ impl Walk {
                                 (ArgSource::Var(var), _) => Arg::Var(var),
                                 (ArgSource::Imm, Some(ValueKind::Const(imm))) => Arg::Imm(*imm),
                                 (ArgSource::Phi(q), _) => {
-                                    edge_value[q as usize].get(k).copied().flatten().unwrap_or(Arg::Var(dst))
+                                    let e = edge_value[q as usize].get(k).copied().flatten();
+                                    debug_assert!(e.is_some(), "sub-value phi {q} is materialized first");
+                                    e.unwrap_or(Arg::Var(dst))
                                 }
                                 _ => Arg::Var(dst),
                             })
                             .collect();
                         emit(func, at, key.opcode, key.cc, v, &args);
                         stats.inserted += 1;
+                        // Counted as the phi's value: on this path it
+                        // stands for the computation of `t` it replaces.
                         stats.inserted_values.push((v, phi.value));
                         Arg::Var(v)
                     }
                 };
                 incoming.push((p, value));
+            }
+            for &v in &phi.operand_values {
+                if v != phi.value && !stats.translations.contains(&(phi.value, v)) {
+                    stats.translations.push((phi.value, v));
+                }
             }
             edge_value[i] = incoming.iter().map(|&(_, v)| Some(v)).collect();
             pending.push((phi.node, incoming, dst));

@@ -14,6 +14,12 @@
 //! is the nearest definition of `t` on the dominator-tree path (no value
 //! transfer crosses a computation of the same value: SVFG condition 2).
 //!
+//! The extension step (digest §001 step 4, `extend.rs`) adds, for a value
+//! `t` in B whose ζ_t is semi movable down-safe, one phi of `t` at `dn(t)`
+//! itself whose operands carry the phi-translated values `t_i`
+//! ([`SvfgPhi::operand_values`]); its sources are phis or computations of
+//! `t_i`, and ζ_t no longer appears below `dn(t)`.
+//!
 //! The walk is an explicit-stack preorder walk of the dominator tree, so
 //! its depth never recurses with the input.
 
@@ -56,6 +62,10 @@ pub struct SvfgPhi {
     pub value: ValueNumber,
     /// The node (CFG block) it sits at.
     pub node: Node,
+    /// For a phi of the extension step (at `dn(t)`): the value each operand
+    /// carries, `t` translated through that predecessor. Empty for a phi
+    /// of `IDF(J0(t))`, whose operands all carry `t`.
+    pub operand_values: SmallVec<[ValueNumber; 2]>,
     /// One source per CFG predecessor of `node`, in `pred_slice` order.
     pub sources: SmallVec<[Source; 2]>,
     /// For each operand, where each of `t`'s operands comes from for an
@@ -72,6 +82,19 @@ pub struct SvfgPhi {
     pub used: bool,
 }
 
+impl SvfgPhi {
+    /// The value operand `k` carries: `t` itself, or its translation for a
+    /// phi of the extension step.
+    pub fn operand_value(&self, k: usize) -> ValueNumber {
+        self.operand_values.get(k).copied().unwrap_or(self.value)
+    }
+
+    /// Whether the extension step placed this phi (at `dn(t)`).
+    pub fn is_extension(&self) -> bool {
+        !self.operand_values.is_empty()
+    }
+}
+
 /// The semi-SVFG of one function.
 #[derive(Clone, Debug, Default)]
 pub struct Svfg {
@@ -84,6 +107,14 @@ pub struct Svfg {
     /// Per node: the value numbers with an ε pseudo-phi there
     /// (`node ∈ DF(dn(t))`).
     pub eps_at: Vec<SmallVec<[ValueNumber; 2]>>,
+    /// The values the extension step extended (one phi at `dn(t)` each),
+    /// in the order it extended them.
+    pub extended: Vec<ValueNumber>,
+    /// How many times the semi-SVFG was rebuilt with new extensions.
+    pub extension_rounds: u32,
+    /// True when the extension stopped at its round limit with values
+    /// still to extend (see `extend.rs`).
+    pub extension_capped: bool,
 }
 
 /// A violated SVFG invariant, naming the phi.
@@ -113,18 +144,27 @@ impl Svfg {
             let Some(dn) = self.dn.get(phi.value.index()).copied().flatten() else {
                 return Err(SvfgError(format!("phi {i} of value {} has no dn", phi.value.0)));
             };
-            if !dt.strictly_dominates(dn, phi.node) {
-                return Err(SvfgError(format!("phi {i} at bb{} is not strictly dominated by dn = bb{dn}", phi.node)));
+            let placed_ok = if phi.is_extension() { dn == phi.node } else { dt.strictly_dominates(dn, phi.node) };
+            if !placed_ok {
+                return Err(SvfgError(format!(
+                    "phi {i} at bb{} is misplaced for dn = bb{dn} (extension: {})",
+                    phi.node,
+                    phi.is_extension()
+                )));
+            }
+            if phi.is_extension() && phi.operand_values.len() != phi.sources.len() {
+                return Err(SvfgError(format!("extension phi {i} at bb{} lacks operand values", phi.node)));
             }
             if phi.sources.len() != num_preds(phi.node) {
                 return Err(SvfgError(format!("phi {i} at bb{} has {} operands", phi.node, phi.sources.len())));
             }
             for (k, s) in phi.sources.iter().enumerate() {
                 let p = pred(phi.node, k);
+                let value = phi.operand_value(k);
                 let at = match *s {
                     Source::Real(v) => def_node(v),
                     Source::Phi(j) => match self.phis.get(j as usize) {
-                        Some(q) if q.value == phi.value => Some(q.node),
+                        Some(q) if q.value == value => Some(q.node),
                         _ => return Err(SvfgError(format!("phi {i} operand {k} names phi {j} of another value"))),
                     },
                     Source::Bottom | Source::Unreachable => None,
@@ -136,10 +176,13 @@ impl Svfg {
                 }
                 // Nearest: no phi of the same value strictly between the
                 // source and the predecessor on the dominator-tree path.
-                let from = at.unwrap_or(dn);
+                let Some(dn_k) = self.dn.get(value.index()).copied().flatten() else {
+                    return Err(SvfgError(format!("phi {i} operand {k} carries value {} with no dn", value.0)));
+                };
+                let from = at.unwrap_or(dn_k);
                 for &j in self.phis_at_path(dt, from, p) {
                     let q = &self.phis[j as usize];
-                    if q.value == phi.value && q.node != from && Source::Phi(j) != *s {
+                    if q.value == value && q.node != from && Source::Phi(j) != *s {
                         return Err(SvfgError(format!("phi {i} operand {k} crosses phi {j} of the same value")));
                     }
                 }

@@ -15,8 +15,24 @@
 //!
 //! and the construction: `dn(t)` is the deepest definition node of the
 //! operands (a leaf's own definition node); the phis of `t` sit exactly at
-//! `IDF(J0(t))` restricted to the nodes `dn(t)` strictly dominates; ε_t
-//! sits exactly at `DF(dn(t))` for each `t` with a phi. Frontiers come from
+//! `IDF(J0(t))` restricted to the nodes `dn(t)` strictly dominates, where
+//! `J0(t)` holds the blocks computing `t` and the predecessors through
+//! which an extension phi carries `t`; an extension phi of `t` sits at
+//! `dn(t)`, a join, and its operand `k` carries `t` translated through the
+//! `k`-th predecessor (recomputed here from the value kinds); ε_t sits
+//! exactly at `DF(dn(t))` for each `t` with a phi.
+//!
+//! and the extension's end: unless it stopped at its round limit, no
+//! value of B left unextended, among those whose extension could pay off
+//! (some translation is computed in the function), has a semi movable
+//! down-safe ζ. smds is
+//! recomputed here from paths: a node's value (a phi's, or ζ_t's from
+//! the start of `dn(t)`) is followed block by block until a computation
+//! of it (fine), an exit or an edge into `DF(dn)` that no extension phi
+//! consumes (not smds), or an edge into a phi taking the value on that
+//! operand (a transfer); transfers into a node whose block is a DFS-tree
+//! ancestor of (or equal to) the source's are ignored, the rest must lead
+//! to smds nodes (a greatest fixpoint by worklist). Frontiers come from
 //! the textbook definition (`y ∈ DF(x)` iff `x` dominates a predecessor of
 //! `y` and does not strictly dominate `y`), iterated by a plain worklist:
 //! quadratic, for tests and fuzzing, independent of `cfg_dom::Idf`.
@@ -24,7 +40,7 @@
 //! Errors name the phi, the node and the value number.
 
 use crate::svfg::{Source, Svfg, SvfgError};
-use crate::vn::{ValueKind, ValueNumber, ValueNumbers, can_trap, is_computation};
+use crate::vn::{ExprKey, ValueKind, ValueNumber, ValueNumbers, can_trap, is_computation};
 use cfg_dom::{DomTree, Graph, Node};
 use ir_core::entity::EntityRef;
 use ir_core::{Function, block, node};
@@ -144,12 +160,53 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
         }
     }
 
-    // The phis of each t, and the ε of each t.
+    let real = j0.clone();
+    // The phis of each t (extension phis apart), and the ε of each t.
     let mut phi_nodes: Vec<Vec<Node>> = vec![Vec::new(); nv];
-    for phi in &svfg.phis {
-        match phi_nodes.get_mut(phi.value.index()) {
-            Some(list) => list.push(phi.node),
-            None => return err(format!("phi at bb{} names value {} of no function value", phi.node, phi.value.0)),
+    let mut has_ext = vec![false; nv];
+    for (i, phi) in svfg.phis.iter().enumerate() {
+        if phi.value.index() >= nv {
+            return err(format!("phi at bb{} names value {} of no function value", phi.node, phi.value.0));
+        }
+        if !phi.is_extension() {
+            phi_nodes[phi.value.index()].push(phi.node);
+            continue;
+        }
+        if has_ext[phi.value.index()] {
+            return err(format!("construction: v{} has two extension phis", phi.value.0));
+        }
+        has_ext[phi.value.index()] = true;
+        let preds = cfg.pred_slice(phi.node);
+        let mut distinct: Vec<Node> = preds.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if dn[phi.value.index()] != Some(phi.node) || distinct.len() < 2 {
+            return err(format!(
+                "construction: extension phi {i} of v{} at bb{} is not at dn = {:?}, a join",
+                phi.value.0,
+                phi.node,
+                dn[phi.value.index()]
+            ));
+        }
+        for (k, &p) in preds.iter().enumerate() {
+            if !dt.is_reachable(p) {
+                continue;
+            }
+            let at = distinct.iter().position(|&x| x == p).unwrap_or(0);
+            let want = translate(vns, &dn, phi.value, phi.node, at);
+            if want != Some(phi.operand_value(k)) {
+                return err(format!(
+                    "construction: extension phi {i} of v{} operand {k} carries v{}, but the translation through bb{p} is {want:?}",
+                    phi.value.0,
+                    phi.operand_value(k).0
+                ));
+            }
+            let v = phi.operand_value(k).index();
+            if j0.get(v).is_some_and(|l| l.last() != Some(&p)) {
+                j0[v].push(p);
+                j0[v].sort_unstable();
+                j0[v].dedup();
+            }
         }
     }
     for t in 0..nv {
@@ -167,7 +224,8 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
                 dn[t]
             ));
         }
-        if !have.is_empty() && svfg.dn.get(t).copied().flatten() != dn[t] {
+        let any = !have.is_empty() || has_ext[t];
+        if any && svfg.dn.get(t).copied().flatten() != dn[t] {
             return err(format!("construction: dn(v{t}) is {:?}, not {:?}", svfg.dn.get(t), dn[t]));
         }
         // ε_t at DF(dn(t)) exactly, for values with phis.
@@ -176,7 +234,7 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
             .collect();
         eps.sort_unstable();
         let want_eps = match dn[t] {
-            Some(d) if !have.is_empty() => {
+            Some(d) if any => {
                 let mut f = frontier(&cfg, &dt, d);
                 f.sort_unstable();
                 f
@@ -188,23 +246,26 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
         }
     }
 
+    extension_complete(func, &cfg, &dt, vns, &dn, &j0, &real, svfg)?;
+
     // 3. A ζ operand has no definition of its value above it, below dn.
     for (i, phi) in svfg.phis.iter().enumerate() {
-        let Some(d) = dn[phi.value.index()] else { continue };
         for (k, s) in phi.sources.iter().enumerate() {
             if *s != Source::Bottom {
                 continue;
             }
+            let value = phi.operand_value(k);
+            let Some(d) = dn.get(value.index()).copied().flatten() else { continue };
             let mut at = Some(cfg.pred_slice(phi.node)[k]);
             while let Some(x) = at {
                 let computes_here = func
                     .block_insts(block(x))
-                    .any(|inst| is_computation(func, inst) && vns.of_var(func.results(inst)[0]) == phi.value);
-                let phi_here = svfg.phis_at[x as usize].iter().any(|&j| svfg.phis[j as usize].value == phi.value);
+                    .any(|inst| is_computation(func, inst) && vns.of_var(func.results(inst)[0]) == value);
+                let phi_here = svfg.phis_at[x as usize].iter().any(|&j| svfg.phis[j as usize].value == value);
                 if computes_here || phi_here {
                     return err(format!(
-                        "condition 3: phi {i} of v{} at bb{} takes ζ from operand {k}, but bb{x} defines the value above it",
-                        phi.value.0, phi.node
+                        "condition 3: phi {i} of v{} at bb{} takes ζ from operand {k}, but bb{x} defines v{} above it",
+                        phi.value.0, phi.node, value.0
                     ));
                 }
                 if x == d {
@@ -212,6 +273,200 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
                 }
                 at = dt.idom(x);
             }
+        }
+    }
+    Ok(())
+}
+
+/// `t`, an expression whose `dn` is the join `j`, translated through the
+/// `at`-th distinct predecessor of `j`: a phi of `j` gives its operand, an
+/// expression of `j` is rebuilt from its translated operands (and must
+/// have a number), anything else is itself. Explicit stack.
+fn translate(vns: &ValueNumbers, dn: &[Option<Node>], t: ValueNumber, j: Node, at: usize) -> Option<ValueNumber> {
+    let mut memo: std::collections::HashMap<u32, Option<ValueNumber>> = std::collections::HashMap::new();
+    let mut stack = vec![(t, false)];
+    while let Some((a, expanded)) = stack.pop() {
+        if memo.contains_key(&a.0) {
+            continue;
+        }
+        let r = match vns.kind(a) {
+            Some(ValueKind::Phi(b, args)) if node(*b) == j => args.get(at).copied(),
+            Some(ValueKind::Expr(key)) if dn.get(a.index()).copied().flatten() == Some(j) => {
+                if !expanded {
+                    stack.push((a, true));
+                    stack.extend(key.args.iter().map(|&b| (b, false)));
+                    continue;
+                }
+                let args: Option<crate::vn::Args> =
+                    key.args.iter().map(|b| memo.get(&b.0).copied().flatten()).collect();
+                args.and_then(|args| vns.lookup_expr(&ExprKey { args, ..key.clone() }))
+            }
+            _ => Some(a),
+        };
+        memo.insert(a.0, r);
+    }
+    memo.get(&t.0).copied().flatten()
+}
+
+/// Whether `t` (an expression whose `dn` is the join `j`) translates
+/// through every predecessor of `j` (the structural test of B).
+fn translatable(vns: &ValueNumbers, dt: &DomTree, dn: &[Option<Node>], t: ValueNumber, j: Node, arity: usize) -> bool {
+    let mut stack = vec![t];
+    while let Some(a) = stack.pop() {
+        let d = dn.get(a.index()).copied().flatten();
+        match vns.kind(a) {
+            Some(ValueKind::Const(_)) => {}
+            Some(ValueKind::Phi(b, args)) if node(*b) == j => {
+                if args.len() != arity {
+                    return false;
+                }
+            }
+            Some(ValueKind::Expr(key)) if d == Some(j) => stack.extend(key.args.iter().copied()),
+            _ => {
+                if !d.is_some_and(|d| dt.strictly_dominates(d, j)) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Whether some translation of `t` (in B at the join `j`) has the number
+/// of a computation of the function (`real`): the builder's test of an
+/// extension that can pay off (`extend.rs`), with the slow translation.
+fn promising(
+    cfg: &impl Graph,
+    dt: &DomTree,
+    vns: &ValueNumbers,
+    dn: &[Option<Node>],
+    real: &[Vec<Node>],
+    t: ValueNumber,
+    j: Node,
+) -> bool {
+    let mut distinct: Vec<Node> = cfg.predecessors(j).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    cfg.predecessors(j).any(|p| {
+        let at = distinct.iter().position(|&x| x == p).unwrap_or(0);
+        dt.is_reachable(p)
+            && translate(vns, dn, t, j, at).is_some_and(|tk| real.get(tk.index()).is_some_and(|r| !r.is_empty()))
+    })
+}
+
+/// The extension's end (see the module doc).
+#[allow(clippy::too_many_arguments)]
+fn extension_complete(
+    func: &Function,
+    cfg: &impl Graph,
+    dt: &DomTree,
+    vns: &ValueNumbers,
+    dn: &[Option<Node>],
+    j0: &[Vec<Node>],
+    real: &[Vec<Node>],
+    svfg: &Svfg,
+) -> Result<(), SvfgError> {
+    if svfg.extension_capped {
+        return Ok(());
+    }
+    let nv = vns.len();
+    let mut extended = vec![false; nv];
+    for phi in svfg.phis.iter().filter(|p| p.is_extension()) {
+        extended[phi.value.index()] = true;
+    }
+    // The values of B left unextended.
+    let mut zetas: Vec<ValueNumber> = Vec::new();
+    for t in 0..nv {
+        let vn = ValueNumber(t as u32);
+        let insertable = matches!(vns.kind(vn), Some(ValueKind::Expr(k)) if !can_trap(k.opcode));
+        let Some(j) = dn[t] else { continue };
+        if !insertable || extended[t] || j0[t].is_empty() || !dt.is_reachable(j) {
+            continue;
+        }
+        let mut preds: Vec<Node> = cfg.predecessors(j).collect();
+        preds.sort_unstable();
+        preds.dedup();
+        if preds.len() >= 2 && translatable(vns, dt, dn, vn, j, preds.len()) && promising(cfg, dt, vns, dn, real, vn, j)
+        {
+            zetas.push(vn);
+        }
+    }
+    if zetas.is_empty() {
+        return Ok(());
+    }
+    let dfs = cfg_dom::Dfs::of(cfg);
+    // SVFG nodes: the phis, then the ζ of each value above. Each: (value,
+    // block it starts at).
+    let np = svfg.phis.len();
+    let start: Vec<(ValueNumber, Node)> = svfg
+        .phis
+        .iter()
+        .map(|p| (p.value, p.node))
+        .chain(zetas.iter().map(|&t| (t, dn[t.index()].unwrap_or(0))))
+        .collect();
+    let mut bad = vec![false; start.len()];
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); np]; // phi -> nodes transferring into it (counted)
+    for (x, &(v, d0)) in start.iter().enumerate() {
+        let Some(dnv) = dn.get(v.index()).copied().flatten() else { continue };
+        let mut seen = vec![false; cfg.num_nodes()];
+        let mut work = vec![d0];
+        seen[d0 as usize] = true;
+        while let Some(n) = work.pop() {
+            let computes = func
+                .block_insts(block(n))
+                .any(|inst| is_computation(func, inst) && vns.of_var(func.results(inst)[0]) == v);
+            if computes {
+                continue;
+            }
+            let succs: Vec<Node> = cfg.successors(n).collect();
+            if succs.is_empty() {
+                bad[x] = true;
+            }
+            for s in succs {
+                let preds: Vec<Node> = cfg.predecessors(s).collect();
+                let takers: Vec<usize> = svfg.phis_at[s as usize]
+                    .iter()
+                    .map(|&y| y as usize)
+                    .filter(|&y| {
+                        let phi = &svfg.phis[y];
+                        (0..preds.len()).any(|k| preds[k] == n && phi.operand_value(k) == v)
+                    })
+                    .collect();
+                if !takers.is_empty() {
+                    // desc(Def(x), Def(y)): Def(y) is an ancestor of Def(x).
+                    if !dfs.is_ancestor(s, d0) {
+                        for y in takers {
+                            into[y].push(x);
+                        }
+                    }
+                } else if !dt.strictly_dominates(dnv, s) {
+                    bad[x] = true;
+                } else if !seen[s as usize] {
+                    seen[s as usize] = true;
+                    work.push(s);
+                }
+            }
+        }
+    }
+    let mut work: Vec<usize> = (0..np).filter(|&y| bad[y]).collect();
+    while let Some(y) = work.pop() {
+        for &x in &into[y] {
+            if !bad[x] {
+                bad[x] = true;
+                if x < np {
+                    work.push(x);
+                }
+            }
+        }
+    }
+    for (i, &t) in zetas.iter().enumerate() {
+        if !bad[np + i] {
+            return err(format!(
+                "extension: ζ of v{} at bb{:?} is semi movable down-safe, but v{} was not extended",
+                t.0,
+                dn[t.index()],
+                t.0
+            ));
         }
     }
     Ok(())

@@ -109,6 +109,9 @@ pub enum ValueKind {
 pub struct ValueNumbers {
     of_var: Vec<ValueNumber>,
     kinds: Vec<ValueKind>,
+    /// Every interned kind (constants, expressions, phis), for
+    /// [`ValueNumbers::intern_expr`] after numbering.
+    table: FxHashMap<ValueKind, ValueNumber>,
     /// Plants a bug for the oracle tests: `sub` is taken as commutative.
     #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) plant_sub_commutes: bool,
@@ -142,6 +145,19 @@ fn cc_of(func: &Function, inst: Inst) -> (u8, bool) {
         (i, matches!(cc, Eq | Ne | Ord | Uno))
     } else {
         (0, false)
+    }
+}
+
+/// Whether the compare `op` with condition-code index `cc` is symmetric
+/// (`eq`, `ne`, and for floats `ord`/`uno`), so its operands may be sorted.
+fn symmetric_cc(op: Opcode, cc: u8) -> bool {
+    if op == Opcode::Setp {
+        matches!(ir_core::IntCC::ALL.get(cc as usize), Some(ir_core::IntCC::Eq | ir_core::IntCC::Ne))
+    } else if op.format() == Format::Compare {
+        use ir_core::FloatCC::*;
+        matches!(ir_core::FloatCC::ALL.get(cc as usize), Some(Eq | Ne | Ord | Uno))
+    } else {
+        false
     }
 }
 
@@ -223,6 +239,37 @@ impl ValueNumbers {
         false
     }
 
+    /// The number of the expression `key` after numbering: its operands are
+    /// sorted as numbering sorts them (commutative opcodes, symmetric
+    /// compares), and a key no computation has gets a fresh number (the
+    /// extension step's phi-translated values, digest §001 step 4).
+    ///
+    /// # Panics
+    ///
+    /// Debug builds assert that every operand is an existing number.
+    pub fn intern_expr(&mut self, mut key: ExprKey) -> ValueNumber {
+        debug_assert!(key.args.iter().all(|a| a.index() < self.kinds.len()), "operands are existing numbers");
+        let swap = commutes(key.opcode) || symmetric_cc(key.opcode, key.cc) || self.planted_commutes(key.opcode);
+        if swap && key.args.len() == 2 {
+            key.args.sort();
+        }
+        let mut table = std::mem::take(&mut self.table);
+        let vn = self.intern(ValueKind::Expr(key), &mut table);
+        self.table = table;
+        vn
+    }
+
+    /// The number of the expression `key` (operands sorted as numbering
+    /// sorts them), if it has one.
+    pub fn lookup_expr(&self, key: &ExprKey) -> Option<ValueNumber> {
+        let mut key = key.clone();
+        let swap = commutes(key.opcode) || symmetric_cc(key.opcode, key.cc) || self.planted_commutes(key.opcode);
+        if swap && key.args.len() == 2 {
+            key.args.sort();
+        }
+        self.table.get(&ValueKind::Expr(key)).copied()
+    }
+
     fn intern(&mut self, kind: ValueKind, table: &mut FxHashMap<ValueKind, ValueNumber>) -> ValueNumber {
         if let Some(&vn) = table.get(&kind) {
             return vn;
@@ -275,7 +322,8 @@ impl ValueNumbers {
         self.of_var.clear();
         self.of_var.resize(func.num_vars(), ValueNumber::NONE);
         self.kinds.clear();
-        let mut table: FxHashMap<ValueKind, ValueNumber> = FxHashMap::default();
+        let mut table = std::mem::take(&mut self.table);
+        table.clear();
         for &p in func.params() {
             let vn = self.fresh(ValueKind::Opaque(p));
             self.set(p, vn);
@@ -327,6 +375,7 @@ impl ValueNumbers {
                 self.set(r, vn);
             }
         }
+        self.table = table;
     }
 
     fn number_simple(

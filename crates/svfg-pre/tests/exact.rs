@@ -324,3 +324,132 @@ fn planted_merge_of_loads_across_a_write_is_caught() {
     let e = check_with(&m, f, &args, 10_000, planted).unwrap_err();
     assert!(e.contains("changes the outcome"), "{e}");
 }
+
+/// The document's extension (t ∈ B): `%w + %b` after a join where `%w` is
+/// `%a` on one side and `%d` on the other, with `%a + %b` computed on the
+/// first side. `dn(w + b)` is the join itself, so no phi of the value sits
+/// below it; the extension places one at the join whose operands carry the
+/// translations `a + b` (computed: reused) and `d + b` (inserted).
+const TRANSLATION: &str = "func @f(%a: i32, %b: i32, %c: i32, %d: i32) -> i32 {
+    var %x: i32
+    var %w: i32
+    var %z: i32
+    var %p: i1
+bb0:
+    %p = setp.slt %c, 0
+    br %p, bb1, bb2
+bb1:
+    %x = add %a, %b
+    %w = copy %a
+    jump bb3
+bb2:
+    %w = copy %d
+    jump bb3
+bb3:
+    %z = add %w, %b
+    ret %z
+}
+";
+
+#[test]
+fn phi_translation_through_the_extension_step() {
+    let m = ssa_module(TRANSLATION);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert!(body.contains("bb2:\n    %w.1 = copy %d\n    %pre8.i = add %b, %w.1\n    jump bb3\n"), "{body}");
+    assert!(body.contains("%pre8 = phi(bb1: %x.1, bb2: %pre8.i)"), "{body}");
+    assert!(body.contains("%z.1 = copy %pre8"), "{body}");
+    let pre_with = |plant: Plant| {
+        let mut s = m.clone();
+        let f = s.function_by_name("f").unwrap();
+        svfg_pre::run(s.function_mut(f).unwrap(), Method::Svfg, plant).unwrap()
+    };
+    let stats = pre_with(Plant::default());
+    assert_eq!((stats.removed, stats.inserted, stats.phis_created), (1, 1, 1), "{body}");
+    // Without the extension, nothing changes on this function.
+    let plain = pre_with(Plant { no_extension: true, ..Plant::default() });
+    assert_eq!((plain.removed, plain.inserted), (0, 0));
+    let (lcm, _) = apply(&m, None);
+    let left = i32s(&[1, 2, -1, 7]);
+    let right = i32s(&[1, 2, 1, 7]);
+    // Left path: the compare, a + b, w + b: 3 before, 2 after (w + b is
+    // the a + b already computed). Right path: 2 before and after (d + b
+    // is inserted where w + b was). LCM sees no lexical redundancy.
+    assert_eq!((count(&m, &left), count(&pre, &left), count(&lcm, &left)), (3, 2, 3), "{body}");
+    assert_eq!((count(&m, &right), count(&pre, &right), count(&lcm, &right)), (2, 2, 2), "{body}");
+    for args in [&left, &right] {
+        let fm = m.function_by_name("f").unwrap();
+        let a = run(&m, fm, args, Config::default()).unwrap();
+        let b = run(&pre, pre.function_by_name("f").unwrap(), args, Config::default()).unwrap();
+        assert_eq!(a.results, b.results);
+    }
+}
+
+/// Two levels of the extension: `w + b` at bb6 translates through bb5 to
+/// `w.bb5 + b`, a value nothing computes whose `dn` (bb5) is itself a join;
+/// its ζ reaches the edge into bb6, where the first extension phi consumes
+/// it, so it is semi movable down-safe and extended in a second round:
+/// `c + b` is reused from bb3 and only `d + b` is inserted, in bb4.
+const TWO_LEVELS: &str = "func @f(%a: i32, %b: i32, %c: i32, %d: i32, %s: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %w: i32
+    var %z: i32
+    var %p: i1
+bb0:
+    %p = setp.slt %s, 0
+    br %p, bb1, bb2
+bb1:
+    %x = add %a, %b
+    %w = copy %a
+    jump bb6
+bb2:
+    %p = setp.sgt %s, 5
+    br %p, bb3, bb4
+bb3:
+    %y = add %c, %b
+    %w = copy %c
+    jump bb5
+bb4:
+    %w = copy %d
+    jump bb5
+bb5:
+    jump bb6
+bb6:
+    %z = add %w, %b
+    ret %z
+}
+";
+
+#[test]
+fn two_levels_of_translation_insert_only_where_nothing_is_computed() {
+    let m = ssa_module(TWO_LEVELS);
+    let (pre, body) = apply(&m, Some(Method::Svfg));
+    assert_eq!(body.matches(" = add ").count(), 3, "{body}");
+    assert!(body.contains("bb4:\n    %w.1 = copy %d\n    %pre"), "{body}");
+    assert!(body.contains("%z.1 = copy %pre"), "{body}");
+    let mut s = m.clone();
+    let f = s.function_by_name("f").unwrap();
+    let stats = svfg_pre::svfg_pre(s.function_mut(f).unwrap()).unwrap();
+    assert_eq!((stats.removed, stats.inserted, stats.phis_created, stats.extended), (1, 1, 2, 2), "{body}");
+    assert_eq!(stats.extension_rounds, 2);
+    let (lcm, _) = apply(&m, None);
+    // Paths: bb1 (the compare, a + b, w + b), bb3 (two compares, c + b,
+    // w + b), bb4 (two compares, w + b).
+    for (s, want) in [(-1, (3, 2, 3)), (9, (4, 3, 4)), (1, (3, 3, 3))] {
+        let args = i32s(&[1, 2, 3, 4, s]);
+        assert_eq!((count(&m, &args), count(&pre, &args), count(&lcm, &args)), want, "s = {s}: {body}");
+    }
+}
+
+#[test]
+fn planted_region_end_at_an_extension_use_is_caught_by_the_verifier() {
+    let m = ssa_module(TWO_LEVELS);
+    let f = m.function_by_name("f").unwrap();
+    let func = m.function(f).unwrap();
+    let (svfg, vns) = svfg_pre::build_svfg(func, None).unwrap();
+    svfg_pre::verify_svfg(func, &vns, &svfg).unwrap();
+    let (svfg, vns) =
+        svfg_pre::build_svfg_with(func, None, Plant { extension_uses_end_regions: true, ..Plant::default() }).unwrap();
+    let e = svfg_pre::verify_svfg(func, &vns, &svfg).expect_err("a planted bug must be caught").to_string();
+    assert!(e.contains("was not extended"), "{e}");
+}

@@ -1,0 +1,432 @@
+//! One build of the semi-SVFG (digest §001 step 2, with the phis of the
+//! extension step of step 4): phi placement and the `Search` walk.
+//!
+//! Given the value numbers, `dn` of every number, the real occurrence
+//! nodes of each insertable expression number and the extensions decided
+//! so far, [`build`] places:
+//!
+//! - the phis of `t` at `IDF(J0(t))` restricted to the nodes `dn(t)`
+//!   strictly dominates, where `J0(t)` holds the blocks computing `t` and
+//!   the predecessors through which an extension phi needs `t`;
+//! - one extension phi of `t` at `dn(t)` for each extended `t`, operand
+//!   `k` carrying `t` translated through the `k`-th predecessor;
+//! - ε_t at `DF(dn(t))` for each `t` with a phi;
+//!
+//! then runs `Search`: one explicit-stack preorder walk of the dominator
+//! tree with a stack of sources per value number and a stack of available
+//! vars per value number. A phi pushes itself; a computation of `t` with a
+//! real definition on top becomes a copy of it, with a phi on top it is
+//! recorded as that phi's use; then it pushes itself. At the end of each
+//! node the successors' phi operands take the top of their operand value's
+//! stack (ζ = ⊥ when it is empty), with where each operand of the value
+//! comes from for an insertion there. A phi on top when an edge enters one
+//! of its ε nodes (unless an extension phi there consumes the value on
+//! that edge), or when the function ends, is not down-safe (the local
+//! half of mds). For each candidate of the extension (a value in B), ζ_t
+//! reaching an ε edge or an exit is recorded (the local half of smds).
+//!
+//! Invariants: phis are grouped by value number in increasing order (a
+//! value's extension phi after its IDF phis); the walk never recurses;
+//! its cost is linear in the blocks, instructions and phis for each build.
+
+use crate::pre::{Method, Repl};
+use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
+use crate::vn::{ValueKind, ValueNumber, ValueNumbers, is_computation};
+use cfg_dom::{CsrGraph, DomTree, Graph, Idf, Node};
+use ir_core::{Function, Inst, Var, block};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// What a build reads: the function and its graphs.
+pub(crate) struct Ctx<'a> {
+    pub func: &'a Function,
+    pub cfg: &'a CsrGraph,
+    pub dt: &'a DomTree,
+    pub preds: &'a [SmallVec<[Node; 2]>],
+    /// Per node: its distinct predecessor blocks, sorted.
+    pub distinct: &'a [SmallVec<[ir_core::Block; 4]>],
+    pub root: Node,
+    pub method: Method,
+}
+
+/// An extension decided by `extend.rs`: a phi of `value` at `node`
+/// (= `dn(value)`), operand `k` carrying `operand_values[k]`.
+#[derive(Clone, Debug)]
+pub(crate) struct Extension {
+    pub value: ValueNumber,
+    pub node: Node,
+    pub operand_values: SmallVec<[ValueNumber; 2]>,
+}
+
+/// The numbering and extension state a build reads.
+#[derive(Copy, Clone)]
+pub(crate) struct State<'a> {
+    pub vns: &'a ValueNumbers,
+    /// `dn` of every number.
+    pub dn: &'a [Option<Node>],
+    /// The blocks computing each number ([`real_occurrences`]).
+    pub real: &'a [SmallVec<[Node; 2]>],
+    /// What the extensions add to `J0` ([`extra_needs`]).
+    pub extra: &'a ExtraNeeds,
+    /// The extensions decided so far.
+    pub exts: &'a [Extension],
+}
+
+/// The result of one build.
+pub(crate) struct Built {
+    pub svfg: Svfg,
+    /// Computations and their rewrites, in walk order.
+    pub occurrences: Vec<(Inst, Repl)>,
+    /// Per candidate (same order as the `candidates` argument): ζ_t reaches
+    /// an ε node or an exit, so it is not semi movable down-safe.
+    pub zeta_bad: Vec<bool>,
+}
+
+/// The blocks computing each insertable expression number, in dominator
+/// tree preorder (one entry per block).
+pub(crate) fn real_occurrences(ctx: &Ctx<'_>, vns: &ValueNumbers) -> Vec<SmallVec<[Node; 2]>> {
+    let nv = vns.len();
+    let mut j0: Vec<SmallVec<[Node; 2]>> = vec![SmallVec::new(); nv];
+    if ctx.method != Method::Svfg {
+        return j0;
+    }
+    for &b in ctx.dt.preorder() {
+        for inst in ctx.func.block_insts(block(b)) {
+            if is_computation(ctx.func, inst) {
+                let vn = vns.of_var(ctx.func.results(inst)[0]);
+                if vn != ValueNumber::NONE && insertable(vns, vn) && j0[vn.index()].last() != Some(&b) {
+                    j0[vn.index()].push(b);
+                }
+            }
+        }
+    }
+    j0
+}
+
+/// Whether `vn` is an expression PRE may insert (it cannot trap).
+pub(crate) fn insertable(vns: &ValueNumbers, vn: ValueNumber) -> bool {
+    matches!(vns.kind(vn), Some(ValueKind::Expr(k)) if !crate::vn::can_trap(k.opcode))
+}
+
+/// The needs the extension adds to `J0`: per translated value, the
+/// predecessors through which an extension phi carries it (sorted).
+pub(crate) type ExtraNeeds = rustc_hash::FxHashMap<u32, SmallVec<[Node; 2]>>;
+
+/// [`ExtraNeeds`] of `exts`.
+pub(crate) fn extra_needs(ctx: &Ctx<'_>, exts: &[Extension]) -> ExtraNeeds {
+    let mut extra = ExtraNeeds::default();
+    for e in exts {
+        for (k, &p) in ctx.preds[e.node as usize].iter().enumerate() {
+            if ctx.dt.is_reachable(p) {
+                extra.entry(e.operand_values[k].0).or_default().push(p);
+            }
+        }
+    }
+    for list in extra.values_mut() {
+        list.sort_unstable();
+        list.dedup();
+    }
+    extra
+}
+
+/// `J0(v)`: the blocks computing `v` (`real`) and those `extra` adds.
+pub(crate) fn needs_of<'a>(
+    real: &'a [SmallVec<[Node; 2]>],
+    extra: &'a ExtraNeeds,
+    v: usize,
+) -> impl Iterator<Item = Node> + 'a {
+    real.get(v).into_iter().flatten().chain(extra.get(&(v as u32)).into_iter().flatten()).copied()
+}
+
+/// Places the phis and runs `Search` (see the module doc). With `only`,
+/// a restricted build for the extension's smds: only the values marked
+/// get phis and stacks (the walk of each value is independent of the
+/// others'), and no insertion operands or occurrences are recorded.
+pub(crate) fn build(
+    ctx: &Ctx<'_>,
+    state: &State<'_>,
+    candidates: &[ValueNumber],
+    only: Option<&[bool]>,
+    planted_uses_end_regions: bool,
+) -> Built {
+    let State { vns, dn, real, extra, exts } = *state;
+    let follows = |vn: ValueNumber| only.is_none_or(|o| o.get(vn.index()).copied().unwrap_or(false));
+    let (func, cfg, dt) = (ctx.func, ctx.cfg, ctx.dt);
+    let n = cfg.num_nodes();
+    let nv = vns.len();
+    let mut svfg = Svfg {
+        dn: vec![None; nv],
+        phis: Vec::new(),
+        phis_at: vec![SmallVec::new(); n],
+        eps_at: vec![SmallVec::new(); n],
+        ..Svfg::default()
+    };
+    let mut ext_of: Vec<u32> = vec![u32::MAX; nv];
+    for (i, e) in exts.iter().enumerate() {
+        ext_of[e.value.index()] = i as u32;
+    }
+    let mut with_phis: Vec<ValueNumber> = Vec::new();
+    let mut idf = Idf::of(cfg, dt).expect("the tree belongs to the graph");
+    let mut frontier = Vec::new();
+    if ctx.method == Method::Svfg {
+        let mut out = Vec::new();
+        for i in 0..nv {
+            let Some(d) = dn[i] else { continue };
+            let vn = ValueNumber(i as u32);
+            if !follows(vn) {
+                continue;
+            }
+            let mut any = false;
+            if needs_of(real, extra, i).next().is_some() {
+                out.clear();
+                // Only phis strictly below dn are kept: ask for the IDF
+                // deeper than dn (linear on deep loop nests, where the
+                // whole IDF of each value is as deep as the nest).
+                idf.query_deeper(needs_of(real, extra, i), dt.depth(d), &mut out);
+                out.sort_unstable();
+                for &x in &out {
+                    if dt.strictly_dominates(d, x) {
+                        push_phi(&mut svfg, ctx, vn, x, SmallVec::new());
+                        any = true;
+                    }
+                }
+            }
+            if let Some(e) = exts.get(ext_of[i] as usize) {
+                push_phi(&mut svfg, ctx, vn, e.node, e.operand_values.clone());
+                any = true;
+            }
+            if any {
+                svfg.dn[i] = Some(d);
+                with_phis.push(vn);
+                idf.frontier(d, &mut frontier);
+                for &y in &frontier {
+                    svfg.eps_at[y as usize].push(vn);
+                }
+            }
+        }
+        // The values extension operands carry have a dn too (the verifier
+        // and the nearest-source check read it).
+        for e in exts {
+            for &v in &e.operand_values {
+                if let Some(slot) = svfg.dn.get_mut(v.index()) {
+                    *slot = dn.get(v.index()).copied().flatten();
+                }
+            }
+        }
+    }
+    // ε of each candidate's ζ, by candidate index.
+    let mut zeta_eps_at: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
+    let mut cand_dn: Vec<Node> = Vec::with_capacity(candidates.len());
+    for (ci, &t) in candidates.iter().enumerate() {
+        let d = dn[t.index()].unwrap_or(ctx.root);
+        cand_dn.push(d);
+        idf.frontier(d, &mut frontier);
+        for &y in &frontier {
+            zeta_eps_at[y as usize].push(ci as u32);
+        }
+    }
+    let mut zeta_bad = vec![false; candidates.len()];
+
+    // Regular phis by (value, node); extension phis by (operand value,
+    // node, operand index): where a sub-value of an insertion comes from.
+    let mut phi_of: FxHashMap<(u32, Node), u32> = FxHashMap::default();
+    let mut ext_operand: FxHashMap<(u32, Node, u32), u32> = FxHashMap::default();
+    for (i, p) in svfg.phis.iter().enumerate() {
+        if p.is_extension() {
+            for (k, v) in p.operand_values.iter().enumerate() {
+                ext_operand.entry((v.0, p.node, k as u32)).or_insert(i as u32);
+            }
+        } else {
+            phi_of.insert((p.value.0, p.node), i as u32);
+        }
+    }
+    let mut stack: Vec<Vec<Source>> = vec![Vec::new(); nv];
+    let mut avail: Vec<Vec<Var>> = vec![Vec::new(); nv];
+    for &p in func.params() {
+        let vn = vns.of_var(p);
+        if vn != ValueNumber::NONE {
+            avail[vn.index()].push(p);
+        }
+    }
+    let mut occurrences = Vec::new();
+    // Undo log: (number, was a source push) per push.
+    let mut undo: Vec<(u32, bool)> = Vec::new();
+    let mut marks: Vec<usize> = Vec::new();
+    let mut work: Vec<(Node, bool)> = vec![(ctx.root, true)];
+    while let Some((b, enter)) = work.pop() {
+        if !enter {
+            let m = marks.pop().unwrap_or(0);
+            while undo.len() > m {
+                let (vn, src) = undo.pop().unwrap_or((0, false));
+                if src {
+                    stack[vn as usize].pop();
+                } else {
+                    avail[vn as usize].pop();
+                }
+            }
+            continue;
+        }
+        marks.push(undo.len());
+        work.push((b, false));
+        for &c in dt.children(b).iter().rev() {
+            work.push((c, true));
+        }
+        for &p in &svfg.phis_at[b as usize] {
+            let vn = svfg.phis[p as usize].value;
+            stack[vn.index()].push(Source::Phi(p));
+            undo.push((vn.0, true));
+        }
+        for inst in func.block_insts(block(b)) {
+            let results = func.results(inst);
+            if is_computation(func, inst) {
+                let r = results[0];
+                let vn = vns.of_var(r);
+                if vn != ValueNumber::NONE
+                    && follows(vn)
+                    && matches!(vns.kind(vn), Some(ValueKind::Expr(_) | ValueKind::Load { .. }))
+                {
+                    let repl = match stack[vn.index()].last() {
+                        Some(Source::Real(v)) => Repl::Var(*v),
+                        Some(Source::Phi(p)) => Repl::Phi(*p),
+                        _ => Repl::Keep,
+                    };
+                    occurrences.push((inst, repl));
+                    stack[vn.index()].push(Source::Real(r));
+                    undo.push((vn.0, true));
+                }
+            }
+            if only.is_some() {
+                continue; // a restricted build needs no insertion operands
+            }
+            for &r in results {
+                let vn = vns.of_var(r);
+                if vn != ValueNumber::NONE {
+                    avail[vn.index()].push(r);
+                    undo.push((vn.0, false));
+                }
+            }
+        }
+        let succs = cfg.succ_slice(b);
+        for &s in succs {
+            for k in 0..ctx.preds[s as usize].len() {
+                if ctx.preds[s as usize][k] != b {
+                    continue;
+                }
+                for &p in &svfg.phis_at[s as usize] {
+                    let phi = &svfg.phis[p as usize];
+                    let (value, vn) = (phi.value, phi.operand_value(k));
+                    let top = stack[vn.index()].last().copied().unwrap_or(Source::Bottom);
+                    let args = if only.is_some() {
+                        None
+                    } else {
+                        insert_args(vns, vn, value, s, k, &avail, &phi_of, &ext_operand, &svfg.phis)
+                    };
+                    let phi = &mut svfg.phis[p as usize];
+                    phi.sources[k] = top;
+                    phi.insert_args[k] = args;
+                }
+            }
+            // An extension phi at `s` consumes its operand's value on this
+            // edge: a value transfer, not the end of that value's region.
+            let consumed = |vn: ValueNumber| {
+                !planted_uses_end_regions
+                    && !ext_operand.is_empty()
+                    && (0..ctx.preds[s as usize].len())
+                        .any(|k| ctx.preds[s as usize][k] == b && ext_operand.contains_key(&(vn.0, s, k as u32)))
+            };
+            let mut ended: SmallVec<[u32; 4]> = SmallVec::new();
+            for &vn in &svfg.eps_at[s as usize] {
+                if let Some(Source::Phi(p)) = stack[vn.index()].last()
+                    && !consumed(vn)
+                {
+                    ended.push(*p);
+                }
+            }
+            for &ci in &zeta_eps_at[s as usize] {
+                let ci = ci as usize;
+                let t = candidates[ci];
+                if stack[t.index()].is_empty() && dt.dominates(cand_dn[ci], b) && !consumed(t) {
+                    zeta_bad[ci] = true;
+                }
+            }
+            for p in ended {
+                svfg.phis[p as usize].down_safe = false;
+            }
+        }
+        if succs.is_empty() {
+            for &vn in &with_phis {
+                if let Some(Source::Phi(p)) = stack[vn.index()].last() {
+                    svfg.phis[*p as usize].down_safe = false;
+                }
+            }
+            for (ci, &t) in candidates.iter().enumerate() {
+                if stack[t.index()].is_empty() && dt.dominates(cand_dn[ci], b) {
+                    zeta_bad[ci] = true;
+                }
+            }
+        }
+    }
+    // Operands from unreachable predecessors.
+    for phi in &mut svfg.phis {
+        for (k, &p) in ctx.preds[phi.node as usize].iter().enumerate() {
+            if !dt.is_reachable(p) {
+                phi.sources[k] = Source::Unreachable;
+            }
+        }
+    }
+    Built { svfg, occurrences, zeta_bad }
+}
+
+fn push_phi(svfg: &mut Svfg, ctx: &Ctx<'_>, value: ValueNumber, x: Node, operand_values: SmallVec<[ValueNumber; 2]>) {
+    let id = svfg.phis.len() as u32;
+    let k = ctx.preds[x as usize].len();
+    svfg.phis.push(SvfgPhi {
+        value,
+        node: x,
+        operand_values,
+        sources: SmallVec::from_elem(Source::Bottom, k),
+        insert_args: SmallVec::from_elem(None, k),
+        down_safe: true,
+        can_be_avail: true,
+        used: false,
+    });
+    svfg.phis_at[x as usize].push(id);
+}
+
+/// Where each operand of `vn` comes from for an insertion at the end of
+/// the `k`-th predecessor of `s` (for a phi of `value`): an immediate, a
+/// var available there, or the same operand of a phi of a smaller value
+/// at `s` carrying the operand's value on that edge; `None` when one is
+/// unavailable.
+#[allow(clippy::too_many_arguments)]
+fn insert_args(
+    vns: &ValueNumbers,
+    vn: ValueNumber,
+    value: ValueNumber,
+    s: Node,
+    k: usize,
+    avail: &[Vec<Var>],
+    phi_of: &FxHashMap<(u32, Node), u32>,
+    ext_operand: &FxHashMap<(u32, Node, u32), u32>,
+    phis: &[SvfgPhi],
+) -> Option<SmallVec<[ArgSource; 3]>> {
+    let Some(ValueKind::Expr(key)) = vns.kind(vn) else { return None };
+    let mut out: SmallVec<[ArgSource; 3]> = SmallVec::new();
+    for &a in &key.args {
+        if let Some(ValueKind::Const(_)) = vns.kind(a) {
+            out.push(ArgSource::Imm);
+        } else if let Some(&v) = avail[a.index()].last() {
+            out.push(ArgSource::Var(v));
+        } else {
+            // A sub-value phi of a smaller value, so that the rewrite,
+            // which goes value by value, has its edge value ready.
+            let q = phi_of
+                .get(&(a.0, s))
+                .or_else(|| ext_operand.get(&(a.0, s, k as u32)))
+                .copied()
+                .filter(|&q| phis[q as usize].value < value)?;
+            out.push(ArgSource::Phi(q));
+        }
+    }
+    Some(out)
+}
