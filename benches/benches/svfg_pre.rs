@@ -31,7 +31,7 @@ fn compare(c: &mut Criterion, group: &str, label: &str, func: &Function) {
 }
 
 fn generated(c: &mut Criterion) {
-    for regions in [30usize, 300, 3_000] {
+    for regions in [30usize, 300, 1_500, 3_000] {
         let (m, _) = svfg_pre::fuzzing::programs::redundant(42, regions);
         let m = svfg_pre::fuzzing::to_ssa(&m).expect("SSA");
         let f = main_function(&m);

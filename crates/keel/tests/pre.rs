@@ -163,4 +163,9 @@ fn translation_example_extends_two_joins() {
     let o = run(&["dot", &f, "--what", "svfg"]);
     let t = stdout(&o);
     assert!(t.contains("style=bold") && t.contains("ext v11, v14"), "{t}");
+    // On the semi-SVFG alone, no translation: nothing to do here.
+    let o = run(&["pre", &f, "--method", "semi", "--stats"]);
+    let t = stdout(&o);
+    assert!(t.contains("; @main (semi): edges_split 0, extended 0, extension_rounds 0, inserted 0"), "{t}");
+    assert!(t.contains("removed 0") && t.contains("%z.1 = add %w.4, %b"), "{t}");
 }

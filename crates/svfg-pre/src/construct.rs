@@ -72,6 +72,29 @@ pub(crate) struct State<'a> {
     pub exts: &'a [Extension],
 }
 
+/// Buffers a build reuses: the IDF index of the graph (computed once),
+/// and the per-value stacks, which every walk leaves empty.
+pub(crate) struct Scratch {
+    pub idf: Idf,
+    pub stack: Vec<Vec<Source>>,
+    pub avail: Vec<Vec<Var>>,
+    pub frontier: Vec<Node>,
+    pub out: Vec<Node>,
+}
+
+impl Scratch {
+    /// Buffers for builds over `cfg` with tree `dt`.
+    pub(crate) fn new(cfg: &CsrGraph, dt: &DomTree) -> Scratch {
+        Scratch {
+            idf: Idf::of(cfg, dt).expect("the tree belongs to the graph"),
+            stack: Vec::new(),
+            avail: Vec::new(),
+            frontier: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+}
+
 /// The result of one build.
 pub(crate) struct Built {
     pub svfg: Svfg,
@@ -87,7 +110,7 @@ pub(crate) struct Built {
 pub(crate) fn real_occurrences(ctx: &Ctx<'_>, vns: &ValueNumbers) -> Vec<SmallVec<[Node; 2]>> {
     let nv = vns.len();
     let mut j0: Vec<SmallVec<[Node; 2]>> = vec![SmallVec::new(); nv];
-    if ctx.method != Method::Svfg {
+    if !ctx.method.inserts() {
         return j0;
     }
     for &b in ctx.dt.preorder() {
@@ -144,6 +167,7 @@ pub(crate) fn needs_of<'a>(
 /// others'), and no insertion operands or occurrences are recorded.
 pub(crate) fn build(
     ctx: &Ctx<'_>,
+    scratch: &mut Scratch,
     state: &State<'_>,
     candidates: &[ValueNumber],
     only: Option<&[bool]>,
@@ -166,10 +190,10 @@ pub(crate) fn build(
         ext_of[e.value.index()] = i as u32;
     }
     let mut with_phis: Vec<ValueNumber> = Vec::new();
-    let mut idf = Idf::of(cfg, dt).expect("the tree belongs to the graph");
-    let mut frontier = Vec::new();
-    if ctx.method == Method::Svfg {
-        let mut out = Vec::new();
+    let Scratch { idf, stack, avail, frontier, out } = scratch;
+    stack.resize(nv, Vec::new());
+    avail.resize(nv, Vec::new());
+    if ctx.method.inserts() {
         for i in 0..nv {
             let Some(d) = dn[i] else { continue };
             let vn = ValueNumber(i as u32);
@@ -182,9 +206,9 @@ pub(crate) fn build(
                 // Only phis strictly below dn are kept: ask for the IDF
                 // deeper than dn (linear on deep loop nests, where the
                 // whole IDF of each value is as deep as the nest).
-                idf.query_deeper(needs_of(real, extra, i), dt.depth(d), &mut out);
+                idf.query_deeper(needs_of(real, extra, i), dt.depth(d), out);
                 out.sort_unstable();
-                for &x in &out {
+                for &x in out.iter() {
                     if dt.strictly_dominates(d, x) {
                         push_phi(&mut svfg, ctx, vn, x, SmallVec::new());
                         any = true;
@@ -198,8 +222,8 @@ pub(crate) fn build(
             if any {
                 svfg.dn[i] = Some(d);
                 with_phis.push(vn);
-                idf.frontier(d, &mut frontier);
-                for &y in &frontier {
+                idf.frontier(d, frontier);
+                for &y in frontier.iter() {
                     svfg.eps_at[y as usize].push(vn);
                 }
             }
@@ -220,8 +244,8 @@ pub(crate) fn build(
     for (ci, &t) in candidates.iter().enumerate() {
         let d = dn[t.index()].unwrap_or(ctx.root);
         cand_dn.push(d);
-        idf.frontier(d, &mut frontier);
-        for &y in &frontier {
+        idf.frontier(d, frontier);
+        for &y in frontier.iter() {
             zeta_eps_at[y as usize].push(ci as u32);
         }
     }
@@ -240,18 +264,20 @@ pub(crate) fn build(
             phi_of.insert((p.value.0, p.node), i as u32);
         }
     }
-    let mut stack: Vec<Vec<Source>> = vec![Vec::new(); nv];
-    let mut avail: Vec<Vec<Var>> = vec![Vec::new(); nv];
-    for &p in func.params() {
-        let vn = vns.of_var(p);
-        if vn != ValueNumber::NONE {
-            avail[vn.index()].push(p);
-        }
-    }
+    debug_assert!(stack.iter().all(Vec::is_empty) && avail.iter().all(Vec::is_empty), "a walk leaves no entry");
     let mut occurrences = Vec::new();
     // Undo log: (number, was a source push) per push.
     let mut undo: Vec<(u32, bool)> = Vec::new();
     let mut marks: Vec<usize> = Vec::new();
+    if only.is_none() {
+        for &p in func.params() {
+            let vn = vns.of_var(p);
+            if vn != ValueNumber::NONE {
+                avail[vn.index()].push(p);
+                undo.push((vn.0, false));
+            }
+        }
+    }
     let mut work: Vec<(Node, bool)> = vec![(ctx.root, true)];
     while let Some((b, enter)) = work.pop() {
         if !enter {
@@ -319,7 +345,7 @@ pub(crate) fn build(
                     let args = if only.is_some() {
                         None
                     } else {
-                        insert_args(vns, vn, value, s, k, &avail, &phi_of, &ext_operand, &svfg.phis)
+                        insert_args(vns, vn, value, s, k, avail, &phi_of, &ext_operand, &svfg.phis)
                     };
                     let phi = &mut svfg.phis[p as usize];
                     phi.sources[k] = top;
@@ -364,6 +390,14 @@ pub(crate) fn build(
                     zeta_bad[ci] = true;
                 }
             }
+        }
+    }
+    // The parameters' entries, pushed before the walk.
+    while let Some((vn, src)) = undo.pop() {
+        if src {
+            stack[vn as usize].pop();
+        } else {
+            avail[vn as usize].pop();
         }
     }
     // Operands from unreachable predecessors.

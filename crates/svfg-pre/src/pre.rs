@@ -39,7 +39,7 @@
 //! define opaque numbers (available nowhere); calls, intrinsics, stores and
 //! tensor instructions are never moved or removed.
 
-use crate::construct::{Built, Ctx, Extension, State, build, extra_needs, real_occurrences};
+use crate::construct::{Built, Ctx, Extension, Scratch, State, build, extra_needs, real_occurrences};
 use crate::extend::{
     MAX_ROUNDS, Probes, Translatable, Translations, candidates, distinct_preds, extend, followed, smds_of_zetas,
 };
@@ -56,11 +56,23 @@ use std::time::{Duration, Instant};
 /// Which transform [`run`] applies.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub enum Method {
-    /// Semantic PRE on the SVFG.
+    /// Semantic PRE on the SVFG: the semi-SVFG extended for the values of
+    /// B (phi translation; see `extend.rs`).
     #[default]
     Svfg,
+    /// Semantic PRE on the semi-SVFG alone, without the extension step:
+    /// fewer insertions and less time, no phi translation.
+    SemiSvfg,
     /// Plain GVN: dominator-based removal, no insertion.
     Gvn,
+}
+
+impl Method {
+    /// Whether the method places phis and inserts (PRE), as opposed to
+    /// plain GVN.
+    pub fn inserts(self) -> bool {
+        matches!(self, Method::Svfg | Method::SemiSvfg)
+    }
 }
 
 /// What a run did.
@@ -134,8 +146,6 @@ pub struct Plant {
     pub sub_commutes: bool,
     /// Let loads share a number whatever memdep says lies between them.
     pub loads_ignore_writes: bool,
-    /// Skip the extension step (to measure what it adds; not a bug).
-    pub no_extension: bool,
     /// Take an edge into an extension phi as the end of its operand
     /// value's region (ε) even though the phi consumes the value there, so
     /// that nested translations are never semi movable down-safe.
@@ -309,7 +319,8 @@ impl Walk {
         let mut translations = Translations::default();
         let mut probes = Probes::default();
         let (mut rounds, mut capped) = (0, false);
-        let extending = method == Method::Svfg && !plant.no_extension;
+        let mut scratch = Scratch::new(&cfg, &dt);
+        let extending = method == Method::Svfg;
         if extending {
             let dfs = Dfs::of(&cfg);
             loop {
@@ -321,7 +332,7 @@ impl Walk {
                 }
                 let only = followed(vns.len(), &cands, &exts);
                 let state = State { vns: &vns, dn: &dn, real: &real, extra: &extra, exts: &exts };
-                let part = build(&ctx, &state, &cands, Some(&only), plant.extension_uses_end_regions);
+                let part = build(&ctx, &mut scratch, &state, &cands, Some(&only), plant.extension_uses_end_regions);
                 let smds = smds_of_zetas(&part.svfg, &dfs, &dn, &cands, &part.zeta_bad);
                 let chosen: Vec<ValueNumber> = cands.iter().zip(&smds).filter(|&(_, &s)| s).map(|(&t, _)| t).collect();
                 if chosen.is_empty() {
@@ -340,7 +351,7 @@ impl Walk {
         }
         let extra = extra_needs(&ctx, &exts);
         let state = State { vns: &vns, dn: &dn, real: &real, extra: &extra, exts: &exts };
-        let mut built = build(&ctx, &state, &[], None, false);
+        let mut built = build(&ctx, &mut scratch, &state, &[], None, false);
         built.svfg.extended = exts.iter().map(|e| e.value).collect();
         built.svfg.extension_rounds = rounds;
         built.svfg.extension_capped = capped;

@@ -358,15 +358,15 @@ fn phi_translation_through_the_extension_step() {
     assert!(body.contains("bb2:\n    %w.1 = copy %d\n    %pre8.i = add %b, %w.1\n    jump bb3\n"), "{body}");
     assert!(body.contains("%pre8 = phi(bb1: %x.1, bb2: %pre8.i)"), "{body}");
     assert!(body.contains("%z.1 = copy %pre8"), "{body}");
-    let pre_with = |plant: Plant| {
+    let pre_with = |method: Method| {
         let mut s = m.clone();
         let f = s.function_by_name("f").unwrap();
-        svfg_pre::run(s.function_mut(f).unwrap(), Method::Svfg, plant).unwrap()
+        svfg_pre::run(s.function_mut(f).unwrap(), method, Plant::default()).unwrap()
     };
-    let stats = pre_with(Plant::default());
+    let stats = pre_with(Method::Svfg);
     assert_eq!((stats.removed, stats.inserted, stats.phis_created), (1, 1, 1), "{body}");
     // Without the extension, nothing changes on this function.
-    let plain = pre_with(Plant { no_extension: true, ..Plant::default() });
+    let plain = pre_with(Method::SemiSvfg);
     assert_eq!((plain.removed, plain.inserted), (0, 0));
     let (lcm, _) = apply(&m, None);
     let left = i32s(&[1, 2, -1, 7]);
