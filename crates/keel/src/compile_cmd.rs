@@ -5,9 +5,10 @@
 use crate::input::Input;
 use std::io::{self, Write};
 use std::process::ExitCode;
-use target_mlu::compile::{CompileOptions, Compiled, compile};
+use target_mlu::compile::{AllocatorChoice, CompileOptions, Compiled, compile};
 
-/// Compile a Keel IR function to MLU assembly (slice 1: naive lowering).
+/// Compile a Keel IR function to MLU assembly (the naive lowering, with
+/// regalloc-pebble's registers).
 ///
 /// Parameters are read from `@keel.args` and results written to
 /// `@keel.ret` (DRAM `i64` objects, canonical bits). Exit status: 0 on
@@ -37,6 +38,28 @@ pub(crate) struct CompileArgs {
     /// largest of 16 KiB .. 512 B that fits).
     #[arg(long, value_name = "BYTES")]
     pub(crate) tile_bytes: Option<u64>,
+    /// The register allocator: `pebble` (regalloc-pebble, the default) or
+    /// `home` (one home per virtual register, slice 1's baseline).
+    #[arg(long, value_enum, default_value_t = Alloc::Pebble)]
+    pub(crate) allocator: Alloc,
+}
+
+/// `--allocator`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Alloc {
+    /// regalloc-pebble (red-blue pebbling).
+    Pebble,
+    /// One home per virtual register.
+    Home,
+}
+
+impl Alloc {
+    pub(crate) fn choice(self) -> AllocatorChoice {
+        match self {
+            Alloc::Pebble => AllocatorChoice::Pebble,
+            Alloc::Home => AllocatorChoice::Home,
+        }
+    }
 }
 
 /// Parses, verifies and compiles; `None` after reporting an error.
@@ -45,6 +68,7 @@ pub(crate) fn compile_file(
     func: Option<&str>,
     config: &str,
     tile_bytes: Option<u64>,
+    allocator: Alloc,
     err: &mut dyn Write,
 ) -> io::Result<Option<(ir_core::Module, ir_core::FuncId, target_mlu::MachineConfig, Compiled)>> {
     let Some(input) = Input::read(file) else { return Ok(None) };
@@ -57,7 +81,7 @@ pub(crate) fn compile_file(
             return Ok(None);
         }
     };
-    let options = CompileOptions { tile_bytes, ..CompileOptions::default() };
+    let options = CompileOptions { tile_bytes, allocator: allocator.choice(), ..CompileOptions::default() };
     match compile(&module, f, &config, &options) {
         Ok(c) => Ok(Some((module, f, config, c))),
         Err(e) => {
@@ -69,7 +93,8 @@ pub(crate) fn compile_file(
 
 /// `keel compile`: output through `out`, diagnostics to `err`.
 pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
-    let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, a.tile_bytes, err)? else {
+    let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, a.tile_bytes, a.allocator, err)?
+    else {
         return Ok(ExitCode::FAILURE);
     };
     let mut text = Vec::new();

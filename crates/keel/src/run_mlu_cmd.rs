@@ -33,6 +33,9 @@ pub(crate) struct RunMluArgs {
     /// Bytes per NRAM staging buffer (a multiple of 512).
     #[arg(long, value_name = "BYTES")]
     pub(crate) tile_bytes: Option<u64>,
+    /// The register allocator (see `keel compile --help`).
+    #[arg(long, value_enum, default_value_t = crate::compile_cmd::Alloc::Pebble)]
+    pub(crate) allocator: crate::compile_cmd::Alloc,
     /// Fuel for the interpreter and (×10) the simulator.
     #[arg(long, default_value_t = 100_000_000)]
     pub(crate) fuel: u64,
@@ -43,7 +46,8 @@ pub(crate) struct RunMluArgs {
 
 /// `keel run-mlu`: output through `out`, diagnostics to `err`.
 pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
-    let Some((module, f, config, compiled)) = compile_file(&a.file, a.func.as_deref(), &a.config, a.tile_bytes, err)?
+    let Some((module, f, config, compiled)) =
+        compile_file(&a.file, a.func.as_deref(), &a.config, a.tile_bytes, a.allocator, err)?
     else {
         return Ok(ExitCode::FAILURE);
     };
@@ -73,7 +77,11 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) 
     }
     let options = DiffOptions {
         config,
-        compile: CompileOptions { tile_bytes: Some(compiled.report.tile_bytes), ..CompileOptions::default() },
+        compile: CompileOptions {
+            tile_bytes: Some(compiled.report.tile_bytes),
+            allocator: a.allocator.choice(),
+            ..CompileOptions::default()
+        },
         interp_fuel: a.fuel,
         sim_fuel: a.fuel.saturating_mul(10),
         cycles: true,

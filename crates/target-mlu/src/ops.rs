@@ -314,7 +314,7 @@ named_enum! {
 
 impl VUnOp {
     /// The types the operation accepts (never `i1`: see
-    /// [`Inst::vector_type_ok`]).
+    /// [`crate::inst::Inst::vector_type_ok`]).
     pub fn class(self) -> Class {
         match self {
             VUnOp::Neg | VUnOp::Abs | VUnOp::Relu => Class::Any,

@@ -9,7 +9,9 @@
 //! location holding the virtual register the virtual instruction reads
 //! there; its definition makes the written location hold the defined
 //! virtual register and every other location holding an older value of it
-//! hold nothing. Reloads and spills copy the abstract value. At joins,
+//! hold nothing. Reloads, spills and moves copy the abstract value (the
+//! physical instruction must be the load, store or move it claims to be);
+//! an inserted jump changes nothing. At joins,
 //! locations that disagree hold nothing. The lattice has height 2 per
 //! location, so the worklist terminates.
 //!
@@ -17,7 +19,8 @@
 //! (mismatched lengths or registers out of range are errors).
 
 use super::regalloc::{Allocation, Origin, VirtualCode};
-use crate::inst::Inst;
+use crate::inst::{Addr, Inst, Operand};
+use crate::types::{Space, Ty};
 
 const NONE: u32 = u32::MAX;
 
@@ -59,6 +62,10 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
         .unwrap_or(0);
     let locs = regs + alloc.spill_slots as usize;
     let slot_loc = |s: u32| regs + s as usize;
+    // A spill slot's address: the spill object, 8 bytes per slot, no base.
+    let is_slot = |a: &Addr, slot: u32| {
+        a.space == Space::Nram && a.sym == alloc.spill && a.base.is_none() && a.offset == 8 * i64::from(slot)
+    };
     let target = |i: &Inst| i.target().and_then(|l| p.labels.get(l.index())).map(|l| l.at as usize);
     // Block leaders: the entry, every label, every instruction after a jump or branch.
     let mut leader = vec![false; n + 1];
@@ -127,13 +134,39 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
                     if slot >= alloc.spill_slots || reg.index() >= regs {
                         return Err(err(k, "a reload out of range".into()));
                     }
+                    if !matches!(inst, Inst::Load { ty: Ty::I64, dst, addr } if *dst == reg && is_slot(addr, slot)) {
+                        return Err(err(
+                            k,
+                            format!("`{}` is not the reload of slot {slot} it claims", inst.mnemonic()),
+                        ));
+                    }
                     s[reg.index()] = s[slot_loc(slot)];
                 }
                 Origin::Spill { reg, slot, .. } => {
                     if slot >= alloc.spill_slots || reg.index() >= regs {
                         return Err(err(k, "a spill out of range".into()));
                     }
+                    let stores = |value: &Operand| *value == Operand::Reg(reg);
+                    if !matches!(inst, Inst::Store { ty: Ty::I64, addr, value } if is_slot(addr, slot) && stores(value))
+                    {
+                        return Err(err(k, format!("`{}` is not the spill to slot {slot} it claims", inst.mnemonic())));
+                    }
                     s[slot_loc(slot)] = s[reg.index()];
+                }
+                Origin::Move { from, to, .. } => {
+                    if from.index() >= regs || to.index() >= regs {
+                        return Err(err(k, "a move out of range".into()));
+                    }
+                    if !matches!(inst, Inst::Mov { ty: Ty::I64, dst, src: Operand::Reg(r) } if *dst == to && *r == from)
+                    {
+                        return Err(err(k, format!("`{}` is not the move {to} <- {from} it claims", inst.mnemonic())));
+                    }
+                    s[to.index()] = s[from.index()];
+                }
+                Origin::Jump => {
+                    if !matches!(inst, Inst::Jump { .. }) {
+                        return Err(err(k, format!("`{}` stands for an inserted jump", inst.mnemonic())));
+                    }
                 }
             }
             let mut succ: [Option<usize>; 2] = [None, None];

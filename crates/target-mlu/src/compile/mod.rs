@@ -32,11 +32,14 @@
 //! - **Scalar access** to WRAM and tensor operands that would need a
 //!   WRAM→NRAM copy are compile errors: the machine has no such path.
 //! - **Registers** ([`regalloc`]): the lowering produces virtual-register
-//!   code; an [`Allocator`] maps it to the configuration's GPRs. Slice 1
-//!   ships [`HomeAllocator`] (each virtual register gets one home for the
-//!   whole function: a GPR by use count, otherwise an NRAM spill slot, with
-//!   reserved scratch registers for reloads). `regalloc-pebble` plugs in at
-//!   the same boundary in slice 2. [`check_allocation`] verifies every
+//!   code; an [`Allocator`] maps it to the configuration's GPRs. Slice 2
+//!   makes `regalloc-pebble` the default ([`PebbleAllocator`], module
+//!   [`pebble`]: red-blue pebbling per block, values kept in registers
+//!   across edges, moves on split edges); slice 1's [`HomeAllocator`]
+//!   (each virtual register gets one home for the whole function: a GPR by
+//!   use count, otherwise an NRAM spill slot, with reserved scratch
+//!   registers for reloads) stays as the baseline
+//!   ([`CompileOptions::allocator`]). [`check_allocation`] verifies every
 //!   allocation symbolically (regalloc2's checker idea) and runs on every
 //!   compile in debug builds (within [`MAX_STATE`] abstract-state entries;
 //!   a larger function is compiled unchecked unless
@@ -73,6 +76,7 @@ mod checker;
 mod control;
 mod emit;
 pub mod lower;
+pub mod pebble;
 pub mod place;
 pub mod regalloc;
 mod report;
@@ -80,6 +84,7 @@ pub mod tensor;
 
 pub use checker::{AllocError, MAX_STATE, check_allocation};
 pub use emit::{MAX_INSTS, MAX_VREGS, SyncNote};
+pub use pebble::PebbleAllocator;
 pub use place::{Placed, PlacedKind};
 pub use regalloc::{Allocation, Allocator, HomeAllocator, Origin, VirtualCode};
 pub use report::Report;
@@ -122,6 +127,10 @@ pub enum PlantedBug {
     /// Tensor maps copy one element less of each result tile out: the
     /// differential oracle must notice in memory.
     ShortResultTile,
+    /// [`PebbleAllocator`] drops the first register move or reload the
+    /// allocation asks for: the allocation checker must notice the value
+    /// missing where it is read.
+    DroppedEdit,
 }
 
 /// How to compile.
@@ -136,6 +145,19 @@ pub struct CompileOptions {
     pub check: bool,
     /// A planted bug (tests of the oracles only).
     pub plant: Option<PlantedBug>,
+    /// The register allocator [`compile`] uses.
+    pub allocator: AllocatorChoice,
+}
+
+/// Which register allocator [`compile`] uses.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum AllocatorChoice {
+    /// `regalloc-pebble` ([`PebbleAllocator`], slice 2).
+    #[default]
+    Pebble,
+    /// One home per virtual register ([`HomeAllocator`], slice 1): the
+    /// naive baseline.
+    Home,
 }
 
 /// Where the kernel's parameters and results live.
@@ -168,15 +190,20 @@ pub const ARGS_OBJECT: &str = "keel.args";
 /// The name of the result object.
 pub const RESULTS_OBJECT: &str = "keel.ret";
 
-/// Compiles `func` of `module` for `config` with the naive lowering and
-/// [`HomeAllocator`].
+/// Compiles `func` of `module` for `config` with the naive lowering and the
+/// allocator `options.allocator` names ([`PebbleAllocator`] by default;
+/// the planted [`PlantedBug::SharedHome`] always uses [`HomeAllocator`]).
 pub fn compile(
     module: &Module,
     func: FuncId,
     config: &MachineConfig,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
-    compile_with(module, func, config, options, &mut HomeAllocator { plant: options.plant })
+    if options.allocator == AllocatorChoice::Home || options.plant == Some(PlantedBug::SharedHome) {
+        compile_with(module, func, config, options, &mut HomeAllocator { plant: options.plant })
+    } else {
+        compile_with(module, func, config, options, &mut PebbleAllocator { plant: options.plant, ..Default::default() })
+    }
 }
 
 /// Compiles with a given register allocator.
@@ -204,7 +231,7 @@ pub fn compile_with(
     let mut last = None;
     for (i, &tile) in tiles.iter().enumerate() {
         let lowered = lower::lower(module, func, config, tile, options.plant)?;
-        let vcode = VirtualCode { program: lowered.program, vregs: lowered.vregs };
+        let vcode = pebble::rename_webs(&VirtualCode { program: lowered.program, vregs: lowered.vregs })?;
         let mut alloc = allocator.allocate(&vcode, config)?;
         if cfg!(debug_assertions) || options.check {
             // Debug builds check what fits the checker's budget; asked for

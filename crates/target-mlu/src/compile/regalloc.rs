@@ -8,6 +8,9 @@
 //! [`check_allocation`](super::check_allocation) verifies. Slice 2 plugs
 //! `regalloc-pebble` in here, through the same trait.
 //!
+//! Two allocators implement the trait: [`HomeAllocator`] (slice 1) and
+//! `regalloc-pebble` ([`super::PebbleAllocator`], slice 2, the default).
+//!
 //! [`HomeAllocator`] (slice 1): each virtual register gets one home for the
 //! whole function: the `gprs − SCRATCH` most used get a GPR of their own,
 //! the rest an 8-byte slot of the NRAM object `@keel.spill`. An instruction
@@ -59,6 +62,18 @@ pub enum Origin {
         /// The virtual register it holds.
         vreg: u32,
     },
+    /// `mov.i64 to, from`: moves virtual register `vreg` between registers.
+    Move {
+        /// The register read.
+        from: Reg,
+        /// The register written.
+        to: Reg,
+        /// The virtual register it holds.
+        vreg: u32,
+    },
+    /// `jmp`: an inserted jump (to or from a stub holding a split edge's
+    /// moves); it touches no register.
+    Jump,
 }
 
 /// An allocated program.
@@ -73,7 +88,8 @@ pub struct Allocation {
     pub spill: Option<MemId>,
     /// Spill slots used.
     pub spill_slots: u32,
-    /// Virtual registers that got a GPR of their own.
+    /// GPRs the allocation uses (for [`HomeAllocator`], the virtual
+    /// registers that got a GPR of their own).
     pub in_registers: u32,
 }
 

@@ -25,13 +25,13 @@ pub struct Report {
     pub syncs: Vec<SyncNote>,
     /// Instructions of the program.
     pub instructions: usize,
-    /// Virtual registers of the lowered code.
+    /// Virtual registers (webs) of the lowered code.
     pub vregs: u32,
-    /// Virtual registers that got a GPR of their own.
+    /// GPRs the allocation uses.
     pub in_registers: u32,
     /// Spill slots.
     pub spill_slots: u32,
-    /// Reload and spill instructions the allocator added.
+    /// Instructions the allocator added (reloads, spills, moves, jumps).
     pub spill_code: usize,
     /// The cost model's cycles for one pass over the code, each instruction
     /// once (loops counted once, register counts as one tile): a size
@@ -100,7 +100,7 @@ impl Report {
         }
         writeln!(
             out,
-            "; registers: {} virtual, {} in GPRs, {} spill slots, {} reload/spill instructions",
+            "; registers: {} virtual (webs), {} GPRs used, {} spill slots, {} inserted instructions (reloads, spills, moves, jumps)",
             self.vregs, self.in_registers, self.spill_slots, self.spill_code
         )?;
         writeln!(out, "; instructions: {}", self.instructions)?;

@@ -1,0 +1,421 @@
+//! Slice 2's allocator: `regalloc-pebble` (red-blue pebbling, digest §004)
+//! on the lowering's virtual code, through that crate's small input trait.
+//!
+//! The virtual program is cut into blocks at its leaders (the entry, every
+//! label, every instruction after a jump, branch, `exit` or `trap`), the
+//! CFG follows jumps, branch targets and fall-through, and [`MluCode`]
+//! answers `regalloc_pebble::RegCode` for it: each virtual register is a
+//! scalar variable; moves and pure scalar operations may move within their
+//! block; memory, DMA, syncs, division and conversions are effects; jumps,
+//! branches, `exit` and `trap` end their block. The allocation comes back
+//! as plain data (per-instruction registers, the new order of each block,
+//! and inserted moves, loads and stores at program points), which
+//! [`PebbleAllocator`] turns into MLU code:
+//!
+//! - an instruction gets its registers from the allocation (uses, then its
+//!   definition, in `map_regs` order, which is `Inst::uses` order);
+//! - a load from slot `s` is `ld.i64 %r, nram[@keel.spill + 8 s]`, a store
+//!   the reverse, a register move `mov.i64`;
+//! - edits before an instruction go right before it; edits on a
+//!   fall-through edge go after the block's last instruction (only that
+//!   path runs them); edits on a taken edge go to a stub after the code
+//!   (`edits; jmp TARGET`) and the jump or branch is retargeted to it.
+//!
+//! Every inserted instruction has its [`Origin`], so
+//! [`check_allocation`](super::check_allocation) verifies the result as it
+//! verifies [`super::HomeAllocator`]'s (in debug builds, on every compile);
+//! `regalloc_pebble::check` runs first, on the allocator's own output.
+//!
+//! Invariants: deterministic; the physical registers are `%r0 ..
+//! %r(gprs − 1)`; no panic on any virtual program the lowering produces (a
+//! malformed one is a [`CompileError`]).
+
+use super::CompileError;
+use super::regalloc::{Allocation, Allocator, Origin, VirtualCode, map_regs};
+use crate::config::MachineConfig;
+use crate::inst::{Addr, Inst, LabelId, Operand};
+use crate::ops::BinOp;
+use crate::program::{Label, MemDecl, Program};
+use crate::types::{Reg, Space, Ty};
+use cfg_dom::{Graph, Node, Use, VarCode, Versioned};
+use regalloc_pebble::{InstKind, Loc, Options, ProgPoint, RegClass, RegCode, Regs};
+
+/// The virtual program as `regalloc-pebble` sees it: blocks, CFG, and the
+/// registers each instruction reads and writes.
+#[derive(Debug)]
+pub struct MluCode<'a> {
+    code: &'a VirtualCode,
+    /// Block `b` holds instructions `starts[b] .. starts[b + 1]`.
+    starts: Vec<u32>,
+    succs: Vec<Vec<Node>>,
+    preds: Vec<Vec<Node>>,
+    /// Per instruction: its uses then its definition (virtual registers).
+    uses: Vec<Vec<u32>>,
+    defs: Vec<Option<u32>>,
+}
+
+impl<'a> MluCode<'a> {
+    /// Cuts `code` into blocks; an error names a jump to a missing label.
+    pub fn new(code: &'a VirtualCode) -> Result<MluCode<'a>, CompileError> {
+        let p = &code.program;
+        let n = p.insts.len();
+        let mut leader = vec![false; n + 1];
+        leader[0] = true;
+        for l in &p.labels {
+            if let Some(x) = leader.get_mut(l.at as usize) {
+                *x = true;
+            }
+        }
+        for (k, i) in p.insts.iter().enumerate() {
+            if i.target().is_some() || i.ends_flow() {
+                leader[k + 1] = true;
+            }
+        }
+        // Blocks over 0..n; a label at n (the end) gets an empty block.
+        let mut starts: Vec<u32> = (0..n as u32).filter(|&k| leader[k as usize]).collect();
+        if starts.is_empty() || p.labels.iter().any(|l| l.at as usize == n) {
+            starts.push(n as u32);
+        }
+        let nb = starts.len();
+        starts.push(n as u32);
+        let block_at = |at: usize| starts[..nb].partition_point(|&s| (s as usize) <= at).saturating_sub(1);
+        let mut succs = vec![Vec::new(); nb];
+        for b in 0..nb {
+            let (lo, hi) = (starts[b] as usize, starts[b + 1] as usize);
+            let last = if hi > lo { p.insts.get(hi - 1) } else { None };
+            if let Some(i) = last
+                && let Some(t) = i.target()
+            {
+                let Some(l) = p.labels.get(t.index()) else {
+                    return Err(CompileError::new(format!("instruction {} jumps to a missing label", hi - 1)));
+                };
+                succs[b].push(block_at(l.at as usize) as Node);
+            }
+            if !last.is_some_and(Inst::ends_flow) && b + 1 < nb {
+                succs[b].push(b as Node + 1);
+            }
+        }
+        let mut preds = vec![Vec::new(); nb];
+        for (b, s) in succs.iter().enumerate() {
+            for &t in s {
+                preds[t as usize].push(b as Node);
+            }
+        }
+        let mut uses = Vec::with_capacity(n);
+        let mut defs = Vec::with_capacity(n);
+        for inst in &p.insts {
+            let (mut u, mut d) = (Vec::new(), None);
+            let mut copy = inst.clone();
+            map_regs(&mut copy, |r, def| {
+                if def {
+                    d = Some(u32::from(r.0));
+                } else {
+                    u.push(u32::from(r.0));
+                }
+                r
+            });
+            uses.push(u);
+            defs.push(d);
+        }
+        Ok(MluCode { code, starts, succs, preds, uses, defs })
+    }
+
+    /// The instructions of block `b`, as indices of the virtual program.
+    fn range(&self, b: Node) -> std::ops::Range<u32> {
+        self.starts[b as usize]..self.starts[b as usize + 1]
+    }
+}
+
+impl Graph for MluCode<'_> {
+    fn num_nodes(&self) -> usize {
+        self.succs.len()
+    }
+    fn entry(&self) -> Option<Node> {
+        (!self.succs.is_empty()).then_some(0)
+    }
+    fn successors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
+        self.succs[n as usize].iter().copied()
+    }
+    fn predecessors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
+        self.preds[n as usize].iter().copied()
+    }
+}
+
+impl Versioned for MluCode<'_> {}
+
+impl VarCode for MluCode<'_> {
+    fn num_blocks(&self) -> usize {
+        self.succs.len()
+    }
+    fn num_vars(&self) -> usize {
+        self.code.vregs as usize
+    }
+    fn num_insts(&self) -> usize {
+        self.code.program.insts.len()
+    }
+    fn params(&self) -> impl Iterator<Item = u32> + '_ {
+        std::iter::empty()
+    }
+    fn block_insts(&self, b: Node) -> impl Iterator<Item = u32> + '_ {
+        self.range(b)
+    }
+    fn defs(&self, i: u32) -> impl Iterator<Item = u32> + '_ {
+        self.defs[i as usize].into_iter()
+    }
+    fn uses(&self, i: u32) -> impl Iterator<Item = Use> + '_ {
+        self.uses[i as usize].iter().map(|&v| Use::at(v))
+    }
+    fn is_guarded(&self, _: u32) -> bool {
+        false
+    }
+}
+
+impl RegCode for MluCode<'_> {
+    fn class(&self, _: u32) -> RegClass {
+        RegClass::Scalar
+    }
+
+    fn inst_kind(&self, i: u32) -> InstKind {
+        match &self.code.program.insts[i as usize] {
+            inst if inst.target().is_some() || inst.ends_flow() => InstKind::Terminator,
+            Inst::Mov { .. } | Inst::Unary { .. } | Inst::Setp { .. } | Inst::Fsetp { .. } | Inst::Select { .. } => {
+                InstKind::Pure
+            }
+            Inst::Binary { op, .. } if !matches!(op, BinOp::Sdiv | BinOp::Udiv | BinOp::Srem | BinOp::Urem) => {
+                InstKind::Pure
+            }
+            _ => InstKind::Effect,
+        }
+    }
+
+    fn is_copy(&self, i: u32) -> bool {
+        matches!(&self.code.program.insts[i as usize], Inst::Mov { src: Operand::Reg(_), .. })
+    }
+}
+
+/// `code` with every virtual register split into its *webs* (Chaitin's
+/// names: the definitions joined by the uses they reach together,
+/// `regalloc_pebble::webs`), renumbered densely. The virtual code reuses
+/// registers for unrelated values; as webs, each value has its own name,
+/// which is what the allocation checker follows (one abstract value per
+/// name) and what lets the allocator reorder two unrelated definitions of
+/// one register. Semantics are unchanged: every read reads one web.
+pub fn rename_webs(code: &VirtualCode) -> Result<VirtualCode, CompileError> {
+    let mlu = MluCode::new(code)?;
+    let webs = regalloc_pebble::webs::Webs::compute(&mlu, &mlu)
+        .map_err(|e| CompileError::new(format!("the virtual code is malformed: {e}")))?;
+    if webs.len() > super::MAX_VREGS as usize {
+        return Err(CompileError::new(format!(
+            "the function needs {} register names, more than the {} the compiler handles",
+            webs.len(),
+            super::MAX_VREGS
+        )));
+    }
+    let mut program = code.program.clone();
+    for (i, inst) in program.insts.iter_mut().enumerate() {
+        let (uses, defs) = (webs.uses(i as u32), webs.defs(i as u32));
+        let (mut u, mut d) = (0, 0);
+        map_regs(inst, |r, def| {
+            let w = if def {
+                d += 1;
+                defs.get(d - 1)
+            } else {
+                u += 1;
+                uses.get(u - 1)
+            };
+            w.map_or(r, |&w| Reg(w as u16))
+        });
+    }
+    Ok(VirtualCode { program, vregs: webs.len() as u32 })
+}
+
+/// Slice 2's allocator (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct PebbleAllocator {
+    /// `regalloc-pebble`'s options; `regs` is set from the configuration.
+    pub options: Options,
+    /// A planted bug (tests of the checker only).
+    pub plant: Option<super::PlantedBug>,
+}
+
+impl Allocator for PebbleAllocator {
+    fn allocate(&mut self, code: &VirtualCode, config: &MachineConfig) -> Result<Allocation, CompileError> {
+        let mlu = MluCode::new(code)?;
+        let options = Options { regs: Regs::new(config.gprs, 0), ..self.options.clone() };
+        let out = regalloc_pebble::allocate(&mlu, &mlu, &options)
+            .map_err(|e| CompileError::new(format!("register allocation failed: {e}")))?;
+        if cfg!(debug_assertions) {
+            regalloc_pebble::check(&mlu, &mlu, &out)
+                .map_err(|e| CompileError::new(format!("regalloc-pebble's checker: {e}")))?;
+        }
+        let mut emitter = Emitter::new(code, &mlu, &out);
+        emitter.drop_one = self.plant == Some(super::PlantedBug::DroppedEdit);
+        emitter.emit()
+    }
+}
+
+/// Builds the physical program from an allocation.
+struct Emitter<'a> {
+    code: &'a VirtualCode,
+    mlu: &'a MluCode<'a>,
+    out: &'a regalloc_pebble::Allocation,
+    program: Program,
+    origins: Vec<Origin>,
+    spill: Option<crate::inst::MemId>,
+    slots: u32,
+    /// The planted bug: drop the next move or reload.
+    drop_one: bool,
+    /// A slot-to-slot edit (never produced; refused if it is).
+    mem_move: bool,
+}
+
+impl<'a> Emitter<'a> {
+    fn new(code: &'a VirtualCode, mlu: &'a MluCode<'a>, out: &'a regalloc_pebble::Allocation) -> Emitter<'a> {
+        let mut program = Program { mems: code.program.mems.clone(), labels: Vec::new(), insts: Vec::new() };
+        let slots = out.slots().len() as u32;
+        let spill = (slots > 0).then(|| {
+            program.mems.push(MemDecl {
+                name: "keel.spill".into(),
+                ty: Ty::I64,
+                len: u64::from(slots),
+                space: Space::Nram,
+                addr: 0,
+                init: Vec::new(),
+            });
+            crate::inst::MemId(program.mems.len() as u32 - 1)
+        });
+        Emitter { code, mlu, out, program, origins: Vec::new(), spill, slots, drop_one: false, mem_move: false }
+    }
+
+    fn push(&mut self, inst: Inst, origin: Origin) {
+        self.program.insts.push(inst);
+        self.origins.push(origin);
+    }
+
+    /// The edits at `point`, as instructions.
+    fn edits(&mut self, point: ProgPoint) {
+        let spill = self.spill;
+        let slot_addr = |slot: u32| Addr { space: Space::Nram, sym: spill, base: None, offset: 8 * i64::from(slot) };
+        for &(_, e) in self.out.edits_at(point) {
+            let reg = |l: Loc| match l {
+                Loc::Reg(p) => Some(Reg(p.index as u16)),
+                Loc::Slot(_) => None,
+            };
+            let vreg = e.var;
+            if self.drop_one && matches!(e.to, Loc::Reg(_)) {
+                self.drop_one = false;
+                continue;
+            }
+            match (e.from, e.to) {
+                (Loc::Slot(slot), Loc::Reg(_)) => {
+                    let r = reg(e.to).unwrap_or(Reg(0));
+                    self.push(
+                        Inst::Load { ty: Ty::I64, dst: r, addr: slot_addr(slot) },
+                        Origin::Reload { slot, reg: r, vreg },
+                    );
+                }
+                (Loc::Reg(_), Loc::Slot(slot)) => {
+                    let r = reg(e.from).unwrap_or(Reg(0));
+                    self.push(
+                        Inst::Store { ty: Ty::I64, addr: slot_addr(slot), value: Operand::Reg(r) },
+                        Origin::Spill { reg: r, slot, vreg },
+                    );
+                }
+                (Loc::Reg(_), Loc::Reg(_)) => {
+                    let (from, to) = (reg(e.from).unwrap_or(Reg(0)), reg(e.to).unwrap_or(Reg(0)));
+                    self.push(
+                        Inst::Mov { ty: Ty::I64, dst: to, src: Operand::Reg(from) },
+                        Origin::Move { from, to, vreg },
+                    );
+                }
+                (Loc::Slot(_), Loc::Slot(_)) => self.mem_move = true,
+            }
+        }
+    }
+
+    fn emit(mut self) -> Result<Allocation, CompileError> {
+        let p = &self.code.program;
+        let nb = self.mlu.num_blocks();
+        let mut block_pos = vec![0u32; nb + 1];
+        // Taken edges with edits: (branch position, target block).
+        let mut stubs: Vec<(usize, Node, Node)> = Vec::new();
+        for b in 0..nb as Node {
+            block_pos[b as usize] = self.program.insts.len() as u32;
+            let order: Vec<u32> = self.out.order(b).to_vec();
+            for (idx, &i) in order.iter().enumerate() {
+                self.edits(ProgPoint::Before { block: b, index: idx as u32 });
+                let mut inst = p.insts[i as usize].clone();
+                let regs = self.out.allocs(i);
+                let mut k = 0;
+                map_regs(&mut inst, |r, _| {
+                    let phys = regs.get(k).map_or(r, |p| Reg(p.index as u16));
+                    k += 1;
+                    phys
+                });
+                if inst.target().is_some()
+                    && let Some(&to) = self.mlu.succs[b as usize].first()
+                    && !self.out.edits_at(ProgPoint::OnEdge { from: b, to }).is_empty()
+                {
+                    stubs.push((self.program.insts.len(), b, to));
+                }
+                self.push(inst, Origin::Inst(i));
+            }
+            self.edits(ProgPoint::Before { block: b, index: order.len() as u32 });
+            // A fall-through edge's edits run on that path only.
+            let last = self.mlu.range(b).end.checked_sub(1).and_then(|i| p.insts.get(i as usize));
+            let falls = !last.is_some_and(Inst::ends_flow) && (b as usize + 1) < nb;
+            if falls {
+                self.edits(ProgPoint::OnEdge { from: b, to: b + 1 });
+            }
+        }
+        block_pos[nb] = self.program.insts.len() as u32;
+        // Labels: each original label at its block's new start.
+        let block_of = |at: u32| self.mlu.starts[..nb].partition_point(|&s| s <= at).saturating_sub(1);
+        let mut labels: Vec<Label> = p
+            .labels
+            .iter()
+            .map(|l| {
+                let at = if l.at as usize >= p.insts.len() { block_pos[nb] } else { block_pos[block_of(l.at)] };
+                Label { name: l.name.clone(), at }
+            })
+            .collect();
+        // Stubs for taken edges with edits, after the code: the last block
+        // ends the flow (the lowering ends with `exit`/`trap`), or a jump
+        // over the stubs keeps its fall-through.
+        if !stubs.is_empty() {
+            let ends = self.program.insts.last().is_some_and(Inst::ends_flow);
+            let end = LabelId(labels.len() as u32);
+            if !ends {
+                labels.push(Label { name: "keel.end".into(), at: 0 });
+                self.push(Inst::Jump { target: end }, Origin::Jump);
+            }
+            for (at, from, to) in stubs {
+                let stub = LabelId(labels.len() as u32);
+                labels.push(Label { name: format!("keel.edge{from}_{to}"), at: self.program.insts.len() as u32 });
+                self.edits(ProgPoint::OnEdge { from, to });
+                let target = self.program.insts[at].target().unwrap_or(stub);
+                self.push(Inst::Jump { target }, Origin::Jump);
+                if let Inst::Jump { target } | Inst::Branch { target, .. } = &mut self.program.insts[at] {
+                    *target = stub;
+                }
+            }
+            if !ends {
+                labels[end.index()].at = self.program.insts.len() as u32;
+            }
+        }
+        self.program.labels = labels;
+        if self.mem_move {
+            // Never produced (the output's invariant); it would need a
+            // register the allocation did not reserve.
+            return Err(CompileError::new("regalloc-pebble asked for a slot-to-slot move"));
+        }
+        let in_registers = self.out.regs_used()[0];
+        Ok(Allocation {
+            program: self.program,
+            origins: self.origins,
+            spill: self.spill,
+            spill_slots: self.slots,
+            in_registers,
+        })
+    }
+}
