@@ -27,8 +27,14 @@ pub fn check(bytes: &[u8]) {
     let config = &configs[usize::from(bytes.first().copied().unwrap_or(0)) % configs.len()];
     let g = ir_gen::generate_from_bytes(config, bytes.get(1..).unwrap_or(&[]));
     let args = arguments(&g, seed_of(bytes));
-    let options =
-        DiffOptions { interp_fuel: g.fuel.max(1), cycles: bytes.len().is_multiple_of(2), ..DiffOptions::default() };
+    // Both allocation checkers run whatever the build (fuzz builds are
+    // optimised, without debug assertions).
+    let options = DiffOptions {
+        interp_fuel: g.fuel.max(1),
+        cycles: bytes.len().is_multiple_of(2),
+        compile: target_mlu::compile::CompileOptions { check: true, ..Default::default() },
+        ..DiffOptions::default()
+    };
     match run(&g.module, g.main, &args, &options) {
         Ok(r) => match r.verdict {
             Verdict::Equal | Verdict::Skipped(_) => {}

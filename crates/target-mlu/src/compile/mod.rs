@@ -140,8 +140,9 @@ pub struct CompileOptions {
     /// the largest of 16 KiB, 8 KiB, ... 512 B that fits beside the
     /// program's own objects.
     pub tile_bytes: Option<u64>,
-    /// Run the allocation checker even in release builds (it always runs
-    /// in debug builds).
+    /// Run the allocation checkers even in release builds (they always
+    /// run in debug builds): `check_allocation`, and for
+    /// [`PebbleAllocator`] also `regalloc_pebble::check`.
     pub check: bool,
     /// A planted bug (tests of the oracles only).
     pub plant: Option<PlantedBug>,
@@ -202,7 +203,13 @@ pub fn compile(
     if options.allocator == AllocatorChoice::Home || options.plant == Some(PlantedBug::SharedHome) {
         compile_with(module, func, config, options, &mut HomeAllocator { plant: options.plant })
     } else {
-        compile_with(module, func, config, options, &mut PebbleAllocator { plant: options.plant, ..Default::default() })
+        compile_with(
+            module,
+            func,
+            config,
+            options,
+            &mut PebbleAllocator { plant: options.plant, check: options.check, ..Default::default() },
+        )
     }
 }
 

@@ -23,7 +23,8 @@
 //!
 //! Every inserted instruction has its [`Origin`], so
 //! [`check_allocation`](super::check_allocation) verifies the result as it
-//! verifies [`super::HomeAllocator`]'s (in debug builds, on every compile);
+//! verifies [`super::HomeAllocator`]'s (in debug builds, on every compile,
+//! and whenever [`super::CompileOptions::check`] asks);
 //! `regalloc_pebble::check` runs first, on the allocator's own output.
 //!
 //! Invariants: deterministic; the physical registers are `%r0 ..
@@ -236,6 +237,9 @@ pub struct PebbleAllocator {
     pub options: Options,
     /// A planted bug (tests of the checker only).
     pub plant: Option<super::PlantedBug>,
+    /// Run `regalloc_pebble::check` on the allocator's output even in
+    /// release builds (it always runs in debug builds).
+    pub check: bool,
 }
 
 impl Allocator for PebbleAllocator {
@@ -244,7 +248,7 @@ impl Allocator for PebbleAllocator {
         let options = Options { regs: Regs::new(config.gprs, 0), ..self.options.clone() };
         let out = regalloc_pebble::allocate(&mlu, &mlu, &options)
             .map_err(|e| CompileError::new(format!("register allocation failed: {e}")))?;
-        if cfg!(debug_assertions) {
+        if cfg!(debug_assertions) || self.check {
             regalloc_pebble::check(&mlu, &mlu, &out)
                 .map_err(|e| CompileError::new(format!("regalloc-pebble's checker: {e}")))?;
         }
