@@ -20,7 +20,7 @@
 
 use super::regalloc::{Allocation, Origin, VirtualCode};
 use crate::inst::{Addr, Inst, Operand};
-use crate::types::{Space, Ty};
+use crate::types::Ty;
 
 const NONE: u32 = u32::MAX;
 
@@ -63,23 +63,10 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
     let locs = regs + alloc.spill_slots as usize;
     let slot_loc = |s: u32| regs + s as usize;
     // A spill slot's address: the spill object, 8 bytes per slot, no base.
-    let is_slot = |a: &Addr, slot: u32| {
-        a.space == Space::Nram && a.sym == alloc.spill && a.base.is_none() && a.offset == 8 * i64::from(slot)
-    };
+    let is_slot = |a: &Addr, slot: u32| *a == super::regalloc::slot_addr(alloc.spill, slot);
     let target = |i: &Inst| i.target().and_then(|l| p.labels.get(l.index())).map(|l| l.at as usize);
     // Block leaders: the entry, every label, every instruction after a jump or branch.
-    let mut leader = vec![false; n + 1];
-    leader[0] = true;
-    for l in &p.labels {
-        if let Some(x) = leader.get_mut(l.at as usize) {
-            *x = true;
-        }
-    }
-    for (k, i) in p.insts.iter().enumerate() {
-        if i.target().is_some() || i.ends_flow() {
-            leader[k + 1] = true;
-        }
-    }
+    let leader = super::regalloc::leaders(p);
     let blocks = leader.iter().filter(|&&l| l).count();
     if blocks.saturating_mul(locs) > MAX_STATE {
         return Err(err(0, format!("too large to check: {blocks} blocks × {locs} locations")));

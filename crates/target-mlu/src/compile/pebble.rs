@@ -32,12 +32,12 @@
 //! malformed one is a [`CompileError`]).
 
 use super::CompileError;
-use super::regalloc::{Allocation, Allocator, Origin, VirtualCode, map_regs};
+use super::regalloc::{Allocation, Allocator, Origin, VirtualCode, add_spill_object, leaders, map_regs, slot_addr};
 use crate::config::MachineConfig;
-use crate::inst::{Addr, Inst, LabelId, Operand};
+use crate::inst::{Inst, LabelId, Operand};
 use crate::ops::BinOp;
-use crate::program::{Label, MemDecl, Program};
-use crate::types::{Reg, Space, Ty};
+use crate::program::{Label, Program};
+use crate::types::{Reg, Ty};
 use cfg_dom::{Graph, Node, Use, VarCode, Versioned};
 use regalloc_pebble::{InstKind, Loc, Options, ProgPoint, RegClass, RegCode, Regs};
 
@@ -60,18 +60,7 @@ impl<'a> MluCode<'a> {
     pub fn new(code: &'a VirtualCode) -> Result<MluCode<'a>, CompileError> {
         let p = &code.program;
         let n = p.insts.len();
-        let mut leader = vec![false; n + 1];
-        leader[0] = true;
-        for l in &p.labels {
-            if let Some(x) = leader.get_mut(l.at as usize) {
-                *x = true;
-            }
-        }
-        for (k, i) in p.insts.iter().enumerate() {
-            if i.target().is_some() || i.ends_flow() {
-                leader[k + 1] = true;
-            }
-        }
+        let leader = leaders(p);
         // Blocks over 0..n; a label at n (the end) gets an empty block.
         let mut starts: Vec<u32> = (0..n as u32).filter(|&k| leader[k as usize]).collect();
         if starts.is_empty() || p.labels.iter().any(|l| l.at as usize == n) {
@@ -277,17 +266,7 @@ impl<'a> Emitter<'a> {
     fn new(code: &'a VirtualCode, mlu: &'a MluCode<'a>, out: &'a regalloc_pebble::Allocation) -> Emitter<'a> {
         let mut program = Program { mems: code.program.mems.clone(), labels: Vec::new(), insts: Vec::new() };
         let slots = out.slots().len() as u32;
-        let spill = (slots > 0).then(|| {
-            program.mems.push(MemDecl {
-                name: "keel.spill".into(),
-                ty: Ty::I64,
-                len: u64::from(slots),
-                space: Space::Nram,
-                addr: 0,
-                init: Vec::new(),
-            });
-            crate::inst::MemId(program.mems.len() as u32 - 1)
-        });
+        let spill = add_spill_object(&mut program, slots);
         Emitter { code, mlu, out, program, origins: Vec::new(), spill, slots, drop_one: false, mem_move: false }
     }
 
@@ -299,7 +278,7 @@ impl<'a> Emitter<'a> {
     /// The edits at `point`, as instructions.
     fn edits(&mut self, point: ProgPoint) {
         let spill = self.spill;
-        let slot_addr = |slot: u32| Addr { space: Space::Nram, sym: spill, base: None, offset: 8 * i64::from(slot) };
+        let slot_addr = |slot: u32| slot_addr(spill, slot);
         for &(_, e) in self.out.edits_at(point) {
             let reg = |l: Loc| match l {
                 Loc::Reg(p) => Some(Reg(p.index as u16)),

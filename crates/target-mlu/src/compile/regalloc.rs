@@ -93,6 +93,49 @@ pub struct Allocation {
     pub in_registers: u32,
 }
 
+/// Appends `@keel.spill` (NRAM, `slots` × `i64`) to `program` when there
+/// are slots; its id.
+pub(crate) fn add_spill_object(program: &mut Program, slots: u32) -> Option<MemId> {
+    (slots > 0).then(|| {
+        program.mems.push(MemDecl {
+            name: "keel.spill".into(),
+            ty: Ty::I64,
+            len: u64::from(slots),
+            space: Space::Nram,
+            addr: 0,
+            init: Vec::new(),
+        });
+        MemId(program.mems.len() as u32 - 1)
+    })
+}
+
+/// The address of spill slot `slot` of the spill object `spill`: 8 bytes
+/// per slot, no base register (what the checker expects of a reload or
+/// spill).
+pub(crate) fn slot_addr(spill: Option<MemId>, slot: u32) -> Addr {
+    Addr { space: Space::Nram, sym: spill, base: None, offset: 8 * i64::from(slot) }
+}
+
+/// The block leaders of `program`: the entry, every label, and every
+/// instruction after a jump, a branch, `exit` or `trap` (one entry per
+/// instruction, and one for the end).
+pub(crate) fn leaders(program: &Program) -> Vec<bool> {
+    let n = program.insts.len();
+    let mut leader = vec![false; n + 1];
+    leader[0] = true;
+    for l in &program.labels {
+        if let Some(x) = leader.get_mut(l.at as usize) {
+            *x = true;
+        }
+    }
+    for (k, i) in program.insts.iter().enumerate() {
+        if i.target().is_some() || i.ends_flow() {
+            leader[k + 1] = true;
+        }
+    }
+    leader
+}
+
 /// A register allocator: virtual code in, physical code out.
 pub trait Allocator {
     /// Allocates `code` for `config`'s GPRs.
@@ -258,18 +301,8 @@ impl Allocator for HomeAllocator {
             }
         }
         let mut program = Program { mems: code.program.mems.clone(), labels: Vec::new(), insts: Vec::new() };
-        let spill = (slots > 0).then(|| {
-            program.mems.push(MemDecl {
-                name: "keel.spill".into(),
-                ty: Ty::I64,
-                len: u64::from(slots),
-                space: Space::Nram,
-                addr: 0,
-                init: Vec::new(),
-            });
-            MemId(program.mems.len() as u32 - 1)
-        });
-        let slot_addr = |slot: u32| Addr { space: Space::Nram, sym: spill, base: None, offset: 8 * i64::from(slot) };
+        let spill = add_spill_object(&mut program, slots);
+        let slot_addr = |slot: u32| slot_addr(spill, slot);
         let mut origins = Vec::with_capacity(code.program.insts.len());
         let mut start = Vec::with_capacity(code.program.insts.len() + 1);
         for (vi, vinst) in code.program.insts.iter().enumerate() {
