@@ -121,3 +121,27 @@ fn few_registers_mean_spills_that_the_checker_accepts() {
         verify(&c.program, &config).unwrap();
     }
 }
+
+#[test]
+fn a_block_longer_than_the_pebble_limit_falls_back_to_homes_and_says_so() {
+    // One block of 600 additions over 50 vars: past PebbleAllocator's
+    // default limit of 512 virtual instructions per block.
+    let mut src = String::from("func @f(%a: i64) -> i64 {\n");
+    for i in 0..50 {
+        src.push_str(&format!("    var %v{i}: i64\n"));
+    }
+    src.push_str("bb0:\n");
+    for i in 0..600 {
+        src.push_str(&format!("    %v{} = add %v{}, %a\n", i % 50, (i * 7 + 3) % 50));
+    }
+    src.push_str("    ret %v0\n}\n");
+    let config = MachineConfig::mlu370();
+    let c = compile_text(&src, &config).unwrap();
+    assert!(c.report.allocator.starts_with("home: a block of"), "{}", c.report.allocator);
+    verify(&c.program, &config).unwrap();
+    let small = compile_text("func @f(%a: i64) -> i64 {\nbb0:\n    %a = add %a, 1\n    ret %a\n}\n", &config).unwrap();
+    assert_eq!(small.report.allocator, "regalloc-pebble");
+    let mut text = Vec::new();
+    small.report.write_text(&mut text).unwrap();
+    assert!(String::from_utf8(text).unwrap().contains("; registers (regalloc-pebble): "));
+}

@@ -238,8 +238,10 @@ pub fn compile_with(
     let mut last = None;
     for (i, &tile) in tiles.iter().enumerate() {
         let lowered = lower::lower(module, func, config, tile, options.plant)?;
-        let vcode = pebble::rename_webs(&VirtualCode { program: lowered.program, vregs: lowered.vregs })?;
-        let mut alloc = allocator.allocate(&vcode, config)?;
+        let given = VirtualCode { program: lowered.program, vregs: lowered.vregs };
+        let mut alloc = allocator.allocate(&given, config)?;
+        // The allocation implements the code as the allocator renamed it.
+        let vcode = alloc.renamed.take().unwrap_or(given);
         if cfg!(debug_assertions) || options.check {
             // Debug builds check what fits the checker's budget; asked for
             // explicitly, a check that cannot run is an error too.

@@ -27,6 +27,11 @@
 //! and whenever [`super::CompileOptions::check`] asks);
 //! `regalloc_pebble::check` runs first, on the allocator's own output.
 //!
+//! A function with a block longer than [`PebbleAllocator::max_block`]
+//! virtual instructions is allocated by [`super::HomeAllocator`] instead
+//! (the pebble game is superlinear in a block's length under pressure);
+//! the compile report names the allocator used and why.
+//!
 //! Invariants: deterministic; the physical registers are `%r0 ..
 //! %r(gprs − 1)`; no panic on any virtual program the lowering produces (a
 //! malformed one is a [`CompileError`]).
@@ -185,7 +190,8 @@ impl RegCode for MluCode<'_> {
 
 /// `code` with every virtual register split into its *webs* (Chaitin's
 /// names: the definitions joined by the uses they reach together,
-/// `regalloc_pebble::webs`), renumbered densely. The virtual code reuses
+/// `regalloc_pebble::webs`), renumbered densely: what [`PebbleAllocator`]
+/// allocates, and returns in [`Allocation::renamed`]. The virtual code reuses
 /// registers for unrelated values; as webs, each value has its own name,
 /// which is what the allocation checker follows (one abstract value per
 /// name) and what lets the allocator reorder two unrelated definitions of
@@ -219,11 +225,21 @@ pub fn rename_webs(code: &VirtualCode) -> Result<VirtualCode, CompileError> {
     Ok(VirtualCode { program, vregs: webs.len() as u32 })
 }
 
+/// The default [`PebbleAllocator::max_block`].
+pub const DEFAULT_MAX_BLOCK: u32 = 512;
+
 /// Slice 2's allocator (see the module doc).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PebbleAllocator {
     /// `regalloc-pebble`'s options; `regs` is set from the configuration.
     pub options: Options,
+    /// The longest block (in virtual instructions) handed to
+    /// `regalloc-pebble`: its game is superlinear in a block's length under
+    /// high register pressure (about 0.4 s for a 700-instruction block with
+    /// 200 live values, 55 s at 20,000), so a function with a longer block
+    /// is allocated by [`super::HomeAllocator`] instead, and the report
+    /// says so. Default [`DEFAULT_MAX_BLOCK`].
+    pub max_block: u32,
     /// A planted bug (tests of the checker only).
     pub plant: Option<super::PlantedBug>,
     /// Run `regalloc_pebble::check` on the allocator's output even in
@@ -231,8 +247,29 @@ pub struct PebbleAllocator {
     pub check: bool,
 }
 
+impl Default for PebbleAllocator {
+    fn default() -> PebbleAllocator {
+        PebbleAllocator { options: Options::default(), max_block: DEFAULT_MAX_BLOCK, plant: None, check: false }
+    }
+}
+
 impl Allocator for PebbleAllocator {
     fn allocate(&mut self, code: &VirtualCode, config: &MachineConfig) -> Result<Allocation, CompileError> {
+        let longest = {
+            let mlu = MluCode::new(code)?;
+            (0..mlu.num_blocks() as Node).map(|b| mlu.range(b).len()).max().unwrap_or(0)
+        };
+        if longest > self.max_block as usize {
+            let mut home = super::HomeAllocator { plant: None };
+            let mut alloc = home.allocate(code, config)?;
+            alloc.allocator = format!(
+                "home: a block of {longest} virtual instructions is longer than the {} regalloc-pebble takes",
+                self.max_block
+            );
+            return Ok(alloc);
+        }
+        let webbed = rename_webs(code)?;
+        let code = &webbed;
         let mlu = MluCode::new(code)?;
         let options = Options { regs: Regs::new(config.gprs, 0), ..self.options.clone() };
         let out = regalloc_pebble::allocate(&mlu, &mlu, &options)
@@ -243,7 +280,9 @@ impl Allocator for PebbleAllocator {
         }
         let mut emitter = Emitter::new(code, &mlu, &out);
         emitter.drop_one = self.plant == Some(super::PlantedBug::DroppedEdit);
-        emitter.emit()
+        let mut alloc = emitter.emit()?;
+        alloc.renamed = Some(webbed.clone());
+        Ok(alloc)
     }
 }
 
@@ -399,6 +438,8 @@ impl<'a> Emitter<'a> {
             spill: self.spill,
             spill_slots: self.slots,
             in_registers,
+            allocator: "regalloc-pebble".into(),
+            renamed: None,
         })
     }
 }

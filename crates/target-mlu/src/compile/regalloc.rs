@@ -91,6 +91,13 @@ pub struct Allocation {
     /// GPRs the allocation uses (for [`HomeAllocator`], the virtual
     /// registers that got a GPR of their own).
     pub in_registers: u32,
+    /// Which allocator made it, and why when it is a fallback (the compile
+    /// report prints it).
+    pub allocator: String,
+    /// The virtual code as the allocator renamed it (webs), which the
+    /// allocation implements and the checker compares against; `None`
+    /// when it allocated the code as given.
+    pub renamed: Option<VirtualCode>,
 }
 
 /// Appends `@keel.spill` (NRAM, `slots` × `i64`) to `program` when there
@@ -342,6 +349,14 @@ impl Allocator for HomeAllocator {
             .map(|l| Label { name: l.name.clone(), at: start.get(l.at as usize).copied().unwrap_or(end) })
             .collect();
         let in_registers = (n.min(free)) as u32;
-        Ok(Allocation { program, origins, spill, spill_slots: slots, in_registers })
+        Ok(Allocation {
+            program,
+            origins,
+            spill,
+            spill_slots: slots,
+            in_registers,
+            allocator: "home".into(),
+            renamed: None,
+        })
     }
 }

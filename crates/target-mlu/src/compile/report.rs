@@ -29,6 +29,8 @@ pub struct Report {
     pub vregs: u32,
     /// GPRs the allocation uses.
     pub in_registers: u32,
+    /// The allocator that made the allocation (and why, for a fallback).
+    pub allocator: String,
     /// Spill slots.
     pub spill_slots: u32,
     /// Instructions the allocator added (reloads, spills, moves, jumps).
@@ -57,6 +59,7 @@ impl Report {
             instructions: alloc.program.insts.len(),
             vregs: vcode.vregs,
             in_registers: alloc.in_registers,
+            allocator: alloc.allocator.clone(),
             spill_slots: alloc.spill_slots,
             spill_code: alloc.program.insts.len() - vcode.program.insts.len(),
             static_cycles,
@@ -100,8 +103,8 @@ impl Report {
         }
         writeln!(
             out,
-            "; registers: {} virtual (webs), {} GPRs used, {} spill slots, {} inserted instructions (reloads, spills, moves, jumps)",
-            self.vregs, self.in_registers, self.spill_slots, self.spill_code
+            "; registers ({}): {} virtual (webs), {} GPRs used, {} spill slots, {} inserted instructions (reloads, spills, moves, jumps)",
+            self.allocator, self.vregs, self.in_registers, self.spill_slots, self.spill_code
         )?;
         writeln!(out, "; instructions: {}", self.instructions)?;
         writeln!(out, "; static cycles (each instruction once, cost model): {}", self.static_cycles)
