@@ -58,7 +58,14 @@ fn the_report_is_comments_and_names_placement_syncs_and_cycles() {
     let o = run(&["compile", &example("saxpy.kir"), "--report"]);
     assert!(o.status.success(), "{}", err(&o));
     let text = out(&o);
-    for want in ["; placement", "@keel.stage0", "; syncs:", "sync.io: after the", "; static cycles", "; registers (regalloc-pebble):"] {
+    for want in [
+        "; placement",
+        "@keel.stage0",
+        "; syncs:",
+        "sync.io: after the",
+        "; static cycles",
+        "; registers (regalloc-pebble):",
+    ] {
         assert!(text.contains(want), "missing {want}:\n{text}");
     }
     // The report is comments: the whole output still assembles.
