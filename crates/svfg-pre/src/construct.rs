@@ -311,12 +311,14 @@ pub(crate) fn build(
                     && follows(vn)
                     && matches!(vns.kind(vn), Some(ValueKind::Expr(_) | ValueKind::Load { .. }))
                 {
-                    let repl = match stack[vn.index()].last() {
-                        Some(Source::Real(v)) => Repl::Var(*v),
-                        Some(Source::Phi(p)) => Repl::Phi(*p),
-                        _ => Repl::Keep,
-                    };
-                    occurrences.push((inst, repl));
+                    if only.is_none() {
+                        let repl = match stack[vn.index()].last() {
+                            Some(Source::Real(v)) => Repl::Var(*v),
+                            Some(Source::Phi(p)) => Repl::Phi(*p),
+                            _ => Repl::Keep,
+                        };
+                        occurrences.push((inst, repl));
+                    }
                     stack[vn.index()].push(Source::Real(r));
                     undo.push((vn.0, true));
                 }

@@ -408,8 +408,9 @@ fn translate(
     memo.get(&(t.0, j, p)).copied().unwrap_or(t)
 }
 
-/// `dn` of a new expression number: the deepest `dn` of its operands.
-fn dn_of_expr(ctx: &Ctx<'_>, vns: &ValueNumbers, dn: &[Option<Node>], v: ValueNumber) -> Option<Node> {
+/// `dn` of an expression number: the deepest `dn` of its operands (they
+/// all dominate the expression, so they lie on one tree path).
+pub(crate) fn dn_of_expr(ctx: &Ctx<'_>, vns: &ValueNumbers, dn: &[Option<Node>], v: ValueNumber) -> Option<Node> {
     let Some(ValueKind::Expr(k)) = vns.kind(v) else { return None };
     k.args.iter().try_fold(ctx.root, |acc, a| {
         let d = dn.get(a.index()).copied().flatten()?;

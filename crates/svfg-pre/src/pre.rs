@@ -41,7 +41,8 @@
 
 use crate::construct::{Built, Ctx, Extension, Scratch, State, build, extra_needs, real_occurrences};
 use crate::extend::{
-    MAX_ROUNDS, Probes, Translatable, Translations, candidates, distinct_preds, extend, followed, smds_of_zetas,
+    MAX_ROUNDS, Probes, Translatable, Translations, candidates, distinct_preds, dn_of_expr, extend, followed,
+    smds_of_zetas,
 };
 use crate::properties::properties;
 use crate::svfg::{ArgSource, Source, Svfg};
@@ -301,10 +302,7 @@ impl Walk {
                 Some(ValueKind::Opaque(v)) => def.get(v.index()).copied().flatten(),
                 Some(ValueKind::Phi(b, _)) => Some(node(*b)),
                 Some(ValueKind::Load { site, .. }) => func.layout().inst_block(*site).map(node),
-                Some(ValueKind::Expr(k)) => k.args.iter().try_fold(root, |acc, a| {
-                    let d = dn.get(a.index()).copied().flatten()?;
-                    Some(if dt.depth(d) >= dt.depth(acc) { d } else { acc })
-                }),
+                Some(ValueKind::Expr(_)) => dn_of_expr(&ctx, &vns, &dn, ValueNumber(i as u32)),
                 None => None,
             };
         }

@@ -7,7 +7,6 @@
 
 use ir_core::{Module, VerifyOptions, verify_module};
 use std::path::PathBuf;
-use std::time::Instant;
 
 fn corpus_dir() -> PathBuf {
     std::env::var_os("KEEL_CORPUS")
@@ -32,17 +31,12 @@ fn every_corpus_function_is_transformed_and_verifies() {
         let ids: Vec<_> = ssa.function_ids().collect();
         let (mut pre, mut gvn, mut lcm) = (ssa.clone(), ssa.clone(), ssa.clone());
         let (mut pre_rm, mut pre_ins, mut gvn_rm, mut lcm_rm, mut lcm_ins) = (0, 0, 0, 0, 0);
-        let (mut t_pre, mut t_lcm) = (0.0, 0.0);
         for &f in &ids {
-            let t = Instant::now();
             let s = svfg_pre::svfg_pre_in(&mut pre, f).unwrap_or_else(|e| panic!("{name}: {e}"));
-            t_pre += t.elapsed().as_secs_f64();
             pre_rm += s.removed;
             pre_ins += s.inserted;
             gvn_rm += svfg_pre::gvn(gvn.function_mut(f).unwrap()).unwrap().removed;
-            let t = Instant::now();
             let l = svfg_pre::lcm(lcm.function_mut(f).unwrap());
-            t_lcm += t.elapsed().as_secs_f64();
             lcm_rm += l.removed;
             lcm_ins += l.inserted;
         }
@@ -55,7 +49,7 @@ fn every_corpus_function_is_transformed_and_verifies() {
         verify(&gvn, true, "GVN");
         verify(&lcm, false, "LCM");
         eprintln!(
-            "{name}: {} functions; PRE removed {pre_rm}, inserted {pre_ins} (net {}); GVN removed {gvn_rm}; LCM removed {lcm_rm}, inserted {lcm_ins} (net {}); time PRE {t_pre:.3} s, LCM {t_lcm:.3} s",
+            "{name}: {} functions; PRE removed {pre_rm}, inserted {pre_ins} (net {}); GVN removed {gvn_rm}; LCM removed {lcm_rm}, inserted {lcm_ins} (net {})",
             ids.len(),
             pre_rm as i64 - pre_ins as i64,
             lcm_rm as i64 - lcm_ins as i64

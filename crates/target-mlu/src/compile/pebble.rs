@@ -73,7 +73,7 @@ impl<'a> MluCode<'a> {
         }
         let nb = starts.len();
         starts.push(n as u32);
-        let block_at = |at: usize| starts[..nb].partition_point(|&s| (s as usize) <= at).saturating_sub(1);
+        let block_at = |at: usize| block_containing(&starts[..nb], at as u32);
         let mut succs = vec![Vec::new(); nb];
         for b in 0..nb {
             let (lo, hi) = (starts[b] as usize, starts[b + 1] as usize);
@@ -119,6 +119,12 @@ impl<'a> MluCode<'a> {
     fn range(&self, b: Node) -> std::ops::Range<u32> {
         self.starts[b as usize]..self.starts[b as usize + 1]
     }
+}
+
+/// The block whose first instruction is the last of `starts` at or before
+/// `at` (`starts` sorted, one per block).
+fn block_containing(starts: &[u32], at: u32) -> usize {
+    starts.partition_point(|&s| s <= at).saturating_sub(1)
 }
 
 impl Graph for MluCode<'_> {
@@ -392,7 +398,7 @@ impl<'a> Emitter<'a> {
         }
         block_pos[nb] = self.program.insts.len() as u32;
         // Labels: each original label at its block's new start.
-        let block_of = |at: u32| self.mlu.starts[..nb].partition_point(|&s| s <= at).saturating_sub(1);
+        let block_of = |at: u32| block_containing(&self.mlu.starts[..nb], at);
         let mut labels: Vec<Label> = p
             .labels
             .iter()
