@@ -35,13 +35,18 @@ pub(crate) struct CompileArgs {
     #[arg(long)]
     pub(crate) report: bool,
     /// Bytes per NRAM staging buffer (a multiple of 512; default: the
-    /// largest of 16 KiB .. 512 B that fits).
+    /// largest of 64 KiB .. 512 B that fits).
     #[arg(long, value_name = "BYTES")]
     pub(crate) tile_bytes: Option<u64>,
     /// The register allocator: `pebble` (regalloc-pebble, the default) or
     /// `home` (one home per virtual register, slice 1's baseline).
     #[arg(long, value_enum, default_value_t = Alloc::Pebble)]
     pub(crate) allocator: Alloc,
+    /// The naive lowering (the performance baseline): a sync after every
+    /// copy and compute instruction and one buffer per tensor slot, instead
+    /// of memdep-placed syncs and double buffering.
+    #[arg(long)]
+    pub(crate) naive: bool,
 }
 
 /// `--allocator`.
@@ -51,6 +56,12 @@ pub(crate) enum Alloc {
     Pebble,
     /// One home per virtual register.
     Home,
+}
+
+/// The compile options the command-line flags select.
+pub(crate) fn options(tile_bytes: Option<u64>, allocator: Alloc, naive: bool) -> CompileOptions {
+    let base = if naive { CompileOptions::naive() } else { CompileOptions::default() };
+    CompileOptions { tile_bytes, allocator: allocator.choice(), ..base }
 }
 
 impl Alloc {
@@ -67,8 +78,7 @@ pub(crate) fn compile_file(
     file: &str,
     func: Option<&str>,
     config: &str,
-    tile_bytes: Option<u64>,
-    allocator: Alloc,
+    options: &CompileOptions,
     err: &mut dyn Write,
 ) -> io::Result<Option<(ir_core::Module, ir_core::FuncId, target_mlu::MachineConfig, Compiled)>> {
     let Some(input) = Input::read(file) else { return Ok(None) };
@@ -81,8 +91,7 @@ pub(crate) fn compile_file(
             return Ok(None);
         }
     };
-    let options = CompileOptions { tile_bytes, allocator: allocator.choice(), ..CompileOptions::default() };
-    match compile(&module, f, &config, &options) {
+    match compile(&module, f, &config, options) {
         Ok(c) => Ok(Some((module, f, config, c))),
         Err(e) => {
             writeln!(err, "{file}: compile error: {e}")?;
@@ -93,8 +102,8 @@ pub(crate) fn compile_file(
 
 /// `keel compile`: output through `out`, diagnostics to `err`.
 pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
-    let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, a.tile_bytes, a.allocator, err)?
-    else {
+    let options = options(a.tile_bytes, a.allocator, a.naive);
+    let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, &options, err)? else {
         return Ok(ExitCode::FAILURE);
     };
     let mut text = Vec::new();

@@ -36,6 +36,9 @@ pub(crate) struct RunMluArgs {
     /// The register allocator (see `keel compile --help`).
     #[arg(long, value_enum, default_value_t = crate::compile_cmd::Alloc::Pebble)]
     pub(crate) allocator: crate::compile_cmd::Alloc,
+    /// The naive lowering (see `keel compile --help`).
+    #[arg(long)]
+    pub(crate) naive: bool,
     /// Fuel for the interpreter and (×10) the simulator.
     #[arg(long, default_value_t = 100_000_000)]
     pub(crate) fuel: u64,
@@ -46,9 +49,8 @@ pub(crate) struct RunMluArgs {
 
 /// `keel run-mlu`: output through `out`, diagnostics to `err`.
 pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
-    let Some((module, f, config, compiled)) =
-        compile_file(&a.file, a.func.as_deref(), &a.config, a.tile_bytes, a.allocator, err)?
-    else {
+    let chosen = crate::compile_cmd::options(a.tile_bytes, a.allocator, a.naive);
+    let Some((module, f, config, compiled)) = compile_file(&a.file, a.func.as_deref(), &a.config, &chosen, err)? else {
         return Ok(ExitCode::FAILURE);
     };
     let params = module.function(f).map(|x| x.signature().params.clone()).unwrap_or_default();
@@ -77,11 +79,7 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) 
     }
     let options = DiffOptions {
         config,
-        compile: CompileOptions {
-            tile_bytes: Some(compiled.report.tile_bytes),
-            allocator: a.allocator.choice(),
-            ..CompileOptions::default()
-        },
+        compile: CompileOptions { tile_bytes: Some(compiled.report.tile_bytes), ..chosen },
         interp_fuel: a.fuel,
         sim_fuel: a.fuel.saturating_mul(10),
         cycles: true,

@@ -62,7 +62,8 @@ fn the_report_is_comments_and_names_placement_syncs_and_cycles() {
         "; placement",
         "@keel.stage0",
         "; syncs:",
-        "sync.io: after the",
+        "sync.compute: `dma` reads @keel.stage0, which an in-flight `vfma.f32` on the compute pipe writes",
+        "`tfma`: double-buffered",
         "; static cycles",
         "; registers (regalloc-pebble):",
     ] {

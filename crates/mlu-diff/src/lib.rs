@@ -138,6 +138,65 @@ pub fn same_value(ty: Type, a: u64, b: u64) -> bool {
     }
 }
 
+/// `compiled`'s program with `args` as the initial contents of its
+/// parameter object.
+fn with_args(compiled: &Compiled, args: &[Imm]) -> target_mlu::Program {
+    let mut program = compiled.program.clone();
+    if let Some(m) = program.mem_by_name(&compiled.abi.args_object) {
+        program.mems[m.index()].init = args.iter().map(|a| a.bits()).collect();
+    }
+    program
+}
+
+/// What removing one sync did (see [`sync_removals`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct SyncRemoval {
+    /// The sync's instruction index.
+    pub at: usize,
+    /// The run reaches it (replaced by `trap`, the run traps there).
+    pub executed: bool,
+    /// Replaced by `nop`, the race detector fires.
+    pub fired: bool,
+}
+
+/// The sync-removal oracle: for each `sync` of `compiled`'s program, whether
+/// the run on `args` reaches it, and whether the program with that one sync
+/// replaced by `nop` makes the simulator's race detector fire (functional
+/// mode, one core, `fuel` instructions). An executed sync whose removal
+/// fires is needed; one whose removal stays silent is redundant on this
+/// input.
+pub fn sync_removals(
+    compiled: &Compiled,
+    args: &[Imm],
+    config: &MachineConfig,
+    fuel: u64,
+) -> Result<Vec<SyncRemoval>, DiffError> {
+    let options = SimOptions {
+        clusters: 1,
+        cores: Some(1),
+        mode: Mode::Functional,
+        fuel,
+        races: RaceMode::Error,
+        ..SimOptions::default()
+    };
+    let program = with_args(compiled, args);
+    let syncs = program.insts.iter().enumerate().filter(|(_, i)| matches!(i, target_mlu::Inst::Sync(_)));
+    let mut out = Vec::new();
+    for (k, _) in syncs {
+        let mut p = program.clone();
+        let outcome = |p: &target_mlu::Program| -> Result<Option<mlu_sim::Trap>, DiffError> {
+            Ok(Simulator::new(p, config, options.clone()).map_err(DiffError::Load)?.run().err())
+        };
+        p.insts[k] = target_mlu::Inst::Trap;
+        let executed =
+            outcome(&p)?.is_some_and(|t| t.kind == mlu_sim::TrapKind::TrapInstruction && t.pc == Some(k as u32));
+        p.insts[k] = target_mlu::Inst::Nop;
+        let fired = outcome(&p)?.is_some_and(|t| t.kind == mlu_sim::TrapKind::Hazard);
+        out.push(SyncRemoval { at: k, executed, fired });
+    }
+    Ok(out)
+}
+
 /// Compiles `func`, simulates it on `args`, interprets it on `args`, and
 /// compares.
 pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -> Result<DiffRun, DiffError> {
@@ -153,11 +212,7 @@ pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -
         races: RaceMode::Error,
         ..SimOptions::default()
     };
-    let mut program = compiled.program.clone();
-    // The arguments are the initial contents of `@keel.args`.
-    if let Some(m) = program.mem_by_name(&compiled.abi.args_object) {
-        program.mems[m.index()].init = args.iter().map(|a| a.bits()).collect();
-    }
+    let program = with_args(&compiled, args);
     let mut sim = Simulator::new(&program, &options.config, sim_options).map_err(DiffError::Load)?;
     let sim_out = sim.run();
     let returns = module.function(func).map(|f| f.signature().returns.clone()).unwrap_or_default();

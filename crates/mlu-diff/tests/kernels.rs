@@ -115,35 +115,7 @@ bb0:
 #[test]
 fn tensor_corner_cases_with_small_tiles() {
     // 512-byte buffers: 128 f32 or 64 f64 per tile, so 1000 elements take many tiles.
-    let src = "\
-mem @x: f32[1000] dram = [1.5, -2.0, 0.25, 3.0, -0.0, 7.0]
-mem @y: f32[1000] sram = [0.5, 0.5, 0.5]
-mem @s: f64[300] sram = [1.0, 2.0, 3.0]
-mem @t: f64[300] sram
-mem @n: i32[700] nram = [10, -20, 30, -40, 50]
-mem @d: i32[700] dram = [3, -3, 7]
-mem @a: f32[8] nram = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
-mem @b: f32[12] sram = [0.5, -1.0, 2.0, 1.0, 0.0, -0.5, -2.0, 1.5, 1.0, 0.25, 0.25, 0.25]
-mem @c: f32[6] dram
-
-func @k(%off: i64, %n: i64, %v: f32) -> f32, f32, i32 {
-    var %sum: f32
-    var %max: f32
-    var %isum: i32
-bb0:
-    tfill @y[3, 500], %v
-    tadd @x[%off, %n], @x[0, %n], @y[0, %n]
-    %sum = tsum @x[0, 1000]
-    dma @x[500, %n], @x[%off, %n]
-    dma @t[0, 300], @s[0, 300]
-    %max = tredmax @x[%off, %n]
-    tfill @d[3, 697], 1
-    tdiv @n[0, 700], @n[0, 700], @d[0, 700]
-    %isum = tsum @n[0, 700]
-    matmul @c[0, 6], @a[0, 8], @b[0, 12], 2, 4, 3
-    ret %sum, %max, %isum
-}
-";
+    let src = include_str!("../kernels/tensor_corners.kir");
     let mut sets = Vec::new();
     for (off, n) in [(0, 0), (1, 499), (7, 300), (200, 200), (0, 500), (499, 1)] {
         sets.push(vec![Imm::int(Type::I64, off), Imm::int(Type::I64, n), Imm::f32(0.75)]);

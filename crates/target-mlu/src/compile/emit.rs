@@ -41,9 +41,17 @@ pub(crate) struct Emitter {
     /// Instructions that run first (the zeroing of every var's register,
     /// so that every virtual register is defined before any use).
     pub prologue: Vec<Inst>,
+    /// The naive sync policy: a sync after every copy and compute
+    /// instruction. Off, the lowering emits none and `syncs` places them.
+    pub naive_syncs: bool,
 }
 
 impl Emitter {
+    /// An empty buffer; `naive_syncs` selects the naive sync policy.
+    pub fn new(naive_syncs: bool) -> Emitter {
+        Emitter { naive_syncs, ..Emitter::default() }
+    }
+
     pub fn vreg(&mut self) -> Result<Reg, CompileError> {
         if self.vregs >= MAX_VREGS {
             return Err(CompileError::new(format!(
@@ -135,6 +143,9 @@ impl Emitter {
     pub fn dma(&mut self, dst: Addr, src: Addr, bytes: Operand, why: &str) -> Result<(), CompileError> {
         let route = Route::new(src.space, dst.space);
         self.push(Inst::Dma { dst, src, bytes })?;
+        if !self.naive_syncs {
+            return Ok(());
+        }
         let kind = if route.pipe() == Pipe::Io { SyncKind::Io } else { SyncKind::Move };
         self.sync(kind, format!("after the {route} copy of {why} (naive: every copy is waited for at once)"))
     }
@@ -142,6 +153,9 @@ impl Emitter {
     /// A compute instruction followed (naive policy) by `sync.compute`.
     pub fn compute(&mut self, inst: Inst, why: &str) -> Result<(), CompileError> {
         self.push(inst)?;
+        if !self.naive_syncs {
+            return Ok(());
+        }
         self.sync(SyncKind::Compute, format!("after {why} (naive: compute is waited for before its result is copied)"))
     }
 

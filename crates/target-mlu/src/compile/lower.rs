@@ -17,7 +17,7 @@
 
 use super::emit::{Emitter, SyncNote, at};
 use super::place::PlacedKind;
-use super::{ARGS_OBJECT, CompileError, PlantedBug, RESULTS_OBJECT};
+use super::{ARGS_OBJECT, CompileError, CompileOptions, PlantedBug, RESULTS_OBJECT, SyncPolicy};
 use crate::config::MachineConfig;
 use crate::inst::{Inst, LabelId, MemId, Operand};
 use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, UnOp};
@@ -65,6 +65,8 @@ pub struct Lowered {
     pub syncs: Vec<SyncNote>,
     /// What each object is (parallel to `program.mems`).
     pub kinds: Vec<PlacedKind>,
+    /// How each tensor map was buffered, and why.
+    pub buffering: Vec<String>,
 }
 
 /// A copy `dst ← src` of type `T`.
@@ -91,13 +93,18 @@ pub(crate) struct Lowerer<'m> {
     pub mem_map: Vec<MemId>,
     /// Staging buffer bytes.
     pub tile_bytes: u64,
-    /// NRAM staging buffers, one per tensor slot, created on first use.
-    pub stage: [Option<MemId>; 4],
+    /// NRAM staging buffers, one per tensor slot, created on first use;
+    /// the second set holds the ping-pong partners.
+    pub stage: [[Option<MemId>; 4]; 2],
+    /// How each tensor map was buffered, and why.
+    pub buffering: Vec<String>,
     /// Whole-operand matmul buffers (A, C in NRAM; B in WRAM).
     pub mm: [Option<MemId>; 3],
     /// DRAM copies of objects whose ranges may alias a destination.
     pub alias: Vec<Option<MemId>>,
     pub plant: Option<PlantedBug>,
+    /// Ping-pong buffers for independent tile loops.
+    pub double: bool,
     pub(crate) queue: VecDeque<Instance>,
     pub(crate) instances: usize,
     pub(crate) args_mem: MemId,
@@ -114,21 +121,23 @@ pub(crate) fn lower(
     func: FuncId,
     config: &MachineConfig,
     tile_bytes: u64,
-    plant: Option<PlantedBug>,
+    options: &CompileOptions,
 ) -> Result<Lowered, CompileError> {
     check_acyclic(module, func)?;
     let mut l = Lowerer {
         module,
         config,
-        e: Emitter::default(),
+        e: Emitter::new(options.syncs == SyncPolicy::Naive),
         mems: Vec::new(),
         kinds: Vec::new(),
         mem_map: Vec::new(),
         tile_bytes,
-        stage: [None; 4],
+        stage: [[None; 4]; 2],
+        buffering: Vec::new(),
         mm: [None; 3],
         alias: vec![None; module.mems().len()],
-        plant,
+        plant: options.plant,
+        double: !options.single_buffer,
         queue: VecDeque::new(),
         instances: 0,
         args_mem: MemId(0),
@@ -182,7 +191,7 @@ pub(crate) fn lower(
     let vregs = l.e.vregs;
     let syncs = std::mem::take(&mut l.e.syncs);
     let program = l.e.finish(l.mems);
-    Ok(Lowered { program, vregs, syncs, kinds: l.kinds })
+    Ok(Lowered { program, vregs, syncs, kinds: l.kinds, buffering: l.buffering })
 }
 
 /// Refuses recursion: the call graph reachable from `root` must be acyclic

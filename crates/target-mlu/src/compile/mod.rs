@@ -72,6 +72,7 @@
 //! ```
 
 mod access;
+mod blocks;
 mod checker;
 mod control;
 mod emit;
@@ -80,6 +81,7 @@ pub mod pebble;
 pub mod place;
 pub mod regalloc;
 mod report;
+mod syncs;
 pub mod tensor;
 
 pub use checker::{AllocError, MAX_STATE, check_allocation};
@@ -137,7 +139,7 @@ pub enum PlantedBug {
 #[derive(Clone, Debug, Default)]
 pub struct CompileOptions {
     /// Bytes of each NRAM staging buffer (a multiple of 512); `None` picks
-    /// the largest of 16 KiB, 8 KiB, ... 512 B that fits beside the
+    /// the largest of 64 KiB, 32 KiB, ... 512 B that fits beside the
     /// program's own objects.
     pub tile_bytes: Option<u64>,
     /// Run the allocation checkers even in release builds (they always
@@ -148,6 +150,34 @@ pub struct CompileOptions {
     pub plant: Option<PlantedBug>,
     /// The register allocator [`compile`] uses.
     pub allocator: AllocatorChoice,
+    /// Where syncs go: from `memdep`'s dependences (the default) or after
+    /// every copy and compute instruction (the naive baseline).
+    pub syncs: SyncPolicy,
+    /// One staging buffer per tensor slot (the naive baseline), instead of
+    /// ping-pong buffers for tile loops `memdep` proves independent.
+    pub single_buffer: bool,
+}
+
+impl CompileOptions {
+    /// The issue's naive lowering: a sync after every copy and compute
+    /// instruction, one buffer per tensor slot (registers still come from
+    /// [`CompileOptions::allocator`]).
+    pub fn naive() -> CompileOptions {
+        CompileOptions { syncs: SyncPolicy::Naive, single_buffer: true, ..CompileOptions::default() }
+    }
+}
+
+/// Where [`compile`] puts syncs.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum SyncPolicy {
+    /// Before the first access that `memdep` says depends on an in-flight
+    /// copy or compute instruction of another pipe (slice 3, module
+    /// `syncs`).
+    #[default]
+    Dependences,
+    /// After every copy and every compute instruction (slice 1's naive
+    /// policy).
+    Naive,
 }
 
 /// Which register allocator [`compile`] uses.
@@ -213,6 +243,29 @@ pub fn compile(
     }
 }
 
+/// The most bytes any tensor operand of `module` may cover: its object's
+/// size, or less when the descriptor's size is an immediate.
+fn largest_operand_bytes(module: &Module) -> u64 {
+    let mut most = 0u64;
+    for (_, f) in module.functions() {
+        for b in f.blocks() {
+            for i in f.block_insts(b) {
+                for slot in f.tensor_slots(i) {
+                    let ir_core::Slot::Desc(d) = slot else { continue };
+                    let Some(obj) = module.mem(d.mem) else { continue };
+                    let elem = lower::ty(obj.elem).bytes();
+                    let mut bytes = obj.len.saturating_mul(elem);
+                    if let Some(n) = d.size.as_const().and_then(|c| f.imm(c)) {
+                        bytes = bytes.min(n.as_u64().saturating_mul(elem));
+                    }
+                    most = most.max(bytes);
+                }
+            }
+        }
+    }
+    most
+}
+
 /// Compiles with a given register allocator.
 pub fn compile_with(
     module: &Module,
@@ -233,11 +286,18 @@ pub fn compile_with(
             }
             vec![t]
         }
-        None => vec![16384, 8192, 4096, 2048, 1024, 512],
+        None => {
+            // No buffer larger than the largest tensor operand needs.
+            let cap = largest_operand_bytes(module).next_power_of_two();
+            [65536, 32768, 16384, 8192, 4096, 2048, 1024, 512].into_iter().filter(|&t| t <= cap.max(512)).collect()
+        }
     };
     let mut last = None;
     for (i, &tile) in tiles.iter().enumerate() {
-        let lowered = lower::lower(module, func, config, tile, options.plant)?;
+        let mut lowered = lower::lower(module, func, config, tile, options)?;
+        if options.syncs == SyncPolicy::Dependences {
+            lowered.syncs = syncs::place_syncs(&mut lowered.program, lowered.vregs)?;
+        }
         let given = VirtualCode { program: lowered.program, vregs: lowered.vregs };
         let mut alloc = allocator.allocate(&given, config)?;
         // The allocation implements the code as the allocator renamed it.
@@ -259,7 +319,7 @@ pub fn compile_with(
                     params: f.signature().params.iter().map(|&t| lower::ty(t)).collect(),
                     returns: f.signature().returns.iter().map(|&t| lower::ty(t)).collect(),
                 };
-                let report = Report::new(&alloc, &vcode, placed, lowered.syncs, tile, config);
+                let report = Report::new(&alloc, &vcode, placed, lowered.syncs, lowered.buffering, tile, config);
                 return Ok(Compiled { program: alloc.program, abi, report });
             }
             Err(e) => {

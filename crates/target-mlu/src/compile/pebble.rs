@@ -37,7 +37,8 @@
 //! malformed one is a [`CompileError`]).
 
 use super::CompileError;
-use super::regalloc::{Allocation, Allocator, Origin, VirtualCode, add_spill_object, leaders, map_regs, slot_addr};
+use super::blocks::Blocks;
+use super::regalloc::{Allocation, Allocator, Origin, VirtualCode, add_spill_object, map_regs, slot_addr};
 use crate::config::MachineConfig;
 use crate::inst::{Inst, LabelId, Operand};
 use crate::ops::BinOp;
@@ -51,10 +52,7 @@ use regalloc_pebble::{InstKind, Loc, Options, ProgPoint, RegClass, RegCode, Regs
 #[derive(Debug)]
 pub struct MluCode<'a> {
     code: &'a VirtualCode,
-    /// Block `b` holds instructions `starts[b] .. starts[b + 1]`.
-    starts: Vec<u32>,
-    succs: Vec<Vec<Node>>,
-    preds: Vec<Vec<Node>>,
+    blocks: Blocks,
     /// Per instruction: its uses then its definition (virtual registers).
     uses: Vec<Vec<u32>>,
     defs: Vec<Option<u32>>,
@@ -64,40 +62,9 @@ impl<'a> MluCode<'a> {
     /// Cuts `code` into blocks; an error names a jump to a missing label.
     pub fn new(code: &'a VirtualCode) -> Result<MluCode<'a>, CompileError> {
         let p = &code.program;
-        let n = p.insts.len();
-        let leader = leaders(p);
-        // Blocks over 0..n; a label at n (the end) gets an empty block.
-        let mut starts: Vec<u32> = (0..n as u32).filter(|&k| leader[k as usize]).collect();
-        if starts.is_empty() || p.labels.iter().any(|l| l.at as usize == n) {
-            starts.push(n as u32);
-        }
-        let nb = starts.len();
-        starts.push(n as u32);
-        let block_at = |at: usize| block_containing(&starts[..nb], at as u32);
-        let mut succs = vec![Vec::new(); nb];
-        for b in 0..nb {
-            let (lo, hi) = (starts[b] as usize, starts[b + 1] as usize);
-            let last = if hi > lo { p.insts.get(hi - 1) } else { None };
-            if let Some(i) = last
-                && let Some(t) = i.target()
-            {
-                let Some(l) = p.labels.get(t.index()) else {
-                    return Err(CompileError::new(format!("instruction {} jumps to a missing label", hi - 1)));
-                };
-                succs[b].push(block_at(l.at as usize) as Node);
-            }
-            if !last.is_some_and(Inst::ends_flow) && b + 1 < nb {
-                succs[b].push(b as Node + 1);
-            }
-        }
-        let mut preds = vec![Vec::new(); nb];
-        for (b, s) in succs.iter().enumerate() {
-            for &t in s {
-                preds[t as usize].push(b as Node);
-            }
-        }
-        let mut uses = Vec::with_capacity(n);
-        let mut defs = Vec::with_capacity(n);
+        let blocks = Blocks::new(p)?;
+        let mut uses = Vec::with_capacity(p.insts.len());
+        let mut defs = Vec::with_capacity(p.insts.len());
         for inst in &p.insts {
             let (mut u, mut d) = (Vec::new(), None);
             let mut copy = inst.clone();
@@ -112,33 +79,27 @@ impl<'a> MluCode<'a> {
             uses.push(u);
             defs.push(d);
         }
-        Ok(MluCode { code, starts, succs, preds, uses, defs })
+        Ok(MluCode { code, blocks, uses, defs })
     }
 
     /// The instructions of block `b`, as indices of the virtual program.
     fn range(&self, b: Node) -> std::ops::Range<u32> {
-        self.starts[b as usize]..self.starts[b as usize + 1]
+        self.blocks.range(b)
     }
-}
-
-/// The block whose first instruction is the last of `starts` at or before
-/// `at` (`starts` sorted, one per block).
-fn block_containing(starts: &[u32], at: u32) -> usize {
-    starts.partition_point(|&s| s <= at).saturating_sub(1)
 }
 
 impl Graph for MluCode<'_> {
     fn num_nodes(&self) -> usize {
-        self.succs.len()
+        self.blocks.len()
     }
     fn entry(&self) -> Option<Node> {
-        (!self.succs.is_empty()).then_some(0)
+        self.blocks.graph.entry()
     }
     fn successors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
-        self.succs[n as usize].iter().copied()
+        self.blocks.graph.successors(n)
     }
     fn predecessors(&self, n: Node) -> impl Iterator<Item = Node> + '_ {
-        self.preds[n as usize].iter().copied()
+        self.blocks.graph.predecessors(n)
     }
 }
 
@@ -146,7 +107,7 @@ impl Versioned for MluCode<'_> {}
 
 impl VarCode for MluCode<'_> {
     fn num_blocks(&self) -> usize {
-        self.succs.len()
+        self.blocks.len()
     }
     fn num_vars(&self) -> usize {
         self.code.vregs as usize
@@ -381,7 +342,7 @@ impl<'a> Emitter<'a> {
                     phys
                 });
                 if inst.target().is_some()
-                    && let Some(&to) = self.mlu.succs[b as usize].first()
+                    && let Some(to) = self.mlu.blocks.graph.successors(b).next()
                     && !self.out.edits_at(ProgPoint::OnEdge { from: b, to }).is_empty()
                 {
                     stubs.push((self.program.insts.len(), b, to));
@@ -398,7 +359,7 @@ impl<'a> Emitter<'a> {
         }
         block_pos[nb] = self.program.insts.len() as u32;
         // Labels: each original label at its block's new start.
-        let block_of = |at: u32| block_containing(&self.mlu.starts[..nb], at);
+        let block_of = |at: u32| self.mlu.blocks.block_of(at);
         let mut labels: Vec<Label> = p
             .labels
             .iter()

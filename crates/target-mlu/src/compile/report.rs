@@ -23,6 +23,8 @@ pub struct Report {
     pub tile_bytes: u64,
     /// Every inserted sync, with its reason.
     pub syncs: Vec<SyncNote>,
+    /// How each tensor map was buffered, and why (one line per map).
+    pub buffering: Vec<String>,
     /// Instructions of the program.
     pub instructions: usize,
     /// Virtual registers (webs) of the lowered code.
@@ -47,6 +49,7 @@ impl Report {
         vcode: &VirtualCode,
         mut placement: Vec<Placed>,
         syncs: Vec<SyncNote>,
+        buffering: Vec<String>,
         tile_bytes: u64,
         config: &MachineConfig,
     ) -> Report {
@@ -56,6 +59,7 @@ impl Report {
             placement,
             tile_bytes,
             syncs,
+            buffering,
             instructions: alloc.program.insts.len(),
             vregs: vcode.vregs,
             in_registers: alloc.in_registers,
@@ -86,20 +90,17 @@ impl Report {
             writeln!(out, ";   {} used: {used} bytes", sp.name())?;
         }
         let buffers = self.placement.iter().filter(|p| matches!(p.kind, PlacedKind::Stage | PlacedKind::MatmulBuffer));
-        writeln!(out, "; buffers (naive: one per tensor slot, {} bytes each, single-buffered)", self.tile_bytes)?;
+        writeln!(out, "; buffers ({} bytes per staging buffer)", self.tile_bytes)?;
         for b in buffers {
             writeln!(out, ";   @{}: {} bytes in {}", b.name, b.bytes, b.space.name())?;
         }
-        writeln!(out, "; syncs: {} inserted", self.syncs.len())?;
-        let mut reasons: Vec<(&str, &str, usize)> = Vec::new();
-        for s in &self.syncs {
-            match reasons.iter_mut().find(|(k, r, _)| *k == s.kind.name() && *r == s.reason) {
-                Some(e) => e.2 += 1,
-                None => reasons.push((s.kind.name(), &s.reason, 1)),
-            }
+        for (line, n) in counted(self.buffering.iter().map(String::as_str)) {
+            writeln!(out, ";   {n:>4} × {line}")?;
         }
-        for (kind, reason, n) in reasons {
-            writeln!(out, ";   {n:>4} × {kind}: {reason}")?;
+        writeln!(out, "; syncs: {} inserted", self.syncs.len())?;
+        let lines: Vec<String> = self.syncs.iter().map(|s| format!("{}: {}", s.kind.name(), s.reason)).collect();
+        for (line, n) in counted(lines.iter().map(String::as_str)) {
+            writeln!(out, ";   {n:>4} × {line}")?;
         }
         writeln!(
             out,
@@ -109,6 +110,22 @@ impl Report {
         writeln!(out, "; instructions: {}", self.instructions)?;
         writeln!(out, "; static cycles (each instruction once, cost model): {}", self.static_cycles)
     }
+}
+
+/// Distinct lines with their counts, in first-seen order.
+fn counted<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+    let mut out: Vec<(&str, usize)> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    for l in lines {
+        match index.get(l) {
+            Some(&k) => out[k].1 += 1,
+            None => {
+                index.insert(l, out.len());
+                out.push((l, 1));
+            }
+        }
+    }
+    out
 }
 
 fn imm(o: &Operand, default: u64) -> u64 {

@@ -47,6 +47,23 @@ impl Desc {
     }
 }
 
+/// One set of tile buffers: the result's and one per source descriptor.
+struct TileBufs {
+    out: MemId,
+    srcs: Vec<Option<MemId>>,
+}
+
+/// A tensor map being tiled.
+struct MapTile {
+    op: Opcode,
+    elem: Ty,
+    dst: Desc,
+    srcs: Vec<Result<Desc, Operand>>,
+    te: u64,
+    what: String,
+    int_div: bool,
+}
+
 impl Lowerer<'_> {
     fn desc(&mut self, inst: &LowerInstance, f: &Function, d: MemDesc) -> Result<Desc, CompileError> {
         let obj = self.module.mem(d.mem).ok_or_else(|| self.unsupported("a descriptor of a missing object"))?;
@@ -101,20 +118,20 @@ impl Lowerer<'_> {
         self.e.trap_if(ne)
     }
 
-    /// The `idx`-th NRAM staging buffer.
+    /// The `idx`-th NRAM staging buffer of the first buffer set.
     fn stage(&mut self, idx: usize) -> Result<MemId, CompileError> {
-        if let Some(m) = self.stage[idx] {
+        self.stage_in(0, idx)
+    }
+
+    /// The `idx`-th NRAM staging buffer of buffer set `set` (0:
+    /// `@keel.stageN`, 1: the ping-pong partners `@keel.pongN`).
+    fn stage_in(&mut self, set: usize, idx: usize) -> Result<MemId, CompileError> {
+        if let Some(m) = self.stage[set][idx] {
             return Ok(m);
         }
-        let m = self.object(
-            &format!("keel.stage{idx}"),
-            Ty::I8,
-            self.tile_bytes,
-            Space::Nram,
-            Vec::new(),
-            PlacedKind::Stage,
-        )?;
-        self.stage[idx] = Some(m);
+        let name = if set == 0 { format!("keel.stage{idx}") } else { format!("keel.pong{idx}") };
+        let m = self.object(&name, Ty::I8, self.tile_bytes, Space::Nram, Vec::new(), PlacedKind::Stage)?;
+        self.stage[set][idx] = Some(m);
         Ok(m)
     }
 
@@ -143,6 +160,9 @@ impl Lowerer<'_> {
 
     /// `for i in (0..n).step_by(te)`: calls `body(i, count, padded)` with the
     /// tile's element count and that count rounded up to `count_multiple`.
+    /// The loop tests at its end; a guard skips it when `n` may be zero or
+    /// negative (none when `n` is a positive immediate, so the code has no
+    /// zero-trip path the syncs pass would have to assume).
     fn tiles(
         &mut self,
         n: Operand,
@@ -151,12 +171,10 @@ impl Lowerer<'_> {
     ) -> Result<(), CompileError> {
         let cm = self.config.count_multiple.max(1) as i64;
         let i = self.e.mov(Ty::I64, Operand::Imm(0))?;
-        let head = self.e.label();
-        let done = self.e.label();
+        let (head, done) = (self.e.label(), self.e.label());
+        self.skip_if_empty(n, done)?;
         self.e.bind(head);
         let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
-        let end = self.e.cmp64(IntCC::Sle, rem, Operand::Imm(0))?;
-        self.e.push(Inst::Branch { on_zero: false, cond: end, target: done })?;
         let cnt = self.e.vreg()?;
         self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: rem, b: Operand::int(te as i64) })?;
         let up = self.e.bin64(BinOp::Add, Operand::Reg(cnt), Operand::int(cm - 1))?;
@@ -170,9 +188,19 @@ impl Lowerer<'_> {
             a: Operand::Reg(i),
             b: Operand::int(te as i64),
         })?;
-        self.e.push(Inst::Jump { target: head })?;
+        let more = self.e.cmp64(IntCC::Slt, Operand::Reg(i), n)?;
+        self.e.push(Inst::Branch { on_zero: false, cond: more, target: head })?;
         self.e.bind(done);
         Ok(())
+    }
+
+    /// `if n <= 0 goto done`, unless `n` is a positive immediate.
+    fn skip_if_empty(&mut self, n: Operand, done: crate::inst::LabelId) -> Result<(), CompileError> {
+        if n.imm_i64().is_some_and(|v| v > 0) {
+            return Ok(());
+        }
+        let end = self.e.cmp64(IntCC::Sle, n, Operand::Imm(0))?;
+        self.e.push(Inst::Branch { on_zero: false, cond: end, target: done })
     }
 
     /// Copies `bytes` bytes from `src` to `dst`: one DMA where the machine
@@ -298,78 +326,199 @@ impl Lowerer<'_> {
             });
         }
         let te = self.tile_elems(elem)?;
-        let out = self.stage(0)?;
-        let mut bufs = Vec::with_capacity(staged.len());
-        for k in 0..staged.len() {
-            bufs.push(self.stage(k + 1)?);
-        }
-        let int_div = op == Opcode::Tdiv && elem.is_int();
         let what = format!("`{}`", op.name());
-        self.tiles(dst.size, te, |s, i, cnt, padded| {
-            let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
-            let mut vs = Vec::with_capacity(staged.len());
+        let sets = if self.double && self.tiles_independent(&dst, &staged, te) { 2 } else { 1 };
+        self.buffering.push(if sets == 2 {
+            format!("{what}: double-buffered (memdep: tile i + 1's sources and tile i's result are independent)")
+        } else if self.double {
+            format!("{what}: single-buffered (memdep cannot prove consecutive tiles independent)")
+        } else {
+            format!("{what}: single-buffered (naive: one buffer per tensor slot)")
+        });
+        let mut bufs = Vec::with_capacity(sets);
+        let out = self.stage(0)?;
+        for set in 0..sets {
+            let mut srcs = Vec::with_capacity(staged.len());
             for (k, src) in staged.iter().enumerate() {
-                match src {
-                    Ok(d) => {
-                        let buf = at(Space::Nram, bufs[k], None, 0);
-                        if int_div {
-                            let fill = Operand::Imm(if k == 1 { 1 } else { 0 });
-                            let n = Operand::int(te as i64);
-                            s.e.compute(Inst::VFill { ty: elem, dst: buf, value: fill, n }, "a padding fill")?;
-                        }
-                        let from = s.elem_addr(d, i)?;
-                        s.e.dma(buf, from, bytes, &format!("an operand tile of {what}"))?;
-                        vs.push(VSrc::Mem(buf));
-                    }
-                    Err(o) => vs.push(VSrc::Scalar(*o)),
-                }
+                srcs.push(if src.is_ok() { Some(self.stage_in(set, k + 1)?) } else { None });
             }
-            let d = at(Space::Nram, out, None, 0);
-            let n = padded;
-            let vinst = match op {
-                Opcode::Tadd | Opcode::Tsub | Opcode::Tmul | Opcode::Tdiv | Opcode::Tmin | Opcode::Tmax => {
-                    let vop = match op {
-                        Opcode::Tadd => VBinOp::Add,
-                        Opcode::Tsub => VBinOp::Sub,
-                        Opcode::Tmul => VBinOp::Mul,
-                        Opcode::Tdiv => VBinOp::Div,
-                        Opcode::Tmin => VBinOp::Min,
-                        _ => VBinOp::Max,
-                    };
-                    Inst::VBinary { op: vop, ty: elem, dst: d, a: vs[0], b: vs[1], n }
+            bufs.push(TileBufs { out, srcs });
+        }
+        let map = MapTile { op, elem, dst, srcs: staged, te, what, int_div: op == Opcode::Tdiv && elem.is_int() };
+        if sets == 1 {
+            let b = &bufs[0];
+            return self.tiles(dst.size, te, |s, i, cnt, padded| {
+                s.map_load(&map, b, i, cnt)?;
+                s.map_compute(&map, b, padded)?;
+                s.map_store(&map, b, i, cnt)
+            });
+        }
+        self.ping_pong(&map, &bufs)
+    }
+
+    /// Do tile `i + 1`'s source reads and tile `i`'s result write touch
+    /// disjoint memory? Asked of `memdep::may_overlap` with the tile start
+    /// as a symbol: a source at the destination's offset (or in another
+    /// object) is independent; anything unproven is not.
+    fn tiles_independent(&self, dst: &Desc, srcs: &[Result<Desc, Operand>], te: u64) -> bool {
+        // Symbol 0: the tile start; symbol 1 + r: the tile start plus the
+        // descriptor offset held in register `r`.
+        let tile = |d: &Desc, ahead: u64, write: bool| {
+            let offset = match d.off {
+                Operand::Imm(o) => {
+                    memdep::Offset::Affine { sym: 0, scale: 1, add: (o as i64).wrapping_add(ahead as i64) }
                 }
-                Opcode::Tfma => Inst::VFma { ty: elem, dst: d, a: vs[0], b: vs[1], c: vs[2], n },
-                Opcode::Tfill => match vs[0] {
-                    VSrc::Scalar(value) => Inst::VFill { ty: elem, dst: d, value, n },
-                    VSrc::Mem(_) => return Err(s.unsupported("tfill from a descriptor")),
-                },
-                _ => {
-                    let vop = match op {
-                        Opcode::Tneg => VUnOp::Neg,
-                        Opcode::Tabs => VUnOp::Abs,
-                        Opcode::Trelu => VUnOp::Relu,
-                        Opcode::Texp => VUnOp::Exp,
-                        Opcode::Tlog => VUnOp::Log,
-                        Opcode::Tsqrt => VUnOp::Sqrt,
-                        Opcode::Ttanh => VUnOp::Tanh,
-                        Opcode::Tsigmoid => VUnOp::Sigmoid,
-                        other => return Err(s.unsupported(other.name())),
-                    };
-                    let VSrc::Mem(src) = vs[0] else { return Err(s.unsupported(op.name())) };
-                    Inst::VUnary { op: vop, ty: elem, dst: d, src, n }
-                }
+                Operand::Reg(r) => memdep::Offset::Affine { sym: 1 + u32::from(r.0), scale: 1, add: ahead as i64 },
             };
-            s.e.compute(vinst, &what)?;
-            let to = s.elem_addr(&dst, i)?;
-            let bytes = match s.plant {
-                Some(super::PlantedBug::ShortResultTile) => {
-                    let short = s.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
-                    s.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
-                }
-                _ => bytes,
-            };
-            s.e.dma(to, d, bytes, &format!("a result tile of {what}"))
+            memdep::Access { write, object: d.mem.0, offset, size: Some(te), within: None, may: false }
+        };
+        let out = tile(dst, 0, true);
+        srcs.iter().flatten().all(|s| {
+            let next = tile(s, te, false);
+            memdep::may_overlap(&next, &out, s.len, dst.len) == memdep::Answer::NoDep
         })
+    }
+
+    /// Copies tile `i` (`cnt` elements) of every source into `b`.
+    fn map_load(&mut self, m: &MapTile, b: &TileBufs, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+        let eb = m.elem.bytes() as i64;
+        let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
+        for (k, src) in m.srcs.iter().enumerate() {
+            let (Ok(d), Some(buf)) = (src, b.srcs[k]) else { continue };
+            let buf = at(Space::Nram, buf, None, 0);
+            if m.int_div {
+                let fill = Operand::Imm(if k == 1 { 1 } else { 0 });
+                let n = Operand::int(m.te as i64);
+                self.e.compute(Inst::VFill { ty: m.elem, dst: buf, value: fill, n }, "a padding fill")?;
+            }
+            let from = self.elem_addr(d, i)?;
+            self.e.dma(buf, from, bytes, &format!("an operand tile of {}", m.what))?;
+        }
+        Ok(())
+    }
+
+    /// The vector instruction over the tile in `b` (`padded` elements).
+    fn map_compute(&mut self, m: &MapTile, b: &TileBufs, padded: Operand) -> Result<(), CompileError> {
+        let vs: Vec<VSrc> = m
+            .srcs
+            .iter()
+            .zip(&b.srcs)
+            .map(|(s, buf)| match (s, buf) {
+                (Ok(_), Some(buf)) => VSrc::Mem(at(Space::Nram, *buf, None, 0)),
+                (Err(o), _) => VSrc::Scalar(*o),
+                (Ok(_), None) => VSrc::Scalar(Operand::Imm(0)),
+            })
+            .collect();
+        let (elem, d, n) = (m.elem, at(Space::Nram, b.out, None, 0), padded);
+        let vinst = match m.op {
+            Opcode::Tadd | Opcode::Tsub | Opcode::Tmul | Opcode::Tdiv | Opcode::Tmin | Opcode::Tmax => {
+                let vop = match m.op {
+                    Opcode::Tadd => VBinOp::Add,
+                    Opcode::Tsub => VBinOp::Sub,
+                    Opcode::Tmul => VBinOp::Mul,
+                    Opcode::Tdiv => VBinOp::Div,
+                    Opcode::Tmin => VBinOp::Min,
+                    _ => VBinOp::Max,
+                };
+                Inst::VBinary { op: vop, ty: elem, dst: d, a: vs[0], b: vs[1], n }
+            }
+            Opcode::Tfma => Inst::VFma { ty: elem, dst: d, a: vs[0], b: vs[1], c: vs[2], n },
+            Opcode::Tfill => match vs[0] {
+                VSrc::Scalar(value) => Inst::VFill { ty: elem, dst: d, value, n },
+                VSrc::Mem(_) => return Err(self.unsupported("tfill from a descriptor")),
+            },
+            _ => {
+                let vop = match m.op {
+                    Opcode::Tneg => VUnOp::Neg,
+                    Opcode::Tabs => VUnOp::Abs,
+                    Opcode::Trelu => VUnOp::Relu,
+                    Opcode::Texp => VUnOp::Exp,
+                    Opcode::Tlog => VUnOp::Log,
+                    Opcode::Tsqrt => VUnOp::Sqrt,
+                    Opcode::Ttanh => VUnOp::Tanh,
+                    Opcode::Tsigmoid => VUnOp::Sigmoid,
+                    other => return Err(self.unsupported(other.name())),
+                };
+                let VSrc::Mem(src) = vs[0] else { return Err(self.unsupported(m.op.name())) };
+                Inst::VUnary { op: vop, ty: elem, dst: d, src, n }
+            }
+        };
+        self.e.compute(vinst, &m.what)
+    }
+
+    /// Copies the tile's own `cnt` result elements out of `b`.
+    fn map_store(&mut self, m: &MapTile, b: &TileBufs, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+        let eb = m.elem.bytes() as i64;
+        let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
+        let to = self.elem_addr(&m.dst, i)?;
+        let bytes = match self.plant {
+            Some(super::PlantedBug::ShortResultTile) => {
+                let short = self.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
+                self.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
+            }
+            _ => bytes,
+        };
+        self.e.dma(to, at(Space::Nram, b.out, None, 0), bytes, &format!("a result tile of {}", m.what))
+    }
+
+    /// The tile loop with two sets of source buffers, unrolled by two so
+    /// each copy names its buffers statically. Each half computes tile `i`
+    /// from its set into the result buffer, then (unless `i` is the last
+    /// tile) starts the copies of tile `i + 1` into the other set, which
+    /// overlap the compute, then copies tile `i`'s result out. The syncs
+    /// pass puts a `sync.io` (or `.move`) before each compute — it waits for
+    /// this tile's sources and the previous result copy, which is why one
+    /// result buffer suffices — and a `sync.compute` before each result
+    /// copy. The last tile leaves the loop on its own path (no source copy
+    /// in flight after the loop, whatever the tile count).
+    fn ping_pong(&mut self, m: &MapTile, bufs: &[TileBufs]) -> Result<(), CompileError> {
+        let (n, te) = (m.dst.size, m.te as i64);
+        let cm = self.config.count_multiple.max(1) as i64;
+        let i = self.e.mov(Ty::I64, Operand::Imm(0))?;
+        let (head, done) = (self.e.label(), self.e.label());
+        self.skip_if_empty(n, done)?;
+        let cnt = self.e.vreg()?;
+        self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: n, b: Operand::int(te) })?;
+        self.map_load(m, &bufs[0], Operand::Reg(i), Operand::Reg(cnt))?;
+        self.e.bind(head);
+        let mut lasts = Vec::with_capacity(2);
+        for half in 0..2 {
+            let (x, y) = (&bufs[half], &bufs[1 - half]);
+            let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
+            let cnt = self.e.vreg()?;
+            self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: rem, b: Operand::int(te) })?;
+            let up = self.e.bin64(BinOp::Add, Operand::Reg(cnt), Operand::int(cm - 1))?;
+            let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
+            let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
+            self.map_compute(m, x, padded)?;
+            let j = self.e.bin64(BinOp::Add, Operand::Reg(i), Operand::int(te))?;
+            let rem2 = self.e.bin64(BinOp::Sub, n, j)?;
+            let last = self.e.cmp64(IntCC::Sle, rem2, Operand::Imm(0))?;
+            let exit = self.e.label();
+            self.e.push(Inst::Branch { on_zero: false, cond: last, target: exit })?;
+            lasts.push((exit, x, cnt));
+            let cnt2 = self.e.vreg()?;
+            self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt2, a: rem2, b: Operand::int(te) })?;
+            self.map_load(m, y, j, Operand::Reg(cnt2))?;
+            self.map_store(m, x, Operand::Reg(i), Operand::Reg(cnt))?;
+            self.e.push(Inst::Binary {
+                op: BinOp::Add,
+                ty: Ty::I64,
+                dst: i,
+                a: Operand::Reg(i),
+                b: Operand::int(te),
+            })?;
+        }
+        self.e.push(Inst::Jump { target: head })?;
+        for (k, (exit, x, cnt)) in lasts.into_iter().enumerate() {
+            self.e.bind(exit);
+            self.map_store(m, x, Operand::Reg(i), Operand::Reg(cnt))?;
+            if k == 0 {
+                self.e.push(Inst::Jump { target: done })?;
+            }
+        }
+        self.e.bind(done);
+        Ok(())
     }
 
     fn lower_reduce(
@@ -405,20 +554,24 @@ impl Lowerer<'_> {
         let acc = self.e.mov(elem, Operand::Imm(identity))?;
         let what = format!("`{}`", op.name());
         let end = self.e.label();
-        if red == RedOp::Sum && elem.is_float() {
-            // Longer than one tile: a scalar loop in index order.
+        // A float sum longer than one tile: a scalar loop in index order
+        // (decided statically when the size is an immediate).
+        let scalar_sum = red == RedOp::Sum && elem.is_float();
+        let known = src.size.imm_i64();
+        if scalar_sum && known.is_none_or(|n| n > te as i64) {
             let vector = self.e.label();
-            let small = self.e.cmp64(IntCC::Sle, src.size, Operand::int(te as i64))?;
-            self.e.push(Inst::Branch { on_zero: false, cond: small, target: vector })?;
+            if known.is_none() {
+                let small = self.e.cmp64(IntCC::Sle, src.size, Operand::int(te as i64))?;
+                self.e.push(Inst::Branch { on_zero: false, cond: small, target: vector })?;
+            }
             self.tiles(src.size, te, |s, i, cnt, _| {
                 let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
                 let from = s.elem_addr(&src, i)?;
                 s.e.dma(baddr, from, bytes, &format!("an operand tile of {what}"))?;
+                // A tile holds at least one element: the loop tests at its end.
                 let j = s.e.mov(Ty::I64, Operand::Imm(0))?;
-                let (head, done) = (s.e.label(), s.e.label());
+                let head = s.e.label();
                 s.e.bind(head);
-                let stop = s.e.cmp64(IntCC::Sge, Operand::Reg(j), cnt)?;
-                s.e.push(Inst::Branch { on_zero: false, cond: stop, target: done })?;
                 let off = s.e.bin64(BinOp::Mul, Operand::Reg(j), Operand::int(eb))?;
                 let off = s.e.in_reg(Ty::I64, off)?;
                 let x = s.e.vreg()?;
@@ -431,10 +584,14 @@ impl Lowerer<'_> {
                     b: Operand::Reg(x),
                 })?;
                 s.e.push(Inst::Binary { op: BinOp::Add, ty: Ty::I64, dst: j, a: Operand::Reg(j), b: Operand::Imm(1) })?;
-                s.e.push(Inst::Jump { target: head })?;
-                s.e.bind(done);
-                Ok(())
+                let more = s.e.cmp64(IntCC::Slt, Operand::Reg(j), cnt)?;
+                s.e.push(Inst::Branch { on_zero: false, cond: more, target: head })
             })?;
+            if known.is_some() {
+                self.e.bind(end);
+                let Operand::Reg(d) = dst else { return Err(self.unsupported(op.name())) };
+                return self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) });
+            }
             self.e.push(Inst::Jump { target: end })?;
             self.e.bind(vector);
         }

@@ -1,0 +1,79 @@
+//! The basic blocks and CFG of a compiled (virtual or physical) program,
+//! shared by the register allocator's input ([`super::pebble::MluCode`])
+//! and the sync placement ([`super::syncs`]).
+//!
+//! Invariants: blocks start at the program's leaders (the entry, every
+//! label, every instruction after a jump, branch, `exit` or `trap`) and
+//! cover `0..n` in order; a label at `n` (the end) gets an empty last
+//! block; successors are the taken target first, then the fall-through;
+//! the graph is a `cfg_dom::CsrGraph` rooted at block 0.
+
+use super::CompileError;
+use super::regalloc::leaders;
+use crate::inst::Inst;
+use crate::program::Program;
+use cfg_dom::{CsrGraph, Node};
+
+/// A program cut into blocks, with its CFG.
+#[derive(Debug)]
+pub(crate) struct Blocks {
+    /// Block `b` holds instructions `starts[b] .. starts[b + 1]`.
+    pub starts: Vec<u32>,
+    /// The CFG over the blocks.
+    pub graph: CsrGraph,
+}
+
+impl Blocks {
+    /// Cuts `p` into blocks; an error names a jump to a missing label.
+    pub fn new(p: &Program) -> Result<Blocks, CompileError> {
+        let n = p.insts.len();
+        let leader = leaders(p);
+        let mut starts: Vec<u32> = (0..n as u32).filter(|&k| leader[k as usize]).collect();
+        if starts.is_empty() || p.labels.iter().any(|l| l.at as usize == n) {
+            starts.push(n as u32);
+        }
+        let nb = starts.len();
+        starts.push(n as u32);
+        let mut edges = Vec::with_capacity(nb * 2);
+        for b in 0..nb {
+            let (lo, hi) = (starts[b] as usize, starts[b + 1] as usize);
+            let last = if hi > lo { p.insts.get(hi - 1) } else { None };
+            if let Some(i) = last
+                && let Some(t) = i.target()
+            {
+                let Some(l) = p.labels.get(t.index()) else {
+                    return Err(CompileError::new(format!("instruction {} jumps to a missing label", hi - 1)));
+                };
+                edges.push((b as Node, block_containing(&starts[..nb], l.at) as Node));
+            }
+            if !last.is_some_and(Inst::ends_flow) && b + 1 < nb {
+                edges.push((b as Node, b as Node + 1));
+            }
+        }
+        let graph = CsrGraph::from_edges(nb, Some(0), edges)
+            .map_err(|e| CompileError::new(format!("the program's CFG is malformed: {e}")))?;
+        Ok(Blocks { starts, graph })
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The instructions of block `b`.
+    pub fn range(&self, b: Node) -> std::ops::Range<u32> {
+        self.starts[b as usize]..self.starts[b as usize + 1]
+    }
+
+    /// The block holding instruction `at` (the block starting at the label
+    /// position `at`).
+    pub fn block_of(&self, at: u32) -> usize {
+        block_containing(&self.starts[..self.len()], at)
+    }
+}
+
+/// The block whose first instruction is the last of `starts` at or before
+/// `at` (`starts` sorted, one per block).
+fn block_containing(starts: &[u32], at: u32) -> usize {
+    starts.partition_point(|&s| s <= at).saturating_sub(1)
+}

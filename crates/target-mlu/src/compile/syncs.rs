@@ -1,0 +1,395 @@
+//! Sync placement from memory dependences (slice 3): a `sync.P` goes
+//! before an instruction exactly when `memdep` says it depends on a copy or
+//! compute instruction of pipe `P` that may still be in flight there.
+//!
+//! The machine's rule (docs/mlu-isa.md §6): an access by one pipe races
+//! with an overlapping access still in flight on another pipe, one of them
+//! a write, unless a `sync` of the in-flight pipe (or a barrier, or `exit`)
+//! orders them; a pipe's own instructions are ordered. So this pass needs
+//! two facts per instruction `X`:
+//!
+//! 1. **Which asynchronous instructions may be in flight before `X`**: a
+//!    forward dataflow over the program's CFG ([`super::blocks`]) whose
+//!    state is, per asynchronous pipe (compute, IO-DMA, Move-DMA), the set
+//!    of instructions issued on it since its last sync on some path
+//!    (join: union; `sync.P` empties `P`, `sync.all`, barriers and `exit`
+//!    empty all). Sets only grow between rounds, so the fixpoint is
+//!    reached; the last round decides.
+//! 2. **Which of them `X` depends on**: [`memdep`] run on the program
+//!    itself, through its input trait ([`MluMem`]: objects are the
+//!    program's objects counted in bytes; an address `@obj + %r + c` is
+//!    affine in the register `%r`, which changes where an instruction
+//!    defines it; sizes are exact when immediate). `MemDeps::depends(Y, X)`
+//!    answers flow, anti and output dependence along a path from `Y` to
+//!    `X`, with exact kills.
+//!
+//! If `X` depends on an in-flight `Y` of another pipe `P`, `sync.P` is
+//! inserted right before `X` (and `P`'s set empties), with the reason:
+//! the kind of dependence and the object. Placing the sync as late as
+//! possible lets everything between `Y` and `X` overlap the copy.
+//!
+//! Why a dependence killed by a later write still gets its sync: the killer
+//! `Z` overwrote `Y`'s range along every path. If `Z` is on `Y`'s pipe it
+//! is in flight too and `X` depends on `Z`, so the sync of that pipe orders
+//! `Y` as well; on another pipe, `Z` itself depended on `Y` and got the
+//! sync. Either way nothing unordered remains.
+//!
+//! To bound the work on code with long runs of independent copies, a pipe
+//! with [`MAX_PENDING`] instructions in flight gets a sync before its next
+//! one (recorded with that reason).
+//!
+//! Invariants: deterministic (blocks in index order, sets sorted); the
+//! program's labels keep pointing at the same instruction, now preceded by
+//! the syncs inserted before it (so every path into a label runs them).
+
+use super::CompileError;
+use super::blocks::Blocks;
+use super::emit::SyncNote;
+use super::regalloc::map_regs;
+use crate::inst::{Addr, Inst, Operand, VSrc};
+use crate::ops::SyncKind;
+use crate::program::Program;
+use crate::types::Pipe;
+use cfg_dom::{Graph, InstId, Node, Versioned};
+use memdep::{Access, Effects, MemCode, MemDeps, ObjectId, Offset, SymbolChange, SymbolId};
+
+/// Most instructions one pipe may have in flight before the pass syncs it
+/// anyway (a bound on the pass's work, not a machine limit).
+pub const MAX_PENDING: usize = 64;
+
+/// The asynchronous pipes, in state order.
+const PIPES: [Pipe; 3] = [Pipe::Compute, Pipe::Io, Pipe::Move];
+
+fn slot(p: Pipe) -> Option<usize> {
+    PIPES.iter().position(|&q| q == p)
+}
+
+fn sync_of(p: Pipe) -> SyncKind {
+    match p {
+        Pipe::Io => SyncKind::Io,
+        Pipe::Move => SyncKind::Move,
+        _ => SyncKind::Compute,
+    }
+}
+
+/// A program as `memdep` sees it (see the module doc).
+pub struct MluMem<'a> {
+    program: &'a Program,
+    blocks: &'a Blocks,
+    /// Per virtual register, the instructions defining it (CSR).
+    def_start: Vec<u32>,
+    def_insts: Vec<u32>,
+}
+
+impl<'a> MluMem<'a> {
+    fn new(program: &'a Program, blocks: &'a Blocks, vregs: u32) -> MluMem<'a> {
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (k, inst) in program.insts.iter().enumerate() {
+            let mut copy = inst.clone();
+            map_regs(&mut copy, |r, def| {
+                if def {
+                    pairs.push((u32::from(r.0), k as u32));
+                }
+                r
+            });
+        }
+        let (mut def_start, mut def_insts) = (Vec::new(), Vec::new());
+        cfg_dom::csr::bucket_by(vregs as usize, pairs.iter().copied(), &mut def_start, &mut def_insts);
+        MluMem { program, blocks, def_start, def_insts }
+    }
+}
+
+/// `n × bytes` when `n` is an immediate.
+fn scaled(n: &Operand, bytes: u64) -> Option<u64> {
+    n.imm_i64().and_then(|v| u64::try_from(v).ok()).and_then(|v| v.checked_mul(bytes))
+}
+
+/// The access of `size` bytes at `a` (`None`: no object named).
+fn access(a: &Addr, size: Option<u64>, write: bool) -> Option<Access> {
+    let object = a.sym?.0;
+    let offset = match a.base {
+        None => Offset::Exact(a.offset),
+        Some(r) => Offset::Affine { sym: u32::from(r.0), scale: 1, add: a.offset },
+    };
+    Some(Access { write, object, offset, size, within: None, may: false })
+}
+
+/// Appends the memory accesses of `inst`; false when one names no object
+/// (an absolute address), which the caller treats as "anything".
+pub(crate) fn accesses_of(inst: &Inst, out: &mut Vec<Access>) -> bool {
+    let mut ok = true;
+    let mut put = |a: &Addr, size: Option<u64>, write: bool| match access(a, size, write) {
+        Some(x) => out.push(x),
+        None => ok = false,
+    };
+    let src = |s: &VSrc, size, put: &mut dyn FnMut(&Addr, Option<u64>, bool)| {
+        if let VSrc::Mem(a) = s {
+            put(a, size, false);
+        }
+    };
+    match inst {
+        Inst::Load { ty, addr, .. } => put(addr, Some(ty.bytes()), false),
+        Inst::Store { ty, addr, .. } => put(addr, Some(ty.bytes()), true),
+        Inst::VUnary { ty, dst, src: s, n, .. } => {
+            let size = scaled(n, ty.bytes());
+            put(s, size, false);
+            put(dst, size, true);
+        }
+        Inst::VBinary { ty, dst, a, b, n, .. } => {
+            let size = scaled(n, ty.bytes());
+            src(a, size, &mut put);
+            src(b, size, &mut put);
+            put(dst, size, true);
+        }
+        Inst::VFma { ty, dst, a, b, c, n } => {
+            let size = scaled(n, ty.bytes());
+            for s in [a, b, c] {
+                src(s, size, &mut put);
+            }
+            put(dst, size, true);
+        }
+        Inst::VFill { ty, dst, n, .. } => put(dst, scaled(n, ty.bytes()), true),
+        Inst::VConvert { to, from, dst, src: s, n, .. } => {
+            put(s, scaled(n, from.bytes()), false);
+            put(dst, scaled(n, to.bytes()), true);
+        }
+        Inst::VReduce { ty, src: s, n, .. } => put(s, scaled(n, ty.bytes()), false),
+        Inst::Matmul { ty, c, a, b, m, k, n } => {
+            let dims = |x: &Operand, y: &Operand| match (x.imm_i64(), y.imm_i64()) {
+                (Some(x), Some(y)) => scaled(&Operand::int(x.wrapping_mul(y)), ty.bytes()),
+                _ => None,
+            };
+            put(a, dims(m, k), false);
+            put(b, dims(k, n), false);
+            put(c, dims(m, n), true);
+        }
+        Inst::Dma { dst, src: s, bytes } => {
+            let size = scaled(bytes, 1);
+            put(s, size, false);
+            put(dst, size, true);
+        }
+        Inst::Dma2d { dst, src: s, .. } => {
+            // Strided rows: somewhere in each object.
+            let whole = |a: &Addr| Addr { base: None, offset: 0, ..*a };
+            put(&whole(s), None, false);
+            put(&whole(dst), None, true);
+        }
+        _ => {}
+    }
+    ok
+}
+
+impl Versioned for MluMem<'_> {}
+
+impl MemCode for MluMem<'_> {
+    fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    fn num_insts(&self) -> usize {
+        self.program.insts.len()
+    }
+    fn num_objects(&self) -> usize {
+        self.program.mems.len()
+    }
+    fn object_len(&self, object: ObjectId) -> Option<u64> {
+        self.program.mems.get(object as usize).map(|m| m.bytes())
+    }
+    fn num_symbols(&self) -> usize {
+        self.def_start.len().saturating_sub(1)
+    }
+    fn block_insts(&self, b: Node) -> impl Iterator<Item = InstId> + '_ {
+        self.blocks.range(b)
+    }
+    fn accesses(&self, inst: InstId, out: &mut Vec<Access>) -> Effects {
+        let Some(i) = self.program.insts.get(inst as usize) else { return Effects::default() };
+        if accesses_of(i, out) {
+            Effects::default()
+        } else {
+            Effects { guarded: false, reads_anything: true, writes_anything: true }
+        }
+    }
+    fn symbol_changes(&self, sym: SymbolId, out: &mut Vec<SymbolChange>) {
+        let s = sym as usize;
+        if let (Some(&lo), Some(&hi)) = (self.def_start.get(s), self.def_start.get(s + 1)) {
+            out.extend(self.def_insts[lo as usize..hi as usize].iter().map(|&k| SymbolChange::Inst(k)));
+        }
+    }
+}
+
+/// Per asynchronous pipe, the instructions that may be in flight (sorted).
+type Pending = [Vec<u32>; 3];
+
+/// A sync to insert before instruction `at`.
+struct Planned {
+    at: u32,
+    kind: SyncKind,
+    reason: String,
+}
+
+/// Does `inst` touch memory (so a race could involve it)?
+fn touches_memory(inst: &Inst) -> bool {
+    !matches!(inst.pipe(), Pipe::Scalar) || matches!(inst, Inst::Load { .. } | Inst::Store { .. })
+}
+
+struct Placer<'a> {
+    program: &'a Program,
+    deps: &'a MemDeps,
+    scratch: Vec<Access>,
+    scratch2: Vec<Access>,
+}
+
+impl Placer<'_> {
+    /// Runs instruction `k` on `state`; with `plan`, records its syncs.
+    fn step(&mut self, k: u32, state: &mut Pending, mut plan: Option<&mut Vec<Planned>>) {
+        let inst = &self.program.insts[k as usize];
+        match inst {
+            Inst::Sync(kind) => {
+                for (s, p) in PIPES.iter().enumerate() {
+                    if kind.covers(*p) {
+                        state[s].clear();
+                    }
+                }
+                return;
+            }
+            Inst::Barrier { .. } | Inst::Exit | Inst::Trap => {
+                state.iter_mut().for_each(Vec::clear);
+                return;
+            }
+            _ => {}
+        }
+        if !touches_memory(inst) {
+            return;
+        }
+        let own = slot(inst.pipe());
+        for s in 0..PIPES.len() {
+            if Some(s) == own || state[s].is_empty() {
+                continue;
+            }
+            let Some(&y) = state[s].iter().find(|&&y| self.deps.depends(y, k).any()) else { continue };
+            if let Some(plan) = plan.as_deref_mut() {
+                let reason = self.reason(y, k, PIPES[s]);
+                plan.push(Planned { at: k, kind: sync_of(PIPES[s]), reason });
+            }
+            state[s].clear();
+        }
+        if let Some(s) = own {
+            if state[s].len() >= MAX_PENDING {
+                if let Some(plan) = plan {
+                    let reason = format!(
+                        "{MAX_PENDING} instructions in flight on the {} pipe (the pass's bound)",
+                        PIPES[s].name()
+                    );
+                    plan.push(Planned { at: k, kind: sync_of(PIPES[s]), reason });
+                }
+                state[s].clear();
+            }
+            if let Err(at) = state[s].binary_search(&k) {
+                state[s].insert(at, k);
+            }
+        }
+    }
+
+    /// Why `later` waits for `earlier` (of pipe `pipe`): the dependence
+    /// kind and the object.
+    fn reason(&mut self, earlier: u32, later: u32, pipe: Pipe) -> String {
+        let d = self.deps.depends(earlier, later);
+        let (verb, theirs) = if d.flow {
+            ("reads", "writes")
+        } else if d.output {
+            ("writes", "writes")
+        } else {
+            ("writes", "reads")
+        };
+        let (a, b) = (&self.program.insts[earlier as usize], &self.program.insts[later as usize]);
+        self.scratch.clear();
+        self.scratch2.clear();
+        accesses_of(a, &mut self.scratch);
+        accesses_of(b, &mut self.scratch2);
+        let object = self
+            .scratch2
+            .iter()
+            .find_map(|x| self.scratch.iter().find(|y| y.object == x.object && (x.write || y.write)).map(|_| x.object))
+            .and_then(|o| self.program.mems.get(o as usize))
+            .map_or_else(|| "memory".to_string(), |m| format!("@{}", m.name));
+        format!(
+            "`{}` {verb} {object}, which an in-flight `{}` on the {} pipe {theirs}",
+            b.mnemonic(),
+            a.mnemonic(),
+            pipe.name()
+        )
+    }
+}
+
+/// Inserts the syncs `program` needs (see the module doc) and returns them
+/// with their reasons, in program order.
+pub(crate) fn place_syncs(program: &mut Program, vregs: u32) -> Result<Vec<SyncNote>, CompileError> {
+    let blocks = Blocks::new(program)?;
+    let deps = {
+        let code = MluMem::new(program, &blocks, vregs);
+        memdep::MemDep::new()
+            .compute(&blocks.graph, &code)
+            .map_err(|e| CompileError::new(format!("memdep refused the compiled code: {e}")))?
+    };
+    let nb = blocks.len();
+    let mut placer = Placer { program, deps: &deps, scratch: Vec::new(), scratch2: Vec::new() };
+    let mut entry: Vec<Pending> = vec![Pending::default(); nb];
+    let mut queued = vec![true; nb];
+    let mut work: std::collections::VecDeque<Node> = (0..nb as Node).collect();
+    let mut state = Pending::default();
+    while let Some(b) = work.pop_front() {
+        queued[b as usize] = false;
+        state.clone_from(&entry[b as usize]);
+        for k in blocks.range(b) {
+            placer.step(k, &mut state, None);
+        }
+        for t in blocks.graph.successors(b) {
+            let into = &mut entry[t as usize];
+            let mut grew = false;
+            for s in 0..PIPES.len() {
+                for &y in &state[s] {
+                    if let Err(at) = into[s].binary_search(&y) {
+                        into[s].insert(at, y);
+                        grew = true;
+                    }
+                }
+            }
+            if grew && !queued[t as usize] {
+                queued[t as usize] = true;
+                work.push_back(t);
+            }
+        }
+    }
+    let mut plan = Vec::new();
+    for b in 0..nb as Node {
+        state.clone_from(&entry[b as usize]);
+        for k in blocks.range(b) {
+            placer.step(k, &mut state, Some(&mut plan));
+        }
+    }
+    drop(placer);
+    Ok(insert(program, plan))
+}
+
+/// Inserts the planned syncs (sorted by position) and moves the labels.
+fn insert(program: &mut Program, plan: Vec<Planned>) -> Vec<SyncNote> {
+    let n = program.insts.len();
+    let old = std::mem::take(&mut program.insts);
+    let mut new_at = Vec::with_capacity(n + 1);
+    let mut insts = Vec::with_capacity(n + plan.len());
+    let mut notes = Vec::with_capacity(plan.len());
+    let mut next = plan.into_iter().peekable();
+    for (k, inst) in old.into_iter().enumerate() {
+        new_at.push(insts.len() as u32);
+        while let Some(p) = next.next_if(|p| p.at as usize == k) {
+            insts.push(Inst::Sync(p.kind));
+            notes.push(SyncNote { kind: p.kind, reason: p.reason });
+        }
+        insts.push(inst);
+    }
+    new_at.push(insts.len() as u32);
+    for l in &mut program.labels {
+        l.at = new_at.get(l.at as usize).copied().unwrap_or(insts.len() as u32);
+    }
+    program.insts = insts;
+    notes
+}
