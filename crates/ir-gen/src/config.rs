@@ -70,6 +70,10 @@ pub struct GenConfig {
     /// declared in NRAM instead. Off by default; with it off, every seed
     /// generates exactly what it did before the knob existed.
     pub mlu_expressible: bool,
+    /// Opt-in (with `mlu_expressible`): the NRAM objects are declared in
+    /// DRAM instead, so every object is shared by an MLU chip's cores
+    /// (`target-mlu`'s multi-core split needs it). Off by default.
+    pub shared_memory: bool,
 }
 
 impl Default for GenConfig {
@@ -91,6 +95,7 @@ impl Default for GenConfig {
             symbolic: 0.0,
             extern_calls: 0.0,
             mlu_expressible: false,
+            shared_memory: false,
         }
     }
 }
@@ -212,6 +217,7 @@ pub(crate) struct Knobs {
     pub symbolic: f64,
     pub extern_calls: f64,
     pub mlu_expressible: bool,
+    pub shared_memory: bool,
 }
 
 fn rate(r: f64) -> f64 {
@@ -239,6 +245,7 @@ impl Knobs {
             symbolic: rate(c.symbolic),
             extern_calls: rate(c.extern_calls),
             mlu_expressible: c.mlu_expressible,
+            shared_memory: c.mlu_expressible && c.shared_memory,
         }
     }
 

@@ -60,11 +60,18 @@ pub(crate) const FLOAT_UNARY_MAPS: [Opcode; 8] = [
 ];
 
 /// Declares the memory objects, some with initial values; with
-/// `mlu_expressible`, WRAM objects go to NRAM (the names stay).
-pub(crate) fn declare<S: Source + ?Sized>(module: &mut Module, src: &mut S, mlu_expressible: bool) -> Vec<MemInfo> {
+/// `mlu_expressible`, WRAM objects go to NRAM, and with `shared` too, NRAM
+/// objects go to DRAM (the names stay).
+pub(crate) fn declare<S: Source + ?Sized>(
+    module: &mut Module,
+    src: &mut S,
+    mlu_expressible: bool,
+    shared: bool,
+) -> Vec<MemInfo> {
     let mut out = Vec::with_capacity(OBJECTS.len());
     for (name, elem, len, space) in OBJECTS {
         let space = if mlu_expressible && space == MemSpace::Wram { MemSpace::Nram } else { space };
+        let space = if shared && space == MemSpace::Nram { MemSpace::Dram } else { space };
         debug_assert!(len.is_power_of_two() && len >= 2);
         let mem = module.add_mem(name, elem, len, space).expect("the generator's names are distinct");
         let n = src.below(MAX_INIT + 1);

@@ -82,7 +82,11 @@ fn signature<S: Source + ?Sized>(src: &mut S, max_returns: usize) -> Signature {
 fn module<S: Source + ?Sized>(config: &GenConfig, src: &mut S) -> Generated {
     let knobs = Knobs::new(config);
     let mut module = Module::new();
-    let mems = if knobs.memory > 0.0 { memory::declare(&mut module, src, knobs.mlu_expressible) } else { Vec::new() };
+    let mems = if knobs.memory > 0.0 {
+        memory::declare(&mut module, src, knobs.mlu_expressible, knobs.shared_memory)
+    } else {
+        Vec::new()
+    };
     let ext = (knobs.extern_calls > 0.0 && !mems.is_empty()).then(|| {
         let sig = Signature::new(vec![ir_core::Type::I64, ir_core::Type::I64], vec![ir_core::Type::I64]);
         module.add_extern(crate::externs::EXT_TOUCH, sig).expect("the generator's names are distinct")

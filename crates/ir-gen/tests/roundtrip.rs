@@ -29,6 +29,7 @@ fn configs() -> impl Strategy<Value = GenConfig> {
             symbolic: f64::from(r[2] % 3) / 4.0,
             extern_calls: f64::from(r[3] % 2) / 8.0,
             mlu_expressible: false,
+            shared_memory: false,
         },
     )
 }

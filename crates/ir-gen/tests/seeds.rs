@@ -58,6 +58,7 @@ fn configs() -> Vec<GenConfig> {
             symbolic: -3.0,
             extern_calls: 0.0,
             mlu_expressible: false,
+            shared_memory: false,
         },
     ]
 }

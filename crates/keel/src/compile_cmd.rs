@@ -47,6 +47,12 @@ pub(crate) struct CompileArgs {
     /// of memdep-placed syncs and double buffering.
     #[arg(long)]
     pub(crate) naive: bool,
+    /// Split the kernel's tile loops over N cores (SPMD by %taskid; up to
+    /// 4 per cluster, more in whole clusters). A kernel that cannot be
+    /// split stays single-core and the report says why. Run the output
+    /// with `keel sim --cores N` (and `--clusters N/4` past 4).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) cores: u32,
 }
 
 /// `--allocator`.
@@ -59,9 +65,9 @@ pub(crate) enum Alloc {
 }
 
 /// The compile options the command-line flags select.
-pub(crate) fn options(tile_bytes: Option<u64>, allocator: Alloc, naive: bool) -> CompileOptions {
+pub(crate) fn options(tile_bytes: Option<u64>, allocator: Alloc, naive: bool, cores: u32) -> CompileOptions {
     let base = if naive { CompileOptions::naive() } else { CompileOptions::default() };
-    CompileOptions { tile_bytes, allocator: allocator.choice(), ..base }
+    CompileOptions { tile_bytes, allocator: allocator.choice(), cores, ..base }
 }
 
 impl Alloc {
@@ -102,7 +108,7 @@ pub(crate) fn compile_file(
 
 /// `keel compile`: output through `out`, diagnostics to `err`.
 pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
-    let options = options(a.tile_bytes, a.allocator, a.naive);
+    let options = options(a.tile_bytes, a.allocator, a.naive, a.cores);
     let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, &options, err)? else {
         return Ok(ExitCode::FAILURE);
     };

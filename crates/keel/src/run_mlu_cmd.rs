@@ -39,6 +39,10 @@ pub(crate) struct RunMluArgs {
     /// The naive lowering (see `keel compile --help`).
     #[arg(long)]
     pub(crate) naive: bool,
+    /// Split over N cores (see `keel compile --help`); the simulator
+    /// launches as many.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) cores: u32,
     /// Fuel for the interpreter and (×10) the simulator.
     #[arg(long, default_value_t = 100_000_000)]
     pub(crate) fuel: u64,
@@ -49,7 +53,7 @@ pub(crate) struct RunMluArgs {
 
 /// `keel run-mlu`: output through `out`, diagnostics to `err`.
 pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
-    let chosen = crate::compile_cmd::options(a.tile_bytes, a.allocator, a.naive);
+    let chosen = crate::compile_cmd::options(a.tile_bytes, a.allocator, a.naive, a.cores);
     let Some((module, f, config, compiled)) = compile_file(&a.file, a.func.as_deref(), &a.config, &chosen, err)? else {
         return Ok(ExitCode::FAILURE);
     };

@@ -1,6 +1,7 @@
 //! The compiler's fuzz property, shared by the `mlu_compile` fuzz target and
 //! `tests/fuzz_smoke.rs`: generate a program the ISA expresses (ir-gen with
-//! `mlu_expressible`), compile it, simulate it, and compare with the
+//! `mlu_expressible`), compile it (one input in three for four cores, with
+//! every object in shared memory), simulate it, and compare with the
 //! interpreter. [`check`] panics on a difference, a compile error or a
 //! simulator refusal.
 
@@ -24,15 +25,18 @@ pub fn configs() -> Vec<GenConfig> {
 /// The whole property on the program `bytes` decode to.
 pub fn check(bytes: &[u8]) {
     let configs = configs();
-    let config = &configs[usize::from(bytes.first().copied().unwrap_or(0)) % configs.len()];
-    let g = ir_gen::generate_from_bytes(config, bytes.get(1..).unwrap_or(&[]));
+    let first = usize::from(bytes.first().copied().unwrap_or(0));
+    // One input in three: four cores, every object shared (split kernels).
+    let cores = if (first / configs.len()) % 3 == 2 { 4 } else { 1 };
+    let config = GenConfig { shared_memory: cores > 1, ..configs[first % configs.len()].clone() };
+    let g = ir_gen::generate_from_bytes(&config, bytes.get(1..).unwrap_or(&[]));
     let args = arguments(&g, seed_of(bytes));
     // Both allocation checkers run whatever the build (fuzz builds are
     // optimised, without debug assertions).
     let options = DiffOptions {
         interp_fuel: g.fuel.max(1),
         cycles: bytes.len().is_multiple_of(2),
-        compile: target_mlu::compile::CompileOptions { check: true, ..Default::default() },
+        compile: target_mlu::compile::CompileOptions { check: true, cores, ..Default::default() },
         ..DiffOptions::default()
     };
     match run(&g.module, g.main, &args, &options) {

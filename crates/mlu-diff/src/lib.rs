@@ -138,6 +138,12 @@ pub fn same_value(ty: Type, a: u64, b: u64) -> bool {
     }
 }
 
+/// The launch `compiled` needs: clusters and cores per cluster.
+pub fn launch(compiled: &Compiled) -> (u32, u32) {
+    let n = compiled.cores.max(1);
+    (n.div_ceil(4), n.min(4))
+}
+
 /// `compiled`'s program with `args` as the initial contents of its
 /// parameter object.
 fn with_args(compiled: &Compiled, args: &[Imm]) -> target_mlu::Program {
@@ -148,10 +154,10 @@ fn with_args(compiled: &Compiled, args: &[Imm]) -> target_mlu::Program {
     program
 }
 
-/// What removing one sync did (see [`sync_removals`]).
+/// What removing one sync or barrier did (see [`sync_removals`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct SyncRemoval {
-    /// The sync's instruction index.
+    /// The sync's (or barrier's) instruction index.
     pub at: usize,
     /// The run reaches it (replaced by `trap`, the run traps there).
     pub executed: bool,
@@ -159,10 +165,11 @@ pub struct SyncRemoval {
     pub fired: bool,
 }
 
-/// The sync-removal oracle: for each `sync` of `compiled`'s program, whether
+/// The sync-removal oracle: for each `sync` and `barrier` of `compiled`'s
+/// program, whether
 /// the run on `args` reaches it, and whether the program with that one sync
 /// replaced by `nop` makes the simulator's race detector fire (functional
-/// mode, one core, `fuel` instructions). An executed sync whose removal
+/// mode, the cores the kernel needs, `fuel` instructions). An executed sync whose removal
 /// fires is needed; one whose removal stays silent is redundant on this
 /// input.
 pub fn sync_removals(
@@ -171,16 +178,21 @@ pub fn sync_removals(
     config: &MachineConfig,
     fuel: u64,
 ) -> Result<Vec<SyncRemoval>, DiffError> {
+    let (clusters, cores) = launch(compiled);
     let options = SimOptions {
-        clusters: 1,
-        cores: Some(1),
+        clusters,
+        cores: Some(cores),
         mode: Mode::Functional,
         fuel,
         races: RaceMode::Error,
         ..SimOptions::default()
     };
     let program = with_args(compiled, args);
-    let syncs = program.insts.iter().enumerate().filter(|(_, i)| matches!(i, target_mlu::Inst::Sync(_)));
+    let syncs = program
+        .insts
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, target_mlu::Inst::Sync(_) | target_mlu::Inst::Barrier { .. }));
     let mut out = Vec::new();
     for (k, _) in syncs {
         let mut p = program.clone();
@@ -188,8 +200,12 @@ pub fn sync_removals(
             Ok(Simulator::new(p, config, options.clone()).map_err(DiffError::Load)?.run().err())
         };
         p.insts[k] = target_mlu::Inst::Trap;
-        let executed =
-            outcome(&p)?.is_some_and(|t| t.kind == mlu_sim::TrapKind::TrapInstruction && t.pc == Some(k as u32));
+        // Reached: the run traps there (or, multi-core, the others then
+        // wait for the trapped core at a barrier).
+        let executed = outcome(&p)?.is_some_and(|t| {
+            (t.kind == mlu_sim::TrapKind::TrapInstruction && t.pc == Some(k as u32))
+                || t.kind == mlu_sim::TrapKind::Deadlock
+        });
         p.insts[k] = target_mlu::Inst::Nop;
         let fired = outcome(&p)?.is_some_and(|t| t.kind == mlu_sim::TrapKind::Hazard);
         out.push(SyncRemoval { at: k, executed, fired });
@@ -204,9 +220,10 @@ pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -
         compile(module, func, &options.config, &options.compile).map_err(|e| DiffError::Compile(e.message))?;
     let interp_config = interp::Config { fuel: options.interp_fuel, ..interp::Config::default() };
     let interp_out = interp::run(module, func, args, interp_config);
+    let (clusters, cores) = launch(&compiled);
     let sim_options = SimOptions {
-        clusters: 1,
-        cores: Some(1),
+        clusters,
+        cores: Some(cores),
         mode: if options.cycles { Mode::Cycle } else { Mode::Functional },
         fuel: options.sim_fuel,
         races: RaceMode::Error,

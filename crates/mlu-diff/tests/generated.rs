@@ -7,16 +7,21 @@
 use ir_gen::fuzzing::{arguments, seed_of};
 use ir_gen::{GenConfig, generate};
 use mlu_diff::{DiffOptions, Verdict, run};
+use target_mlu::compile::CompileOptions;
 
-#[test]
-fn a_thousand_generated_programs_run_equal() {
-    let configs = mlu_diff::fuzzing::configs();
-    let (mut equal, mut skipped, mut tensor_ops) = (0, 0, 0u64);
+/// Runs the 1,000 programs on `cores` cores (with `shared`, their NRAM
+/// objects in DRAM, as split kernels need); returns how many were split.
+fn thousand(cores: u32, shared: bool) -> u64 {
+    let configs: Vec<GenConfig> =
+        mlu_diff::fuzzing::configs().into_iter().map(|c| GenConfig { shared_memory: shared, ..c }).collect();
+    let (mut equal, mut skipped, mut tensor_ops, mut split) = (0, 0, 0u64, 0u64);
     for seed in 0..1000u64 {
         let config: &GenConfig = &configs[(seed % configs.len() as u64) as usize];
         let g = generate(config, seed);
         let args = arguments(&g, seed_of(&seed.to_le_bytes()));
-        let options = DiffOptions { interp_fuel: g.fuel.max(1), cycles: seed % 4 == 0, ..DiffOptions::default() };
+        let compile = CompileOptions { cores, ..CompileOptions::default() };
+        let options =
+            DiffOptions { interp_fuel: g.fuel.max(1), cycles: seed % 4 == 0, compile, ..DiffOptions::default() };
         let r = run(&g.module, g.main, &args, &options)
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", ir_core::text::print_module(&g.module)));
         match r.verdict {
@@ -33,8 +38,23 @@ fn a_thousand_generated_programs_run_equal() {
             })
         });
         tensor_ops += u64::from(has_tensor);
+        split += u64::from(r.compiled.cores > 1);
     }
-    eprintln!("1000 generated programs: {equal} equal, {skipped} skipped; {tensor_ops} with tensor instructions");
+    eprintln!(
+        "1000 generated programs on {cores} core(s) (shared memory: {shared}): {equal} equal, {skipped} skipped; {tensor_ops} with tensor instructions; {split} split"
+    );
     assert_eq!(equal + skipped, 1000);
     assert!(equal >= 990, "{equal}");
+    split
+}
+
+#[test]
+fn a_thousand_generated_programs_run_equal() {
+    assert_eq!(thousand(1, false), 0);
+}
+
+#[test]
+fn a_thousand_generated_programs_run_equal_on_four_cores() {
+    let split = thousand(4, true);
+    assert!(split >= 500, "{split}");
 }

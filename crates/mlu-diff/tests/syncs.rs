@@ -148,3 +148,42 @@ fn a_long_run_of_independent_copies_is_bounded_and_race_free() {
     let (d, _) = both("80 copies", &src, &[vec![]], None, 0);
     assert_eq!((d.syncs, d.needed), (2, 2));
 }
+
+/// `removals` for a kernel split over `cores` cores: syncs and barriers.
+fn split_removals(name: &str, src: &str, argsets: &[Vec<Imm>], cores: u32, conservative: usize) -> Found {
+    let options = CompileOptions { cores, check: true, ..CompileOptions::default() };
+    let d = removals(src, argsets, &options);
+    eprintln!("{name} on {cores} cores: {} syncs and barriers, {} executed, {} needed", d.syncs, d.executed, d.needed);
+    assert_eq!(d.unneeded.len(), conservative, "executed syncs never needed:\n{}", d.unneeded.concat());
+    d
+}
+
+#[test]
+fn every_sync_and_barrier_of_split_kernels_is_needed() {
+    split_removals("saxpy_1m", &kernel("saxpy_1m.kir"), &[vec![Imm::f32(2.0)]], 4, 0);
+    // A map, a reduction over what it wrote (a barrier, then partials
+    // through SRAM and a barrier), a scalar load of a mapped element (a
+    // barrier), a scalar store (core 0's) and a map reading it (a barrier).
+    let src = "\
+mem @x: f32[8192] dram = [1.0, 2.0, 3.0, -4.0]
+mem @y: i32[8192] dram = [5, 6, 7]
+
+func @k(%a: f32, %i: i64) -> f32, i32, i32 {
+    var %e: f32
+    var %m: i32
+    var %s: i32
+bb0:
+    tmul @x[0, 8192], @x[0, 8192], %a
+    tadd @y[0, 8192], @y[0, 8192], 3
+    %m = tredmax @y[0, 8192]
+    %e = load @x[%i]
+    store @y[%i], i32 -9
+    tadd @y[0, 8192], @y[0, 8192], 1
+    %s = tsum @y[0, 8192]
+    ret %e, %m, %s
+}
+";
+    let sets: Vec<Vec<Imm>> = [0, 4100, 8191].iter().map(|&i| vec![Imm::f32(1.5), Imm::int(Type::I64, i)]).collect();
+    let d = split_removals("split mix", src, &sets, 4, 0);
+    assert!(d.needed >= 6, "{}", d.needed);
+}

@@ -67,7 +67,7 @@ impl Lowerer<'_> {
                 return self.e.push(Inst::Load { ty: value_ty, dst: d, addr });
             }
             let v = self.op(inst, f, ops[1]);
-            return self.e.push(Inst::Store { ty: value_ty, addr, value: v });
+            return self.shared_store(sp, |s| s.e.push(Inst::Store { ty: value_ty, addr, value: v }));
         }
         // Wide access to an i8 object: byte by byte, little-endian.
         let byte = |k: u64| crate::Addr { offset: addr.offset + k as i64, ..addr };
@@ -113,31 +113,37 @@ impl Lowerer<'_> {
             return self.e.push(inst);
         }
         let v = self.op(inst, f, ops[1]);
-        let bits = self.e.vreg()?;
-        let first = match value_ty {
-            Ty::F64 => Inst::Convert { op: ConvOp::Bitcast, to: Ty::I64, from: Ty::F64, dst: bits, src: v },
-            Ty::F32 => Inst::Convert { op: ConvOp::Bitcast, to: Ty::I32, from: Ty::F32, dst: bits, src: v },
-            t => Inst::Mov { ty: t, dst: bits, src: v },
-        };
-        self.e.push(first)?;
-        for k in 0..width {
-            let t = self.e.vreg()?;
-            self.e.push(Inst::Binary {
-                op: BinOp::Lshr,
-                ty: Ty::I64,
-                dst: t,
-                a: Operand::Reg(bits),
-                b: Operand::Imm(8 * k),
-            })?;
-            self.e.push(Inst::Convert {
-                op: ConvOp::Trunc,
-                to: Ty::I8,
-                from: Ty::I64,
-                dst: t,
-                src: Operand::Reg(t),
-            })?;
-            self.e.push(Inst::Store { ty: Ty::I8, addr: byte(k), value: Operand::Reg(t) })?;
-        }
-        Ok(())
+        self.shared_store(sp, |s| {
+            let bits = s.e.vreg()?;
+            let first = match value_ty {
+                Ty::F64 => Inst::Convert { op: ConvOp::Bitcast, to: Ty::I64, from: Ty::F64, dst: bits, src: v },
+                Ty::F32 => Inst::Convert { op: ConvOp::Bitcast, to: Ty::I32, from: Ty::F32, dst: bits, src: v },
+                t => Inst::Mov { ty: t, dst: bits, src: v },
+            };
+            s.e.push(first)?;
+            for k in 0..width {
+                let t = s.e.vreg()?;
+                s.e.push(Inst::Binary {
+                    op: BinOp::Lshr,
+                    ty: Ty::I64,
+                    dst: t,
+                    a: Operand::Reg(bits),
+                    b: Operand::Imm(8 * k),
+                })?;
+                s.e.push(Inst::Convert { op: ConvOp::Trunc, to: Ty::I8, from: Ty::I64, dst: t, src: Operand::Reg(t) })?;
+                s.e.push(Inst::Store { ty: Ty::I8, addr: byte(k), value: Operand::Reg(t) })?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Emits a store through `body`: in split code, a store to shared
+    /// memory is core 0's alone (module `split`).
+    fn shared_store(
+        &mut self,
+        sp: Space,
+        body: impl FnOnce(&mut Self) -> Result<(), CompileError>,
+    ) -> Result<(), CompileError> {
+        if matches!(sp, Space::Dram | Space::Sram) { self.region(true, body) } else { body(self) }
     }
 }

@@ -115,10 +115,14 @@ impl Lowerer<'_> {
                 let vals: Vec<Operand> = ops.iter().map(|&o| self.op(inst, f, o)).collect();
                 match &inst.ret {
                     None => {
-                        for (k, v) in vals.into_iter().enumerate() {
-                            let addr = at(Space::Dram, self.ret_mem, None, 8 * k as i64);
-                            self.e.push(Inst::Store { ty: Ty::I64, addr, value: v })?;
-                        }
+                        // Split code: core 0 writes the results.
+                        self.region(true, |s| {
+                            for (k, v) in vals.into_iter().enumerate() {
+                                let addr = at(Space::Dram, s.ret_mem, None, 8 * k as i64);
+                                s.e.push(Inst::Store { ty: Ty::I64, addr, value: v })?;
+                            }
+                            Ok(())
+                        })?;
                         self.e.push(Inst::Exit)
                     }
                     Some((label, regs)) => {

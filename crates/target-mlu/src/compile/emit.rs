@@ -20,11 +20,11 @@ pub const MAX_VREGS: u32 = 60_000;
 /// grow code; past this the compile stops with an error).
 pub const MAX_INSTS: usize = 4_000_000;
 
-/// A sync the lowering inserted, and why.
+/// A sync or barrier the compiler inserted, and why.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct SyncNote {
-    /// The sync.
-    pub kind: SyncKind,
+    /// The instruction: a `sync` or a `barrier`.
+    pub inst: Inst,
     /// Why it is there.
     pub reason: String,
 }
@@ -44,6 +44,27 @@ pub(crate) struct Emitter {
     /// The naive sync policy: a sync after every copy and compute
     /// instruction. Off, the lowering emits none and `syncs` places them.
     pub naive_syncs: bool,
+    /// Multi-core code: per region, the instructions `start..end` (in
+    /// `insts`, before the prologue) whose shared-memory accesses other
+    /// cores must wait for (see `syncs`).
+    pub regions: Vec<(u32, u32)>,
+    /// Per region, its partition of shared objects, if any.
+    pub partitions: Vec<Option<Partition>>,
+}
+
+/// How a split region shares its objects out: `n` elements in tiles of
+/// `te`, core `c` taking the same contiguous run of tiles in every region
+/// with the same `n` and `te` (module `split`), of each listed object at
+/// its element offset. Two such regions with equal `n` and `te` touch an
+/// object at one offset only in the same core's part.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Partition {
+    /// Elements.
+    pub n: u64,
+    /// Elements per tile.
+    pub te: u64,
+    /// The objects and element offsets the region's tiles access.
+    pub objects: Vec<(u32, i64)>,
 }
 
 impl Emitter {
@@ -159,9 +180,24 @@ impl Emitter {
         self.sync(SyncKind::Compute, format!("after {why} (naive: compute is waited for before its result is copied)"))
     }
 
+    /// Opens a region (multi-core code) with its entry `nop`; returns its
+    /// id.
+    pub fn region_begin(&mut self) -> Result<usize, CompileError> {
+        let at = self.insts.len() as u32;
+        self.push(Inst::Nop)?;
+        self.regions.push((at, at));
+        self.partitions.push(None);
+        Ok(self.regions.len() - 1)
+    }
+
+    /// Closes region `id` at the current position.
+    pub fn region_end(&mut self, id: usize) {
+        self.regions[id].1 = self.insts.len() as u32;
+    }
+
     pub fn sync(&mut self, kind: SyncKind, reason: String) -> Result<(), CompileError> {
         self.push(Inst::Sync(kind))?;
-        self.syncs.push(SyncNote { kind, reason });
+        self.syncs.push(SyncNote { inst: Inst::Sync(kind), reason });
         Ok(())
     }
 

@@ -67,6 +67,10 @@ pub struct Lowered {
     pub kinds: Vec<PlacedKind>,
     /// How each tensor map was buffered, and why.
     pub buffering: Vec<String>,
+    /// Multi-core code: the core count and regions (for `syncs`).
+    pub(crate) cores: Option<super::syncs::Cores>,
+    /// How the kernel uses the cores asked for, and why.
+    pub cores_note: String,
 }
 
 /// A copy `dst ← src` of type `T`.
@@ -105,6 +109,14 @@ pub(crate) struct Lowerer<'m> {
     pub plant: Option<PlantedBug>,
     /// Ping-pong buffers for independent tile loops.
     pub double: bool,
+    /// Cores asked for.
+    pub cores: u32,
+    /// Whether the kernel is split over the cores (module `split`).
+    pub split: bool,
+    /// The register holding `%taskid` in split code.
+    pub core: Option<Reg>,
+    /// The reduction partials object (split code).
+    pub partials: Option<MemId>,
     pub(crate) queue: VecDeque<Instance>,
     pub(crate) instances: usize,
     pub(crate) args_mem: MemId,
@@ -123,7 +135,7 @@ pub(crate) fn lower(
     tile_bytes: u64,
     options: &CompileOptions,
 ) -> Result<Lowered, CompileError> {
-    check_acyclic(module, func)?;
+    let reachable = check_acyclic(module, func)?;
     let mut l = Lowerer {
         module,
         config,
@@ -138,6 +150,10 @@ pub(crate) fn lower(
         alias: vec![None; module.mems().len()],
         plant: options.plant,
         double: !options.single_buffer,
+        cores: options.cores.max(1),
+        split: false,
+        core: None,
+        partials: None,
         queue: VecDeque::new(),
         instances: 0,
         args_mem: MemId(0),
@@ -172,10 +188,20 @@ pub(crate) fn lower(
     l.ret_mem = l.object(RESULTS_OBJECT, Ty::I64, nrets.max(1), Space::Dram, Vec::new(), PlacedKind::Abi)?;
     // A single-core kernel: every core but task 0 leaves at once, so the
     // program is also right when a whole cluster is launched (`keel sim`).
+    // A split kernel: cores past the count leave.
+    let cores_note = if l.cores > 1 {
+        match super::split::why_single_core(module, &reachable, l.cores) {
+            None => {
+                l.split = true;
+                format!("{} cores: tile loops split by %taskid (module split)", l.cores)
+            }
+            Some(why) => format!("single-core (of {} asked for): {why}", l.cores),
+        }
+    } else {
+        "single-core".to_string()
+    };
     let others = l.e.label();
-    let task = l.e.vreg()?;
-    l.e.push(Inst::ReadSreg { dst: task, sreg: crate::Sreg::TaskId })?;
-    l.e.push(Inst::Branch { on_zero: false, cond: task, target: others })?;
+    l.core_prologue(others)?;
     let main = l.instance(func, None)?;
     for (i, &p) in f.params().iter().enumerate() {
         let dst = main.vars[p.as_u32() as usize];
@@ -190,13 +216,19 @@ pub(crate) fn lower(
     l.e.push(Inst::Exit)?;
     let vregs = l.e.vregs;
     let syncs = std::mem::take(&mut l.e.syncs);
+    let shift = l.e.prologue.len() as u32;
+    let cores = l.split.then(|| super::syncs::Cores {
+        count: l.cores,
+        regions: l.e.regions.iter().map(|&(a, b)| (a + shift, b + shift)).collect(),
+        partitions: l.e.partitions.clone(),
+    });
     let program = l.e.finish(l.mems);
-    Ok(Lowered { program, vregs, syncs, kinds: l.kinds, buffering: l.buffering })
+    Ok(Lowered { program, vregs, syncs, kinds: l.kinds, buffering: l.buffering, cores, cores_note })
 }
 
 /// Refuses recursion: the call graph reachable from `root` must be acyclic
 /// (an iterative three-colour DFS).
-fn check_acyclic(module: &Module, root: FuncId) -> Result<(), CompileError> {
+fn check_acyclic(module: &Module, root: FuncId) -> Result<Vec<FuncId>, CompileError> {
     let n = module.num_functions();
     let callees: Vec<Vec<FuncId>> = module
         .functions()
@@ -241,7 +273,7 @@ fn check_acyclic(module: &Module, root: FuncId) -> Result<(), CompileError> {
             stack.pop();
         }
     }
-    Ok(())
+    Ok(module.function_ids().filter(|g| colour[g.as_u32() as usize] == 2).collect())
 }
 
 impl Lowerer<'_> {

@@ -81,6 +81,7 @@ pub mod pebble;
 pub mod place;
 pub mod regalloc;
 mod report;
+mod split;
 mod syncs;
 pub mod tensor;
 
@@ -156,6 +157,10 @@ pub struct CompileOptions {
     /// One staging buffer per tensor slot (the naive baseline), instead of
     /// ping-pong buffers for tile loops `memdep` proves independent.
     pub single_buffer: bool,
+    /// Cores to split the kernel over (0 and 1: one core). Up to 4 share a
+    /// cluster (local barriers, partials in SRAM); more must be a multiple
+    /// of 4 (global barriers, partials in DRAM). See module `split`.
+    pub cores: u32,
 }
 
 impl CompileOptions {
@@ -214,6 +219,9 @@ pub struct Compiled {
     pub abi: Abi,
     /// Placement, buffers, syncs, registers and a static cost estimate.
     pub report: Report,
+    /// Cores to launch: the split kernel's count, or 1 (a single-core
+    /// kernel is also right on more: every core but task 0 exits).
+    pub cores: u32,
 }
 
 /// The name of the parameter object.
@@ -279,6 +287,13 @@ pub fn compile_with(
         return Err(CompileError::new(format!("the module does not verify:\n{errors}")));
     }
     let f = module.function(func).ok_or_else(|| CompileError::new("no such function"))?;
+    let cores = options.cores.max(1);
+    if cores > config.cores() || (cores > 4 && !cores.is_multiple_of(4)) {
+        return Err(CompileError::new(format!(
+            "cannot split over {cores} cores: the machine has {} (4 per cluster); more than 4 must be whole clusters",
+            config.cores()
+        )));
+    }
     let tiles: Vec<u64> = match options.tile_bytes {
         Some(t) => {
             if t < 512 || t % 512 != 0 {
@@ -296,7 +311,7 @@ pub fn compile_with(
     for (i, &tile) in tiles.iter().enumerate() {
         let mut lowered = lower::lower(module, func, config, tile, options)?;
         if options.syncs == SyncPolicy::Dependences {
-            lowered.syncs = syncs::place_syncs(&mut lowered.program, lowered.vregs)?;
+            lowered.syncs = syncs::place_syncs(&mut lowered.program, lowered.vregs, lowered.cores.as_ref())?;
         }
         let given = VirtualCode { program: lowered.program, vregs: lowered.vregs };
         let mut alloc = allocator.allocate(&given, config)?;
@@ -319,8 +334,10 @@ pub fn compile_with(
                     params: f.signature().params.iter().map(|&t| lower::ty(t)).collect(),
                     returns: f.signature().returns.iter().map(|&t| lower::ty(t)).collect(),
                 };
-                let report = Report::new(&alloc, &vcode, placed, lowered.syncs, lowered.buffering, tile, config);
-                return Ok(Compiled { program: alloc.program, abi, report });
+                let launch = lowered.cores.as_ref().map_or(1, |c| c.count);
+                let mut report = Report::new(&alloc, &vcode, placed, lowered.syncs, lowered.buffering, tile, config);
+                report.cores = lowered.cores_note;
+                return Ok(Compiled { program: alloc.program, abi, report, cores: launch });
             }
             Err(e) => {
                 // Only the staging buffers shrink; retry smaller if there is room to.

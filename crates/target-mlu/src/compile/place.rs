@@ -28,6 +28,8 @@ pub enum PlacedKind {
     AliasCopy,
     /// The register allocator's spill slots.
     Spill,
+    /// Multi-core reductions' per-core partial results.
+    Partials,
 }
 
 impl PlacedKind {
@@ -40,6 +42,7 @@ impl PlacedKind {
             PlacedKind::MatmulBuffer => "matmul buffer",
             PlacedKind::AliasCopy => "alias copy",
             PlacedKind::Spill => "spill slots",
+            PlacedKind::Partials => "per-core partials",
         }
     }
 }

@@ -25,6 +25,8 @@ pub struct Report {
     pub syncs: Vec<SyncNote>,
     /// How each tensor map was buffered, and why (one line per map).
     pub buffering: Vec<String>,
+    /// How the kernel uses the cores asked for, and why.
+    pub cores: String,
     /// Instructions of the program.
     pub instructions: usize,
     /// Virtual registers (webs) of the lowered code.
@@ -60,6 +62,7 @@ impl Report {
             tile_bytes,
             syncs,
             buffering,
+            cores: String::new(),
             instructions: alloc.program.insts.len(),
             vregs: vcode.vregs,
             in_registers: alloc.in_registers,
@@ -97,8 +100,9 @@ impl Report {
         for (line, n) in counted(self.buffering.iter().map(String::as_str)) {
             writeln!(out, ";   {n:>4} × {line}")?;
         }
-        writeln!(out, "; syncs: {} inserted", self.syncs.len())?;
-        let lines: Vec<String> = self.syncs.iter().map(|s| format!("{}: {}", s.kind.name(), s.reason)).collect();
+        writeln!(out, "; cores: {}", self.cores)?;
+        writeln!(out, "; syncs and barriers: {} inserted", self.syncs.len())?;
+        let lines: Vec<String> = self.syncs.iter().map(|s| format!("{}: {}", s.inst.mnemonic(), s.reason)).collect();
         for (line, n) in counted(lines.iter().map(String::as_str)) {
             writeln!(out, ";   {n:>4} × {line}")?;
         }

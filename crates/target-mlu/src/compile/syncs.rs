@@ -216,13 +216,66 @@ impl MemCode for MluMem<'_> {
     }
 }
 
-/// Per asynchronous pipe, the instructions that may be in flight (sorted).
-type Pending = [Vec<u32>; 3];
+/// The analysis state: per asynchronous pipe, the instructions that may
+/// be in flight (sorted); in multi-core code, the region instructions
+/// whose shared-memory accesses other cores may not have finished, each
+/// with its region (or [`OTHER`]: an earlier instance of a region).
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
+struct State {
+    pipes: [Vec<u32>; 3],
+    remote: Vec<(u32, u32)>,
+}
 
-/// A sync to insert before instruction `at`.
+/// The tag of a remote access made by an earlier instance of a region.
+const OTHER: u32 = u32::MAX;
+/// The tag of a shared access by code every core runs.
+const EVERY: u32 = u32::MAX - 1;
+
+impl State {
+    fn clear(&mut self) {
+        self.pipes.iter_mut().for_each(Vec::clear);
+        self.remote.clear();
+    }
+
+    /// Adds `other`'s entries; true when something was new.
+    fn absorb(&mut self, other: &State) -> bool {
+        let mut grew = false;
+        for s in 0..PIPES.len() {
+            grew |= union_into(&mut self.pipes[s], &other.pipes[s]);
+        }
+        grew | union_into(&mut self.remote, &other.remote)
+    }
+}
+
+/// `into ∪= from` (both sorted); true when `into` grew.
+fn union_into<T: Ord + Copy>(into: &mut Vec<T>, from: &[T]) -> bool {
+    let mut grew = false;
+    for &y in from {
+        if let Err(at) = into.binary_search(&y) {
+            into.insert(at, y);
+            grew = true;
+        }
+    }
+    grew
+}
+
+/// Multi-core code: how many cores run it, and its regions (see
+/// [`place_syncs`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Cores {
+    /// Cores running the kernel (the barrier count).
+    pub count: u32,
+    /// Per region, its instructions `start..end`; `start` is a `nop` no
+    /// branch inside the region targets.
+    pub regions: Vec<(u32, u32)>,
+    /// Per region, its partition (split regions with immediate shapes).
+    pub partitions: Vec<Option<super::emit::Partition>>,
+}
+
+/// A sync or barrier to insert before instruction `at`.
 struct Planned {
     at: u32,
-    kind: SyncKind,
+    inst: Inst,
     reason: String,
 }
 
@@ -236,23 +289,91 @@ struct Placer<'a> {
     deps: &'a MemDeps,
     scratch: Vec<Access>,
     scratch2: Vec<Access>,
+    /// Per instruction, its region (`u32::MAX`: none).
+    region_of: Vec<u32>,
+    regions: Vec<(u32, u32)>,
+    partitions: Vec<Option<super::emit::Partition>>,
+    /// Per instruction, its accesses of shared memory (DRAM, SRAM) with
+    /// register offsets unknown (registers differ between cores), CSR.
+    shared_start: Vec<u32>,
+    shared: Vec<Access>,
+    barrier: Option<Inst>,
 }
 
 impl Placer<'_> {
+    fn shared_of(&self, k: u32) -> &[Access] {
+        &self.shared[self.shared_start[k as usize] as usize..self.shared_start[k as usize + 1] as usize]
+    }
+
+    /// The first remote entry of `state` (not of `region`'s own instance)
+    /// that one of `accesses` may overlap, one of the two a write.
+    fn remote_conflict(&self, state: &State, accesses: &[Access], region: u32) -> Option<(u32, Access)> {
+        let len = |o: u32| self.program.mems.get(o as usize).map_or(u64::MAX, |m| m.bytes());
+        let part = |r: u32| self.partitions.get(r as usize).and_then(Option::as_ref);
+        let mine = part(region);
+        for &(y, tag) in &state.remote {
+            if tag == region && region != u32::MAX {
+                continue;
+            }
+            // Owner computes: both regions share the object out alike.
+            let theirs = part(self.region_of[y as usize]);
+            let alike = |o: u32| match (mine, theirs) {
+                (Some(p), Some(q)) => {
+                    p.n == q.n && p.te == q.te && {
+                        let off = |x: &super::emit::Partition| x.objects.iter().find(|e| e.0 == o).map(|e| e.1);
+                        off(p).is_some() && off(p) == off(q)
+                    }
+                }
+                _ => false,
+            };
+            for b in self.shared_of(y) {
+                for a in accesses {
+                    if (a.write || b.write)
+                        && !(a.object == b.object && alike(a.object))
+                        && memdep::may_overlap(a, b, len(a.object), len(b.object)) != memdep::Answer::NoDep
+                    {
+                        return Some((y, *a));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// Runs instruction `k` on `state`; with `plan`, records its syncs.
-    fn step(&mut self, k: u32, state: &mut Pending, mut plan: Option<&mut Vec<Planned>>) {
+    fn step(&mut self, k: u32, state: &mut State, mut plan: Option<&mut Vec<Planned>>) {
         let inst = &self.program.insts[k as usize];
+        let region = self.region_of[k as usize];
+        if region != u32::MAX && self.regions[region as usize].0 == k {
+            // Entering a region: its earlier instance is another one now,
+            // and the region (all of its cores) waits for what it depends on.
+            for e in &mut state.remote {
+                if e.1 == region {
+                    e.1 = OTHER;
+                }
+            }
+            state.remote.sort_unstable();
+            let (lo, hi) = self.regions[region as usize];
+            let all: Vec<Access> = (lo..hi).flat_map(|j| self.shared_of(j).iter().copied()).collect();
+            if let Some((y, a)) = self.remote_conflict(state, &all, region) {
+                if let (Some(plan), Some(b)) = (plan.as_deref_mut(), self.barrier.clone()) {
+                    let reason = self.remote_reason(y, &a, "a region of another core's part");
+                    plan.push(Planned { at: k, inst: b, reason });
+                }
+                state.clear();
+            }
+        }
         match inst {
             Inst::Sync(kind) => {
                 for (s, p) in PIPES.iter().enumerate() {
                     if kind.covers(*p) {
-                        state[s].clear();
+                        state.pipes[s].clear();
                     }
                 }
                 return;
             }
             Inst::Barrier { .. } | Inst::Exit | Inst::Trap => {
-                state.iter_mut().for_each(Vec::clear);
+                state.clear();
                 return;
             }
             _ => {}
@@ -260,33 +381,58 @@ impl Placer<'_> {
         if !touches_memory(inst) {
             return;
         }
+        if region == u32::MAX && self.barrier.is_some() && !state.remote.is_empty() {
+            // Code every core runs: it waits for the other cores' parts.
+            let own: Vec<Access> = self.shared_of(k).to_vec();
+            if let Some((y, a)) = self.remote_conflict(state, &own, u32::MAX) {
+                if let (Some(plan), Some(b)) = (plan.as_deref_mut(), self.barrier.clone()) {
+                    let reason = self.remote_reason(y, &a, "code every core runs");
+                    plan.push(Planned { at: k, inst: b, reason });
+                }
+                state.clear();
+            }
+        }
         let own = slot(inst.pipe());
-        for s in 0..PIPES.len() {
-            if Some(s) == own || state[s].is_empty() {
+        for (s, &pipe) in PIPES.iter().enumerate() {
+            if Some(s) == own || state.pipes[s].is_empty() {
                 continue;
             }
-            let Some(&y) = state[s].iter().find(|&&y| self.deps.depends(y, k).any()) else { continue };
+            let Some(&y) = state.pipes[s].iter().find(|&&y| self.deps.depends(y, k).any()) else { continue };
             if let Some(plan) = plan.as_deref_mut() {
-                let reason = self.reason(y, k, PIPES[s]);
-                plan.push(Planned { at: k, kind: sync_of(PIPES[s]), reason });
+                let reason = self.reason(y, k, pipe);
+                plan.push(Planned { at: k, inst: Inst::Sync(sync_of(pipe)), reason });
             }
-            state[s].clear();
+            state.pipes[s].clear();
         }
         if let Some(s) = own {
-            if state[s].len() >= MAX_PENDING {
+            if state.pipes[s].len() >= MAX_PENDING {
                 if let Some(plan) = plan {
                     let reason = format!(
                         "{MAX_PENDING} instructions in flight on the {} pipe (the pass's bound)",
                         PIPES[s].name()
                     );
-                    plan.push(Planned { at: k, kind: sync_of(PIPES[s]), reason });
+                    plan.push(Planned { at: k, inst: Inst::Sync(sync_of(PIPES[s])), reason });
                 }
-                state[s].clear();
+                state.pipes[s].clear();
             }
-            if let Err(at) = state[s].binary_search(&k) {
-                state[s].insert(at, k);
-            }
+            union_into(&mut state.pipes[s], &[k]);
         }
+        if self.barrier.is_some() && !self.shared_of(k).is_empty() {
+            let tag = if region == u32::MAX { EVERY } else { region };
+            union_into(&mut state.remote, &[(k, tag)]);
+        }
+    }
+
+    /// Why a barrier goes before an access `a` that may overlap remote
+    /// instruction `y`'s.
+    fn remote_reason(&self, y: u32, a: &Access, whose: &str) -> String {
+        let name = self.program.mems.get(a.object as usize).map_or("memory", |m| m.name.as_str());
+        let theirs = &self.program.insts[y as usize];
+        format!(
+            "{whose} {} @{name}, which another core's `{}` may still access",
+            if a.write { "writes" } else { "reads" },
+            theirs.mnemonic()
+        )
     }
 
     /// Why `later` waits for `earlier` (of pipe `pipe`): the dependence
@@ -321,8 +467,13 @@ impl Placer<'_> {
 }
 
 /// Inserts the syncs `program` needs (see the module doc) and returns them
-/// with their reasons, in program order.
-pub(crate) fn place_syncs(program: &mut Program, vregs: u32) -> Result<Vec<SyncNote>, CompileError> {
+/// with their reasons, in program order. With `cores`, also the barriers
+/// multi-core code needs (module doc, "Multi-core").
+pub(crate) fn place_syncs(
+    program: &mut Program,
+    vregs: u32,
+    cores: Option<&Cores>,
+) -> Result<Vec<SyncNote>, CompileError> {
     let blocks = Blocks::new(program)?;
     let deps = {
         let code = MluMem::new(program, &blocks, vregs);
@@ -330,12 +481,59 @@ pub(crate) fn place_syncs(program: &mut Program, vregs: u32) -> Result<Vec<SyncN
             .compute(&blocks.graph, &code)
             .map_err(|e| CompileError::new(format!("memdep refused the compiled code: {e}")))?
     };
+    let n = program.insts.len();
+    let mut region_of = vec![u32::MAX; n];
+    let (mut shared_start, mut shared) = (Vec::with_capacity(n + 1), Vec::new());
+    let mut barrier = None;
+    let mut regions = Vec::new();
+    let mut partitions = Vec::new();
+    if let Some(c) = cores {
+        regions.clone_from(&c.regions);
+        partitions.clone_from(&c.partitions);
+        for (r, &(lo, hi)) in c.regions.iter().enumerate() {
+            for k in lo..hi.min(n as u32) {
+                region_of[k as usize] = r as u32;
+            }
+        }
+        let scope = if c.count <= 4 { crate::ops::Scope::Local } else { crate::ops::Scope::Global };
+        barrier = Some(Inst::Barrier { scope, id: Operand::Imm(0), count: Operand::Imm(u64::from(c.count)) });
+    }
+    let mut scratch = Vec::new();
+    for inst in &program.insts {
+        shared_start.push(shared.len() as u32);
+        if cores.is_some() {
+            scratch.clear();
+            accesses_of(inst, &mut scratch);
+            for a in &scratch {
+                let space = program.mems.get(a.object as usize).map(|m| m.space);
+                if matches!(space, Some(crate::types::Space::Dram | crate::types::Space::Sram)) {
+                    let offset = match a.offset {
+                        Offset::Affine { .. } => Offset::Unknown,
+                        o => o,
+                    };
+                    shared.push(Access { offset, ..*a });
+                }
+            }
+        }
+    }
+    shared_start.push(shared.len() as u32);
     let nb = blocks.len();
-    let mut placer = Placer { program, deps: &deps, scratch: Vec::new(), scratch2: Vec::new() };
-    let mut entry: Vec<Pending> = vec![Pending::default(); nb];
+    let mut placer = Placer {
+        program,
+        deps: &deps,
+        scratch: Vec::new(),
+        scratch2: Vec::new(),
+        region_of,
+        regions,
+        partitions,
+        shared_start,
+        shared,
+        barrier,
+    };
+    let mut entry: Vec<State> = vec![State::default(); nb];
     let mut queued = vec![true; nb];
     let mut work: std::collections::VecDeque<Node> = (0..nb as Node).collect();
-    let mut state = Pending::default();
+    let mut state = State::default();
     while let Some(b) = work.pop_front() {
         queued[b as usize] = false;
         state.clone_from(&entry[b as usize]);
@@ -343,17 +541,7 @@ pub(crate) fn place_syncs(program: &mut Program, vregs: u32) -> Result<Vec<SyncN
             placer.step(k, &mut state, None);
         }
         for t in blocks.graph.successors(b) {
-            let into = &mut entry[t as usize];
-            let mut grew = false;
-            for s in 0..PIPES.len() {
-                for &y in &state[s] {
-                    if let Err(at) = into[s].binary_search(&y) {
-                        into[s].insert(at, y);
-                        grew = true;
-                    }
-                }
-            }
-            if grew && !queued[t as usize] {
+            if entry[t as usize].absorb(&state) && !queued[t as usize] {
                 queued[t as usize] = true;
                 work.push_back(t);
             }
@@ -381,8 +569,8 @@ fn insert(program: &mut Program, plan: Vec<Planned>) -> Vec<SyncNote> {
     for (k, inst) in old.into_iter().enumerate() {
         new_at.push(insts.len() as u32);
         while let Some(p) = next.next_if(|p| p.at as usize == k) {
-            insts.push(Inst::Sync(p.kind));
-            notes.push(SyncNote { kind: p.kind, reason: p.reason });
+            insts.push(p.inst.clone());
+            notes.push(SyncNote { inst: p.inst, reason: p.reason });
         }
         insts.push(inst);
     }

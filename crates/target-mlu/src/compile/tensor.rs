@@ -47,6 +47,18 @@ impl Desc {
     }
 }
 
+/// The partition of a split region over `n` elements in tiles of `te`
+/// (module `split`): known when `n` and every descriptor's offset are
+/// immediates.
+fn partition<'d>(n: Operand, te: u64, descs: impl IntoIterator<Item = &'d Desc>) -> Option<super::emit::Partition> {
+    let n = u64::try_from(n.imm_i64()?).ok()?;
+    let mut objects = Vec::new();
+    for d in descs {
+        objects.push((d.mem.0, d.off.imm_i64()?));
+    }
+    Some(super::emit::Partition { n, te, objects })
+}
+
 /// One set of tile buffers: the result's and one per source descriptor.
 struct TileBufs {
     out: MemId,
@@ -158,21 +170,22 @@ impl Lowerer<'_> {
         })
     }
 
-    /// `for i in (0..n).step_by(te)`: calls `body(i, count, padded)` with the
+    /// `for i in (start..n).step_by(te)`: calls `body(i, count, padded)` with the
     /// tile's element count and that count rounded up to `count_multiple`.
     /// The loop tests at its end; a guard skips it when `n` may be zero or
     /// negative (none when `n` is a positive immediate, so the code has no
     /// zero-trip path the syncs pass would have to assume).
     fn tiles(
         &mut self,
-        n: Operand,
+        (start, n): (Operand, Operand),
         te: u64,
         mut body: impl FnMut(&mut Self, Operand, Operand, Operand) -> Result<(), CompileError>,
     ) -> Result<(), CompileError> {
         let cm = self.config.count_multiple.max(1) as i64;
-        let i = self.e.mov(Ty::I64, Operand::Imm(0))?;
+        let i = self.e.mov(Ty::I64, start)?;
         let (head, done) = (self.e.label(), self.e.label());
-        self.skip_if_empty(n, done)?;
+        let len = self.e.bin64(BinOp::Sub, n, start)?;
+        self.skip_if_empty(len, done)?;
         self.e.bind(head);
         let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
         let cnt = self.e.vreg()?;
@@ -217,7 +230,7 @@ impl Lowerer<'_> {
         }
         let buf = self.stage(0)?;
         let tb = self.tile_bytes;
-        self.tiles(bytes, tb, |s, i, cnt, _| {
+        self.tiles((Operand::Imm(0), bytes), tb, |s, i, cnt, _| {
             let shift = |a: Addr, s: &mut Self| -> Result<Addr, CompileError> {
                 let base = match a.base {
                     Some(r) => s.e.bin64(BinOp::Add, Operand::Reg(r), i)?,
@@ -256,7 +269,7 @@ impl Lowerer<'_> {
         let to = self.elem_addr(&copy, Operand::Imm(0))?;
         let from = self.elem_addr(&src, Operand::Imm(0))?;
         let bytes = self.e.bin64(BinOp::Mul, src.size, Operand::int(src.elem.bytes() as i64))?;
-        self.copy(to, from, bytes, "a source overlapping its destination to a temporary")?;
+        self.region(true, |s| s.copy(to, from, bytes, "a source overlapping its destination to a temporary"))?;
         Ok(copy)
     }
 
@@ -305,7 +318,8 @@ impl Lowerer<'_> {
             let direct = Route::new(src.space, dst.space).exists();
             let src = if direct { src } else { self.unalias(src, &dst)? };
             let (to, from) = (self.elem_addr(&dst, Operand::Imm(0))?, self.elem_addr(&src, Operand::Imm(0))?);
-            return self.copy(to, from, bytes, &format!("`dma` {} → {}", src.space, dst.space));
+            let why = format!("`dma` {} → {}", src.space, dst.space);
+            return self.region(true, |s| s.copy(to, from, bytes, &why));
         }
         if elem == Ty::I1 {
             return Err(self.unsupported(&format!("`{}` on i1 elements (no vector form)", op.name())));
@@ -327,7 +341,8 @@ impl Lowerer<'_> {
         }
         let te = self.tile_elems(elem)?;
         let what = format!("`{}`", op.name());
-        let sets = if self.double && self.tiles_independent(&dst, &staged, te) { 2 } else { 1 };
+        let independent = self.tiles_independent(&dst, &staged, te);
+        let sets = if self.double && independent { 2 } else { 1 };
         self.buffering.push(if sets == 2 {
             format!("{what}: double-buffered (memdep: tile i + 1's sources and tile i's result are independent)")
         } else if self.double {
@@ -345,15 +360,20 @@ impl Lowerer<'_> {
             bufs.push(TileBufs { out, srcs });
         }
         let map = MapTile { op, elem, dst, srcs: staged, te, what, int_div: op == Opcode::Tdiv && elem.is_int() };
-        if sets == 1 {
-            let b = &bufs[0];
-            return self.tiles(dst.size, te, |s, i, cnt, padded| {
-                s.map_load(&map, b, i, cnt)?;
-                s.map_compute(&map, b, padded)?;
-                s.map_store(&map, b, i, cnt)
-            });
-        }
-        self.ping_pong(&map, &bufs)
+        // Split code: independent tiles are shared out, others run on core 0.
+        let part = independent.then(|| partition(dst.size, te, map.srcs.iter().flatten().chain([&dst]))).flatten();
+        self.region_parts(!independent, part, |s| {
+            let range = if independent { s.core_range(dst.size, te)? } else { (Operand::Imm(0), dst.size) };
+            if sets == 1 {
+                let b = &bufs[0];
+                return s.tiles(range, te, |s, i, cnt, padded| {
+                    s.map_load(&map, b, i, cnt)?;
+                    s.map_compute(&map, b, padded)?;
+                    s.map_store(&map, b, i, cnt)
+                });
+            }
+            s.ping_pong(&map, &bufs, range)
+        })
     }
 
     /// Do tile `i + 1`'s source reads and tile `i`'s result write touch
@@ -471,14 +491,20 @@ impl Lowerer<'_> {
     /// result buffer suffices — and a `sync.compute` before each result
     /// copy. The last tile leaves the loop on its own path (no source copy
     /// in flight after the loop, whatever the tile count).
-    fn ping_pong(&mut self, m: &MapTile, bufs: &[TileBufs]) -> Result<(), CompileError> {
-        let (n, te) = (m.dst.size, m.te as i64);
+    fn ping_pong(
+        &mut self,
+        m: &MapTile,
+        bufs: &[TileBufs],
+        (start, n): (Operand, Operand),
+    ) -> Result<(), CompileError> {
+        let te = m.te as i64;
         let cm = self.config.count_multiple.max(1) as i64;
-        let i = self.e.mov(Ty::I64, Operand::Imm(0))?;
+        let i = self.e.mov(Ty::I64, start)?;
         let (head, done) = (self.e.label(), self.e.label());
-        self.skip_if_empty(n, done)?;
+        let len = self.e.bin64(BinOp::Sub, n, start)?;
+        self.skip_if_empty(len, done)?;
         let cnt = self.e.vreg()?;
-        self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: n, b: Operand::int(te) })?;
+        self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: len, b: Operand::int(te) })?;
         self.map_load(m, &bufs[0], Operand::Reg(i), Operand::Reg(cnt))?;
         self.e.bind(head);
         let mut lasts = Vec::with_capacity(2);
@@ -564,7 +590,7 @@ impl Lowerer<'_> {
                 let small = self.e.cmp64(IntCC::Sle, src.size, Operand::int(te as i64))?;
                 self.e.push(Inst::Branch { on_zero: false, cond: small, target: vector })?;
             }
-            self.tiles(src.size, te, |s, i, cnt, _| {
+            self.tiles((Operand::Imm(0), src.size), te, |s, i, cnt, _| {
                 let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
                 let from = s.elem_addr(&src, i)?;
                 s.e.dma(baddr, from, bytes, &format!("an operand tile of {what}"))?;
@@ -601,16 +627,35 @@ impl Lowerer<'_> {
             (RedOp::Max, false) => BinOp::Smax,
             (RedOp::Max, true) => BinOp::Fmax,
         };
-        self.tiles(src.size, te, |s, i, cnt, padded| {
-            let fill = Inst::VFill { ty: elem, dst: baddr, value: Operand::Imm(identity), n: Operand::int(te as i64) };
-            s.e.compute(fill, "the identity fill of a reduction tile")?;
-            let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
-            let from = s.elem_addr(&src, i)?;
-            s.e.dma(baddr, from, bytes, &format!("an operand tile of {what}"))?;
-            let t = s.e.vreg()?;
-            s.e.compute(Inst::VReduce { op: red, ty: elem, dst: t, src: baddr, n: padded }, &what)?;
-            s.e.push(Inst::Binary { op: combine, ty: elem, dst: acc, a: Operand::Reg(acc), b: Operand::Reg(t) })
-        })?;
+        // Split code: each core reduces its tiles, then the partials are
+        // combined in core order (not a float sum: its order is the IR's,
+        // so every core computes all of it).
+        let split = self.core.is_some() && !scalar_sum;
+        let tile_loop = |s: &mut Self| -> Result<(), CompileError> {
+            let range = if split { s.core_range(src.size, te)? } else { (Operand::Imm(0), src.size) };
+            s.tiles(range, te, |s, i, cnt, padded| {
+                let fill =
+                    Inst::VFill { ty: elem, dst: baddr, value: Operand::Imm(identity), n: Operand::int(te as i64) };
+                s.e.compute(fill, "the identity fill of a reduction tile")?;
+                let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
+                let from = s.elem_addr(&src, i)?;
+                s.e.dma(baddr, from, bytes, &format!("an operand tile of {what}"))?;
+                let t = s.e.vreg()?;
+                s.e.compute(Inst::VReduce { op: red, ty: elem, dst: t, src: baddr, n: padded }, &what)?;
+                s.e.push(Inst::Binary { op: combine, ty: elem, dst: acc, a: Operand::Reg(acc), b: Operand::Reg(t) })
+            })?;
+            if split {
+                let total = s.combine_partials(acc, elem, combine, identity)?;
+                s.e.push(Inst::Mov { ty: elem, dst: acc, src: Operand::Reg(total) })?;
+            }
+            Ok(())
+        };
+        if split {
+            let part = partition(src.size, te, [&src]);
+            self.region_parts(false, part, tile_loop)?
+        } else {
+            tile_loop(self)?
+        }
         self.e.bind(end);
         let Operand::Reg(d) = dst else { return Err(self.unsupported(op.name())) };
         self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) })
@@ -664,38 +709,41 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let eb = elem.bytes() as i64;
-        let bytes_of = |s: &mut Self, d: &Desc| s.e.bin64(BinOp::Mul, d.size, Operand::int(eb));
-        let buf_a = self.mm_buffer(0, Space::Nram, a.len * a.elem.bytes())?;
-        let buf_c = self.mm_buffer(1, Space::Nram, c.len * c.elem.bytes())?;
-        let from = self.elem_addr(&a, Operand::Imm(0))?;
-        let nb = bytes_of(self, &a)?;
-        self.e.dma(at(Space::Nram, buf_a, None, 0), from, nb, "the left operand of `matmul`")?;
-        let b_addr = if b.space == Space::Wram {
-            match b.off {
-                Operand::Imm(o) if (o as i64 * eb) % self.config.wram_align as i64 == 0 => {
-                    at(Space::Wram, b.mem, None, o as i64 * eb)
+        // Split code: core 0 multiplies.
+        self.region(true, |s| {
+            let eb = elem.bytes() as i64;
+            let bytes_of = |s: &mut Self, d: &Desc| s.e.bin64(BinOp::Mul, d.size, Operand::int(eb));
+            let buf_a = s.mm_buffer(0, Space::Nram, a.len * a.elem.bytes())?;
+            let buf_c = s.mm_buffer(1, Space::Nram, c.len * c.elem.bytes())?;
+            let from = s.elem_addr(&a, Operand::Imm(0))?;
+            let nb = bytes_of(s, &a)?;
+            s.e.dma(at(Space::Nram, buf_a, None, 0), from, nb, "the left operand of `matmul`")?;
+            let b_addr = if b.space == Space::Wram {
+                match b.off {
+                    Operand::Imm(o) if (o as i64 * eb) % s.config.wram_align as i64 == 0 => {
+                        at(Space::Wram, b.mem, None, o as i64 * eb)
+                    }
+                    _ => {
+                        return Err(CompileError::new(format!(
+                            "cannot lower `matmul` ({}): its WRAM operand must start at an immediate offset aligned to {} bytes",
+                            s.here, s.config.wram_align
+                        )));
+                    }
                 }
-                _ => {
-                    return Err(CompileError::new(format!(
-                        "cannot lower `matmul` ({}): its WRAM operand must start at an immediate offset aligned to {} bytes",
-                        self.here, self.config.wram_align
-                    )));
-                }
-            }
-        } else {
-            let buf_b = self.mm_buffer(2, Space::Wram, b.len * b.elem.bytes())?;
-            let from = self.elem_addr(&b, Operand::Imm(0))?;
-            let nb = bytes_of(self, &b)?;
-            let to = at(Space::Wram, buf_b, None, 0);
-            self.copy(to, from, nb, "the right operand of `matmul`")?;
-            to
-        };
-        let (ca, aa) = (at(Space::Nram, buf_c, None, 0), at(Space::Nram, buf_a, None, 0));
-        self.e.compute(Inst::Matmul { ty: elem, c: ca, a: aa, b: b_addr, m, k, n }, "`matmul`")?;
-        let to = self.elem_addr(&c, Operand::Imm(0))?;
-        let nb = bytes_of(self, &c)?;
-        self.copy(to, ca, nb, "the result of `matmul`")
+            } else {
+                let buf_b = s.mm_buffer(2, Space::Wram, b.len * b.elem.bytes())?;
+                let from = s.elem_addr(&b, Operand::Imm(0))?;
+                let nb = bytes_of(s, &b)?;
+                let to = at(Space::Wram, buf_b, None, 0);
+                s.copy(to, from, nb, "the right operand of `matmul`")?;
+                to
+            };
+            let (ca, aa) = (at(Space::Nram, buf_c, None, 0), at(Space::Nram, buf_a, None, 0));
+            s.e.compute(Inst::Matmul { ty: elem, c: ca, a: aa, b: b_addr, m, k, n }, "`matmul`")?;
+            let to = s.elem_addr(&c, Operand::Imm(0))?;
+            let nb = bytes_of(s, &c)?;
+            s.copy(to, ca, nb, "the result of `matmul`")
+        })
     }
 
     /// A whole-operand matmul buffer, grown to `bytes`.
