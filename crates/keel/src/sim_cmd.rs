@@ -40,6 +40,10 @@ pub(crate) struct SimArgs {
     /// Write a Chrome trace-event file (open it in Perfetto).
     #[arg(long, value_name = "OUT.json")]
     pub(crate) trace: Option<String>,
+    /// Print the trace as a text picture, WIDTH columns wide: a row per core
+    /// and pipe, shaded by busy cycles (cycle model only).
+    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = "72")]
+    pub(crate) timeline: Option<usize>,
     /// Output format.
     #[arg(long, value_parser = ["text", "json"], default_value = "text")]
     pub(crate) format: String,
@@ -75,7 +79,7 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::
         mode: if a.functional { Mode::Functional } else { Mode::Cycle },
         fuel: a.fuel,
         races,
-        trace: a.trace.as_ref().map(|_| 5_000_000),
+        trace: (a.trace.is_some() || a.timeline.is_some()).then_some(5_000_000),
         record_races: false,
         max_memory: a.max_memory,
     };
@@ -99,6 +103,11 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::
         let mut file = io::BufWriter::new(std::fs::File::create(path)?);
         trace.write_chrome(&mut file, sim.cores_per_cluster(), l.config.clock_mhz)?;
         file.flush()?;
+    }
+    if let (Ok(o), Some(width)) = (&result, a.timeline)
+        && let Some(trace) = &o.trace
+    {
+        trace.write_timeline(out, o.stats.cycles, width)?;
     }
     if a.format == "json" {
         let v = json_report(&l.program, &sim, &result, a.stats, a.full);

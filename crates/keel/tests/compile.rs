@@ -61,7 +61,8 @@ fn the_report_is_comments_and_names_placement_syncs_and_cycles() {
     for want in [
         "; placement",
         "@keel.stage0",
-        "; syncs:",
+        "; syncs and barriers:",
+        "; cores: single-core",
         "sync.compute: `dma` reads @keel.stage0, which an in-flight `vfma.f32` on the compute pipe writes",
         "`tfma`: double-buffered",
         "; static cycles",

@@ -39,11 +39,34 @@ fn both(name: &str, args: &[Imm], tile: Option<u64>, roof: &str) -> [(u64, f64);
 #[test]
 fn saxpy_over_a_million_floats() {
     let [ours, naive] = both("saxpy_1m.kir", &[Imm::f32(2.0)], None, "dma");
-    assert_eq!((ours.0, naive.0), (197_130, 245_760));
+    assert_eq!((ours.0, naive.0), (197_066, 245_512));
     assert!(ours.1 >= 0.80, "{}", ours.1);
     // Slice 1's figure: 16 KiB tiles, naive.
     let [ours, naive] = both("saxpy_1m.kir", &[Imm::f32(2.0)], Some(16384), "dma");
-    assert_eq!((ours.0, naive.0), (222_916, 324_999));
+    assert_eq!((ours.0, naive.0), (222_669, 324_019));
+}
+
+/// Cycles and the DMA roofline's fraction on `cores` cores.
+fn split(name: &str, args: &[Imm], cores: u32) -> (u64, f64) {
+    let s = kernel(name, args, CompileOptions { cores, ..CompileOptions::default() });
+    (s.cycles, s.roofline("dma").unwrap().fraction)
+}
+
+#[test]
+fn saxpy_scales_over_four_cores() {
+    let (one, _) = split("saxpy_1m.kir", &[Imm::f32(2.0)], 1);
+    let (two, _) = split("saxpy_1m.kir", &[Imm::f32(2.0)], 2);
+    let (four, roof) = split("saxpy_1m.kir", &[Imm::f32(2.0)], 4);
+    let speedup = one as f64 / four as f64;
+    eprintln!(
+        "saxpy 10^6: 1 core {one}, 2 cores {two}, 4 cores {four} cycles ({speedup:.2}x; {:.1}% of the 4-core DMA roofline)",
+        100.0 * roof
+    );
+    assert_eq!((one, two, four), (197_066, 100_494, 65_659));
+    // DRAM moves 192 bytes a cycle, four IO-DMA engines 256: the model
+    // bounds four cores at 3x one core at its roofline, short of the
+    // issue's 3.5x (docs/design/target-mlu.md).
+    assert!(speedup > 2.9, "{speedup}");
 }
 
 #[test]
@@ -56,7 +79,7 @@ fn matmul_256_cubed() {
 #[test]
 fn p_vectorized_over_a_hundred_thousand_floats() {
     let [ours, naive] = both("p_vectorized_100k.kir", &[], None, "dma");
-    assert_eq!((ours.0, naive.0), (40_363, 49_818));
+    assert_eq!((ours.0, naive.0), (40_347, 49_762));
 }
 
 /// Slice 2's register figures over the 1,000 generated programs of

@@ -145,4 +145,69 @@ impl Trace {
         }
         out.write_all(b"\n]}\n")
     }
+
+    /// Writes the trace as a text picture: one row per core and pipe,
+    /// `width` columns over cycles `0..cycles`, each column showing how busy
+    /// the track was in its share of the cycles (` ` idle, `.` under a
+    /// third, `:` under two thirds, `#` more; a scalar row shows `-` where
+    /// the front end mostly stalled).
+    pub fn write_timeline(&self, out: &mut dyn Write, cycles: u64, width: usize) -> io::Result<()> {
+        let width = width.clamp(10, 1000);
+        let span = cycles.max(1).div_ceil(width as u64);
+        let mut tracks: Vec<(u32, Pipe)> = self.events.iter().map(|e| (e.core, e.pipe)).collect();
+        tracks.sort();
+        tracks.dedup();
+        writeln!(out, "timeline: {cycles} cycles, {span} per column")?;
+        for (core, pipe) in tracks {
+            let (mut busy, mut stall) = (vec![0u64; width], vec![0u64; width]);
+            for e in self.events.iter().filter(|e| e.core == core && e.pipe == pipe) {
+                let into = if pipe == Pipe::Scalar && e.name != "scalar" { &mut stall } else { &mut busy };
+                let (start, end) = (e.start, e.start.saturating_add(e.dur));
+                let mut col = (start / span) as usize;
+                while col < width && (col as u64) * span < end {
+                    let (lo, hi) = (col as u64 * span, (col as u64 + 1) * span);
+                    into[col] += end.min(hi) - start.max(lo);
+                    col += 1;
+                }
+            }
+            let row: String = (0..width)
+                .map(|c| match (busy[c] * 3, stall[c] * 2) {
+                    (0, s) if s > span => '-',
+                    (0, _) => ' ',
+                    (b, _) if b < span => '.',
+                    (b, _) if b < 2 * span => ':',
+                    _ => '#',
+                })
+                .collect();
+            writeln!(out, "core {core:>2} {:<8} |{}|", pipe.name(), row.trim_end())?;
+        }
+        if self.dropped > 0 {
+            writeln!(out, "({} events beyond the trace limit are not shown)", self.dropped)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timeline_shades_each_column_by_busy_cycles() {
+        let mut t = Trace::new(1, 100);
+        let ev = |pipe, name: &str, start, dur| TraceEvent { core: 0, pipe, name: name.into(), start, dur, pc: None };
+        t.push(ev(Pipe::Io, "dma", 0, 40));
+        t.push(ev(Pipe::Compute, "vadd.f32", 40, 15));
+        t.push(ev(Pipe::Scalar, "stall: sync.io", 10, 30));
+        let mut out = Vec::new();
+        t.write_timeline(&mut out, 100, 10).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "timeline: 100 cycles, 10 per column\n\
+             core  0 scalar   | ---|\n\
+             core  0 compute  |    #:|\n\
+             core  0 io       |####|\n"
+        );
+    }
 }

@@ -139,6 +139,14 @@ impl Emitter {
                 return Ok(Operand::int(v));
             }
         }
+        // Identities: `0 + x`, `x + 0`, `x - 0`, `1 * x`, `x * 1`.
+        match (op, a, b) {
+            (crate::BinOp::Add, Operand::Imm(0), x) | (crate::BinOp::Add | crate::BinOp::Sub, x, Operand::Imm(0)) => {
+                return Ok(x);
+            }
+            (crate::BinOp::Mul, Operand::Imm(1), x) | (crate::BinOp::Mul, x, Operand::Imm(1)) => return Ok(x),
+            _ => {}
+        }
         let dst = self.vreg()?;
         self.push(Inst::Binary { op, ty: Ty::I64, dst, a, b })?;
         Ok(Operand::Reg(dst))
