@@ -142,7 +142,11 @@ fn vectorize_eval(c: &mut Criterion) {
             let l = lower(
                 &v.graph,
                 v.func,
-                LowerOptions { lanes: Lanes::Fixed(LANES as u64), elements: 16 * LANES as u64 },
+                LowerOptions {
+                    lanes: Lanes::Fixed(LANES as u64),
+                    elements: 16 * LANES as u64,
+                    on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP,
+                },
             )
             .expect("lowers");
             let icfg = ir_core::interp::Config { fuel: u64::MAX, max_memory_bytes: 1 << 32, ..Default::default() };

@@ -244,7 +244,11 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
                 Some(n) => Lanes::Fixed(n),
                 None => Lanes::Dynamic { capacity: args.capacity },
             };
-            match lower(&v.graph, v.func, LowerOptions { lanes, elements: args.elements }) {
+            match lower(
+                &v.graph,
+                v.func,
+                LowerOptions { lanes, elements: args.elements, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
+            ) {
                 Ok(l) => out.write_all(ir_core::text::print_module(&l.module).as_bytes())?,
                 Err(e) => {
                     return Ok(fail(render_file_error(

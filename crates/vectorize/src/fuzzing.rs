@@ -168,8 +168,12 @@ pub fn check_lowered(gn: &Generated, s: &mut dyn Source, lanes: usize) -> Result
     let v = Vectorizer::default().vectorize(&gn.graph, gn.func, &gn.in_axes).map_err(|e| e.to_string())?;
     // Room for every lane's row (random rows hold at most 4 elements).
     let elements = 4 * lanes as u64;
-    let l = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(lanes as u64), elements })
-        .map_err(|e| format!("lower: {e}\n{}", print_graph(&v.graph)))?;
+    let l = lower(
+        &v.graph,
+        v.func,
+        LowerOptions { lanes: Lanes::Fixed(lanes as u64), elements, on_chip_bytes: crate::lower::DEFAULT_ON_CHIP },
+    )
+    .map_err(|e| format!("lower: {e}\n{}", print_graph(&v.graph)))?;
     let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, lanes, s);
     let mut ev = Evaluator::new(&gn.graph, EvalConfig { fuel: LANE_FUEL, ..EvalConfig::default() })
         .map_err(|e| e.to_string())?;

@@ -323,7 +323,12 @@ fn generated_scalar_programs_import_back() {
     for seed in 0..300u64 {
         let mut s = SplitMix64::new(seed);
         let gn = generate(&cfg, &mut s);
-        let l = lower(&gn.graph, gn.func, LowerOptions { lanes: Lanes::Fixed(1), elements: 0 }).unwrap();
+        let l = lower(
+            &gn.graph,
+            gn.func,
+            LowerOptions { lanes: Lanes::Fixed(1), elements: 0, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
+        )
+        .unwrap();
         let f = l.module.function(l.func).unwrap();
         let name = f.name().to_string();
         let (c, t) = agree(&l.module, &name, 20, seed);
@@ -342,7 +347,12 @@ fn imported_vectorized_lowered_equals_keel_per_element() {
     let imp = import_function(&m, pid).unwrap();
     let v = vectorize::vectorize(&imp.graph, imp.func, &[true, true, true]).unwrap();
     for lanes in [Lanes::Fixed(64), Lanes::Dynamic { capacity: 100 }] {
-        let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 0 }).unwrap();
+        let l = lower(
+            &v.graph,
+            v.func,
+            LowerOptions { lanes, elements: 0, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
+        )
+        .unwrap();
         let xs: Vec<Vec<Imm>> = (0..3)
             .map(|_| (0..64).map(|_| random_value(ValTy::scalar(Type::F32), &mut rng).scalar().unwrap()).collect())
             .collect();
@@ -358,7 +368,12 @@ fn imported_vectorized_lowered_equals_keel_per_element() {
     let mid = m.function_by_name("mean").unwrap();
     let imp = import_function(&m, mid).unwrap();
     let v = vectorize::vectorize(&imp.graph, imp.func, &[true]).unwrap();
-    let l = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(7), elements: 256 }).unwrap();
+    let l = lower(
+        &v.graph,
+        v.func,
+        LowerOptions { lanes: Lanes::Fixed(7), elements: 256, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
+    )
+    .unwrap();
     let rows: Vec<Value> = (0..7).map(|_| random_value(ValTy::array(Type::F32, 1), &mut rng)).collect();
     let batch = Value::array_of(ValTy::array(Type::F32, 1), &rows).unwrap();
     let got = l.run(&[batch], Config::default()).unwrap();

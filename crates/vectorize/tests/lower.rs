@@ -16,8 +16,9 @@ fn lowered(text: &str, axes: &[bool], lanes: Lanes) -> (String, vectorize::lower
     let (g, _) = parse(text).unwrap();
     let f = *g.functions().last().unwrap();
     let v = vectorize::vectorize(&g, f, axes).unwrap();
-    let l = lower(&v.graph, v.func, LowerOptions { lanes, elements: 64 })
-        .unwrap_or_else(|e| panic!("{e}\n{}", print_graph(&v.graph)));
+    let l =
+        lower(&v.graph, v.func, LowerOptions { lanes, elements: 64, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP })
+            .unwrap_or_else(|e| panic!("{e}\n{}", print_graph(&v.graph)));
     (ir_core::text::print_module(&l.module), l)
 }
 
@@ -57,7 +58,12 @@ fn what_is_not_lowered_is_an_error_naming_the_node() {
     let (g, _) = parse(text).unwrap();
     let f = g.function("f").unwrap();
     let v = vectorize::vectorize(&g, f, &[false, true]).unwrap();
-    let e = lower(&v.graph, v.func, LowerOptions { lanes: Lanes::Fixed(4), elements: 0 }).unwrap_err();
+    let e = lower(
+        &v.graph,
+        v.func,
+        LowerOptions { lanes: Lanes::Fixed(4), elements: 0, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
+    )
+    .unwrap_err();
     assert!(e.sym.is_some() && e.message.contains("not lowered"), "{e}");
 }
 
@@ -101,8 +107,12 @@ fn compare_generated(
         for (b, lanes) in
             [(7, Lanes::Fixed(7)), (0, Lanes::Dynamic { capacity: 16 }), (13, Lanes::Dynamic { capacity: 16 })]
         {
-            let l = lowerer(&v.graph, v.func, LowerOptions { lanes, elements: 64 })
-                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_graph(&v.graph)));
+            let l = lowerer(
+                &v.graph,
+                v.func,
+                LowerOptions { lanes, elements: 64, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
+            )
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_graph(&v.graph)));
             let (per_lane, shared) = batch_inputs(&gn.graph, gn.func, &gn.in_axes, b, &mut s);
             let mut ev = Evaluator::new(&gn.graph, EvalConfig::default()).unwrap();
             let want: Result<Vec<Vec<_>>, _> = per_lane.iter().map(|a| ev.call(gn.func, a)).collect();

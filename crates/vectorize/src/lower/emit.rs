@@ -55,6 +55,8 @@ pub(super) struct Lower<'g> {
     pub(super) lanes: Arg,
     pub(super) lanes_syms: rustc_hash::FxHashSet<Sym>,
     pub(super) capacity: u64,
+    /// Bytes of `nram` left for intermediates.
+    pub(super) on_chip_left: u64,
     pub(super) temps: usize,
     pub(super) uses: Vec<u32>,
     pub(super) fused: rustc_hash::FxHashSet<Sym>,
@@ -107,7 +109,20 @@ impl Lower<'_> {
     pub(super) fn temp(&mut self, elem: Type) -> R<Mem> {
         self.temps += 1;
         let name = format!("t{}", self.temps);
-        self.mem(&name, elem, self.capacity, MemSpace::Nram)
+        let space = self.temp_space(elem);
+        self.mem(&name, elem, self.capacity, space)
+    }
+
+    /// `nram` while the intermediates fit [`super::LowerOptions::on_chip_bytes`],
+    /// then `dram`.
+    fn temp_space(&mut self, elem: Type) -> MemSpace {
+        let bytes = self.capacity.max(1).saturating_mul(u64::from(elem.bytes()));
+        if bytes <= self.on_chip_left {
+            self.on_chip_left -= bytes;
+            MemSpace::Nram
+        } else {
+            MemSpace::Dram
+        }
     }
 
     /// A per-lane object for node `node`, named after it when it has a name.
@@ -115,7 +130,8 @@ impl Lower<'_> {
         match self.g.name(node) {
             Some(n) => {
                 let n = n.to_string();
-                self.mem(&n, elem, self.capacity, MemSpace::Nram)
+                let space = self.temp_space(elem);
+                self.mem(&n, elem, self.capacity, space)
             }
             None => self.temp(elem),
         }

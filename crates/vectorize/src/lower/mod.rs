@@ -7,7 +7,9 @@
 //! - a value the same in every lane is a Keel var (a scalar);
 //! - a batched value (one scalar per lane: `array<S>` of the batch's
 //!   length) is a memory object of `S` holding `lanes` elements: the
-//!   inputs and results in `dram`, the intermediates in `nram`;
+//!   inputs and results in `dram`, the intermediates in `nram` while they
+//!   fit [`LowerOptions::on_chip_bytes`] (256 KiB by default), then in
+//!   `dram`;
 //! - a batched array parameter (`array<array<S>>`: one array per lane) is
 //!   two objects, the lanes' elements one after another (`@x_data`) and
 //!   the offsets of each lane's first element (`@x_offsets`, `lanes + 1`
@@ -74,7 +76,16 @@ pub struct LowerOptions {
     /// Size of the data object of each `array<array<S>>` parameter (the
     /// most elements all lanes' arrays may hold together).
     pub elements: u64,
+    /// Bytes of intermediates kept on chip: each intermediate object goes
+    /// to `nram` while the intermediates placed there so far, with it, fit
+    /// in this many bytes, and to `dram` otherwise (so large lane counts
+    /// still fit a core's NRAM). [`DEFAULT_ON_CHIP`] by default.
+    pub on_chip_bytes: u64,
 }
+
+/// The default [`LowerOptions::on_chip_bytes`]: 256 KiB, a third of an
+/// `mlu370` core's NRAM (the rest is left for the backend's staging).
+pub const DEFAULT_ON_CHIP: u64 = 256 * 1024;
 
 /// Why a graph cannot be lowered.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -211,6 +222,7 @@ fn lower_with(g: &Graph, func: Sym, options: LowerOptions, plant: Option<LowerPl
         lanes,
         lanes_syms: Default::default(),
         capacity,
+        on_chip_left: options.on_chip_bytes,
         temps: 0,
         uses,
         fused: Default::default(),
