@@ -64,7 +64,7 @@ fn the_report_is_comments_and_names_placement_syncs_and_cycles() {
         "; syncs and barriers:",
         "; cores: single-core",
         "sync.compute: `dma` reads @keel.stage0, which an in-flight `vfma.f32` on the compute pipe writes",
-        "`tfma`: double-buffered",
+        "`tfma`: one tile (nothing to overlap)",
         "; static cycles",
         "; registers (regalloc-pebble):",
     ] {

@@ -174,14 +174,40 @@ impl Lowerer<'_> {
     /// tile's element count and that count rounded up to `count_multiple`.
     /// The loop tests at its end; a guard skips it when `n` may be zero or
     /// negative (none when `n` is a positive immediate, so the code has no
-    /// zero-trip path the syncs pass would have to assume).
+    /// zero-trip path the syncs pass would have to assume). A range known to
+    /// hold at most one tile (immediate bounds, or at most `most` elements,
+    /// `most ≤ te`) gets no loop.
     fn tiles(
         &mut self,
         (start, n): (Operand, Operand),
-        te: u64,
+        (te, most): (u64, u64),
         mut body: impl FnMut(&mut Self, Operand, Operand, Operand) -> Result<(), CompileError>,
     ) -> Result<(), CompileError> {
         let cm = self.config.count_multiple.max(1) as i64;
+        if most <= te && !(start.imm_i64().is_some() && n.imm_i64().is_some()) {
+            // At most `most` elements, one tile: no loop, a guard only.
+            let done = self.e.label();
+            let len = self.e.bin64(BinOp::Sub, n, start)?;
+            self.skip_if_empty(len, done)?;
+            let up = self.e.bin64(BinOp::Add, len, Operand::int(cm - 1))?;
+            let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
+            let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
+            body(self, start, len, padded)?;
+            self.e.bind(done);
+            return Ok(());
+        }
+        if let (Some(lo), Some(hi)) = (start.imm_i64(), n.imm_i64())
+            && hi.wrapping_sub(lo) <= te as i64
+        {
+            // At most one tile, known now: straight-line code with exact
+            // counts (none for an empty range).
+            let cnt = hi.wrapping_sub(lo);
+            if cnt > 0 {
+                let padded = (cnt + cm - 1) / cm * cm;
+                body(self, start, Operand::int(cnt), Operand::int(padded))?;
+            }
+            return Ok(());
+        }
         let i = self.e.mov(Ty::I64, start)?;
         let (head, done) = (self.e.label(), self.e.label());
         let len = self.e.bin64(BinOp::Sub, n, start)?;
@@ -230,7 +256,7 @@ impl Lowerer<'_> {
         }
         let buf = self.stage(0)?;
         let tb = self.tile_bytes;
-        self.tiles((Operand::Imm(0), bytes), tb, |s, i, cnt, _| {
+        self.tiles((Operand::Imm(0), bytes), (tb, u64::MAX), |s, i, cnt, _| {
             let shift = |a: Addr, s: &mut Self| -> Result<Addr, CompileError> {
                 let base = match a.base {
                     Some(r) => s.e.bin64(BinOp::Add, Operand::Reg(r), i)?,
@@ -342,8 +368,11 @@ impl Lowerer<'_> {
         let te = self.tile_elems(elem)?;
         let what = format!("`{}`", op.name());
         let independent = self.tiles_independent(&dst, &staged, te);
-        let sets = if self.double && independent { 2 } else { 1 };
-        self.buffering.push(if sets == 2 {
+        let one_tile = dst.len <= te || dst.size.imm_i64().is_some_and(|n| n <= te as i64);
+        let sets = if self.double && independent && !one_tile { 2 } else { 1 };
+        self.buffering.push(if one_tile {
+            format!("{what}: one tile (nothing to overlap)")
+        } else if sets == 2 {
             format!("{what}: double-buffered (memdep: tile i + 1's sources and tile i's result are independent)")
         } else if self.double {
             format!("{what}: single-buffered (memdep cannot prove consecutive tiles independent)")
@@ -366,7 +395,7 @@ impl Lowerer<'_> {
             let range = if independent { s.core_range(dst.size, te)? } else { (Operand::Imm(0), dst.size) };
             if sets == 1 {
                 let b = &bufs[0];
-                return s.tiles(range, te, |s, i, cnt, padded| {
+                return s.tiles(range, (te, map.dst.len), |s, i, cnt, padded| {
                     s.map_load(&map, b, i, cnt)?;
                     s.map_compute(&map, b, padded)?;
                     s.map_store(&map, b, i, cnt)
@@ -590,7 +619,7 @@ impl Lowerer<'_> {
                 let small = self.e.cmp64(IntCC::Sle, src.size, Operand::int(te as i64))?;
                 self.e.push(Inst::Branch { on_zero: false, cond: small, target: vector })?;
             }
-            self.tiles((Operand::Imm(0), src.size), te, |s, i, cnt, _| {
+            self.tiles((Operand::Imm(0), src.size), (te, src.len), |s, i, cnt, _| {
                 let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
                 let from = s.elem_addr(&src, i)?;
                 s.e.dma(baddr, from, bytes, &format!("an operand tile of {what}"))?;
@@ -633,7 +662,7 @@ impl Lowerer<'_> {
         let split = self.core.is_some() && !scalar_sum;
         let tile_loop = |s: &mut Self| -> Result<(), CompileError> {
             let range = if split { s.core_range(src.size, te)? } else { (Operand::Imm(0), src.size) };
-            s.tiles(range, te, |s, i, cnt, padded| {
+            s.tiles(range, (te, src.len), |s, i, cnt, padded| {
                 let fill =
                     Inst::VFill { ty: elem, dst: baddr, value: Operand::Imm(identity), n: Operand::int(te as i64) };
                 s.e.compute(fill, "the identity fill of a reduction tile")?;
