@@ -59,6 +59,83 @@ fn partition<'d>(n: Operand, te: u64, descs: impl IntoIterator<Item = &'d Desc>)
     Some(super::emit::Partition { n, te, objects })
 }
 
+/// How one tile of a tensor map uses its buffers, from `regalloc-pebble`'s
+/// red-blue game on the tile's DAG: each distinct source descriptor a
+/// source (its copy in is a load), the operation a node, its result a sink
+/// (its copy out is a store); buffers are red pebbles.
+struct BufferPlan {
+    /// Buffers per set: the fewest that reach the lower bound
+    /// (`regalloc_pebble::min_registers`, the vector-register search).
+    regs: u32,
+    /// Per slot, the buffer of its source (`None`: a scalar).
+    src_reg: Vec<Option<u32>>,
+    /// The result's buffer (the game lets it take a source's buffer that
+    /// dies at the operation: vector instructions read before they write).
+    out_reg: u32,
+    /// Loads + stores per tile.
+    lower_bound: u64,
+    /// The buffer counts the search tried.
+    tried: Vec<u32>,
+}
+
+/// The [`BufferPlan`] of a map with source slots `srcs`; equal descriptors
+/// share one source (not for integer `tdiv`, whose two operands get
+/// different padding).
+fn buffer_plan(srcs: &[Result<Desc, Operand>], int_div: bool) -> Result<BufferPlan, String> {
+    use regalloc_pebble::{DagBuilder, Move, OpKind, Output, RegClass, Regs, ValueId};
+    let mut b = DagBuilder::new();
+    let mut sources: Vec<(Option<(MemId, Operand)>, ValueId)> = Vec::new();
+    let mut slot_value: Vec<Option<ValueId>> = Vec::with_capacity(srcs.len());
+    for s in srcs {
+        let Ok(d) = s else {
+            slot_value.push(None);
+            continue;
+        };
+        let key = (!int_div).then_some((d.mem, d.off));
+        let v = match sources.iter().find(|(k, _)| k.is_some() && *k == key) {
+            Some(&(_, v)) => v,
+            None => {
+                let v = b.source(RegClass::Vector);
+                sources.push((key, v));
+                v
+            }
+        };
+        slot_value.push(Some(v));
+    }
+    let inputs: Vec<ValueId> = sources.iter().map(|s| s.1).collect();
+    let op = b.op(OpKind::Pure, &inputs, &[Output::new(RegClass::Vector)]);
+    let out = b.outputs(op)[0];
+    b.sink(out);
+    let dag = b.build().map_err(|e| format!("the tile DAG: {e:?}"))?;
+    let count = regalloc_pebble::min_registers(&dag, RegClass::Vector, 1, 0).map_err(|e| format!("{e:?}"))?;
+    let sched = regalloc_pebble::pebble(&dag, Regs::new(0, count.regs)).map_err(|e| format!("{e:?}"))?;
+    if sched.cost() != count.lower_bound {
+        return Err(format!(
+            "the red-blue game needs {} copies per tile, above its bound {}",
+            sched.cost(),
+            count.lower_bound
+        ));
+    }
+    let mut reg_of = vec![u32::MAX; dag.num_values()];
+    for m in &sched.moves {
+        if let Move::Load { value, reg } = *m {
+            reg_of[value as usize] = reg.index;
+        }
+    }
+    let out_reg = sched.reg_of(out).map(|r| r.index).ok_or("the game computed the result nowhere")?;
+    let src_reg = slot_value.iter().map(|v| v.map(|v| reg_of[v as usize])).collect::<Vec<_>>();
+    if src_reg.iter().flatten().any(|&r| r >= count.regs) || out_reg >= count.regs {
+        return Err("the game used a buffer it does not have".into());
+    }
+    Ok(BufferPlan {
+        regs: count.regs,
+        src_reg,
+        out_reg,
+        lower_bound: count.lower_bound,
+        tried: count.trials.iter().map(|t| t.regs).collect(),
+    })
+}
+
 /// One set of tile buffers: the result's and one per source descriptor.
 struct TileBufs {
     out: MemId,
@@ -379,16 +456,41 @@ impl Lowerer<'_> {
         } else {
             format!("{what}: single-buffered (naive: one buffer per tensor slot)")
         });
+        let int_div = op == Opcode::Tdiv && elem.is_int();
         let mut bufs = Vec::with_capacity(sets);
-        let out = self.stage(0)?;
-        for set in 0..sets {
+        if self.double {
+            // The red-blue game sizes the buffer set of a tile.
+            let plan = buffer_plan(&staged, int_div).map_err(|e| self.unsupported(&e))?;
+            if let Some(last) = self.buffering.last_mut() {
+                last.push_str(&format!(
+                    "; {} buffer(s) per set (red-blue game: {} copies per tile, the lower bound, searched over {:?} buffers)",
+                    plan.regs, plan.lower_bound, plan.tried
+                ));
+            }
+            // A result buffer of its own (no source's to take) is shared by
+            // both sets: the sync before each compute already waits for the
+            // previous result's copy, and after the loop one buffer, whatever
+            // the tile count, holds the copy in flight.
+            let slid = plan.src_reg.contains(&Some(plan.out_reg));
+            for set in 0..sets {
+                let mut regs = Vec::with_capacity(plan.regs as usize);
+                for r in 0..plan.regs {
+                    let own = set == 0 || (r == plan.out_reg && !slid);
+                    regs.push(self.stage_in(if own { 0 } else { set }, r as usize)?);
+                }
+                let srcs = plan.src_reg.iter().map(|r| r.map(|r| regs[r as usize])).collect();
+                bufs.push(TileBufs { out: regs[plan.out_reg as usize], srcs });
+            }
+        } else {
+            // Naive: one buffer per tensor slot.
+            let out = self.stage(0)?;
             let mut srcs = Vec::with_capacity(staged.len());
             for (k, src) in staged.iter().enumerate() {
-                srcs.push(if src.is_ok() { Some(self.stage_in(set, k + 1)?) } else { None });
+                srcs.push(if src.is_ok() { Some(self.stage(k + 1)?) } else { None });
             }
             bufs.push(TileBufs { out, srcs });
         }
-        let map = MapTile { op, elem, dst, srcs: staged, te, what, int_div: op == Opcode::Tdiv && elem.is_int() };
+        let map = MapTile { op, elem, dst, srcs: staged, te, what, int_div };
         // Split code: independent tiles are shared out, others run on core 0.
         let part = independent.then(|| partition(dst.size, te, map.srcs.iter().flatten().chain([&dst]))).flatten();
         self.region_parts(!independent, part, |s| {
@@ -432,8 +534,13 @@ impl Lowerer<'_> {
     fn map_load(&mut self, m: &MapTile, b: &TileBufs, i: Operand, cnt: Operand) -> Result<(), CompileError> {
         let eb = m.elem.bytes() as i64;
         let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
+        let mut loaded: Vec<MemId> = Vec::with_capacity(m.srcs.len());
         for (k, src) in m.srcs.iter().enumerate() {
             let (Ok(d), Some(buf)) = (src, b.srcs[k]) else { continue };
+            if loaded.contains(&buf) {
+                continue; // the same descriptor twice: one copy
+            }
+            loaded.push(buf);
             let buf = at(Space::Nram, buf, None, 0);
             if m.int_div {
                 let fill = Operand::Imm(if k == 1 { 1 } else { 0 });
