@@ -77,6 +77,7 @@ mod checker;
 mod control;
 mod emit;
 pub mod lower;
+mod maps;
 pub mod pebble;
 pub mod place;
 pub mod regalloc;

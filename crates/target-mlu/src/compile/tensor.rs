@@ -1,6 +1,7 @@
-//! The lowering of tensor instructions, naive policy: every operand staged
-//! through one NRAM buffer per tensor slot, tile by tile, a sync after every
-//! copy and every compute instruction.
+//! The lowering of tensor instructions: descriptors and their checks,
+//! staging buffers, the tile loop, copies, reductions and `matmul` (maps
+//! are in `maps`). Syncs come from the `syncs` pass, or (the naive policy)
+//! from the emitter after every copy and compute instruction.
 //!
 //! Invariants:
 //! - a tile has `te` elements, a multiple of the ISA's `count_multiple`
@@ -22,139 +23,33 @@ use super::CompileError;
 use super::emit::at;
 use super::lower::{Instance as LowerInstance, Lowerer, space, ty};
 use super::place::PlacedKind;
-use crate::inst::{Addr, Inst, MemId, Operand, VSrc};
-use crate::ops::{BinOp, IntCC, RedOp, Route, VBinOp, VUnOp};
+use crate::inst::{Addr, Inst, MemId, Operand};
+use crate::ops::{BinOp, IntCC, RedOp, Route};
 use crate::types::{Space, Ty};
 use ir_core::{Function, MemDesc, Opcode, Slot};
 
 /// A descriptor, lowered.
 #[derive(Copy, Clone, Debug)]
-struct Desc {
-    keel: ir_core::Mem,
-    mem: MemId,
-    space: Space,
-    elem: Ty,
-    len: u64,
-    off: Operand,
-    off_op: ir_core::Operand,
-    size: Operand,
+pub(super) struct Desc {
+    pub(super) keel: ir_core::Mem,
+    pub(super) mem: MemId,
+    pub(super) space: Space,
+    pub(super) elem: Ty,
+    pub(super) len: u64,
+    pub(super) off: Operand,
+    pub(super) off_op: ir_core::Operand,
+    pub(super) size: Operand,
 }
 
 impl Desc {
     /// Exact offset and size (both immediates).
-    fn exact(&self) -> bool {
+    pub(super) fn exact(&self) -> bool {
         matches!((self.off, self.size), (Operand::Imm(_), Operand::Imm(_)))
     }
 }
 
-/// The partition of a split region over `n` elements in tiles of `te`
-/// (module `split`): known when `n` and every descriptor's offset are
-/// immediates.
-fn partition<'d>(n: Operand, te: u64, descs: impl IntoIterator<Item = &'d Desc>) -> Option<super::emit::Partition> {
-    let n = u64::try_from(n.imm_i64()?).ok()?;
-    let mut objects = Vec::new();
-    for d in descs {
-        objects.push((d.mem.0, d.off.imm_i64()?));
-    }
-    Some(super::emit::Partition { n, te, objects })
-}
-
-/// How one tile of a tensor map uses its buffers, from `regalloc-pebble`'s
-/// red-blue game on the tile's DAG: each distinct source descriptor a
-/// source (its copy in is a load), the operation a node, its result a sink
-/// (its copy out is a store); buffers are red pebbles.
-struct BufferPlan {
-    /// Buffers per set: the fewest that reach the lower bound
-    /// (`regalloc_pebble::min_registers`, the vector-register search).
-    regs: u32,
-    /// Per slot, the buffer of its source (`None`: a scalar).
-    src_reg: Vec<Option<u32>>,
-    /// The result's buffer (the game lets it take a source's buffer that
-    /// dies at the operation: vector instructions read before they write).
-    out_reg: u32,
-    /// Loads + stores per tile.
-    lower_bound: u64,
-    /// The buffer counts the search tried.
-    tried: Vec<u32>,
-}
-
-/// The [`BufferPlan`] of a map with source slots `srcs`; equal descriptors
-/// share one source (not for integer `tdiv`, whose two operands get
-/// different padding).
-fn buffer_plan(srcs: &[Result<Desc, Operand>], int_div: bool) -> Result<BufferPlan, String> {
-    use regalloc_pebble::{DagBuilder, Move, OpKind, Output, RegClass, Regs, ValueId};
-    let mut b = DagBuilder::new();
-    let mut sources: Vec<(Option<(MemId, Operand)>, ValueId)> = Vec::new();
-    let mut slot_value: Vec<Option<ValueId>> = Vec::with_capacity(srcs.len());
-    for s in srcs {
-        let Ok(d) = s else {
-            slot_value.push(None);
-            continue;
-        };
-        let key = (!int_div).then_some((d.mem, d.off));
-        let v = match sources.iter().find(|(k, _)| k.is_some() && *k == key) {
-            Some(&(_, v)) => v,
-            None => {
-                let v = b.source(RegClass::Vector);
-                sources.push((key, v));
-                v
-            }
-        };
-        slot_value.push(Some(v));
-    }
-    let inputs: Vec<ValueId> = sources.iter().map(|s| s.1).collect();
-    let op = b.op(OpKind::Pure, &inputs, &[Output::new(RegClass::Vector)]);
-    let out = b.outputs(op)[0];
-    b.sink(out);
-    let dag = b.build().map_err(|e| format!("the tile DAG: {e:?}"))?;
-    let count = regalloc_pebble::min_registers(&dag, RegClass::Vector, 1, 0).map_err(|e| format!("{e:?}"))?;
-    let sched = regalloc_pebble::pebble(&dag, Regs::new(0, count.regs)).map_err(|e| format!("{e:?}"))?;
-    if sched.cost() != count.lower_bound {
-        return Err(format!(
-            "the red-blue game needs {} copies per tile, above its bound {}",
-            sched.cost(),
-            count.lower_bound
-        ));
-    }
-    let mut reg_of = vec![u32::MAX; dag.num_values()];
-    for m in &sched.moves {
-        if let Move::Load { value, reg } = *m {
-            reg_of[value as usize] = reg.index;
-        }
-    }
-    let out_reg = sched.reg_of(out).map(|r| r.index).ok_or("the game computed the result nowhere")?;
-    let src_reg = slot_value.iter().map(|v| v.map(|v| reg_of[v as usize])).collect::<Vec<_>>();
-    if src_reg.iter().flatten().any(|&r| r >= count.regs) || out_reg >= count.regs {
-        return Err("the game used a buffer it does not have".into());
-    }
-    Ok(BufferPlan {
-        regs: count.regs,
-        src_reg,
-        out_reg,
-        lower_bound: count.lower_bound,
-        tried: count.trials.iter().map(|t| t.regs).collect(),
-    })
-}
-
-/// One set of tile buffers: the result's and one per source descriptor.
-struct TileBufs {
-    out: MemId,
-    srcs: Vec<Option<MemId>>,
-}
-
-/// A tensor map being tiled.
-struct MapTile {
-    op: Opcode,
-    elem: Ty,
-    dst: Desc,
-    srcs: Vec<Result<Desc, Operand>>,
-    te: u64,
-    what: String,
-    int_div: bool,
-}
-
 impl Lowerer<'_> {
-    fn desc(&mut self, inst: &LowerInstance, f: &Function, d: MemDesc) -> Result<Desc, CompileError> {
+    pub(super) fn desc(&mut self, inst: &LowerInstance, f: &Function, d: MemDesc) -> Result<Desc, CompileError> {
         let obj = self.module.mem(d.mem).ok_or_else(|| self.unsupported("a descriptor of a missing object"))?;
         Ok(Desc {
             keel: d.mem,
@@ -171,7 +66,7 @@ impl Lowerer<'_> {
     /// A WRAM destination must start at an immediate offset aligned to the
     /// ISA's WRAM alignment: copies into WRAM trap otherwise, where the
     /// interpreter would not.
-    fn wram_destination(&self, d: &Desc, what: &str) -> Result<(), CompileError> {
+    pub(super) fn wram_destination(&self, d: &Desc, what: &str) -> Result<(), CompileError> {
         if d.space != Space::Wram {
             return Ok(());
         }
@@ -186,7 +81,7 @@ impl Lowerer<'_> {
     }
 
     /// The interpreter's bounds check of a descriptor with var parts.
-    fn check_bounds(&mut self, d: &Desc) -> Result<(), CompileError> {
+    pub(super) fn check_bounds(&mut self, d: &Desc) -> Result<(), CompileError> {
         if d.exact() {
             return Ok(());
         }
@@ -199,7 +94,7 @@ impl Lowerer<'_> {
     }
 
     /// Traps unless `a == b` (nothing when both are the same operand).
-    fn check_equal(&mut self, a: Operand, b: Operand) -> Result<(), CompileError> {
+    pub(super) fn check_equal(&mut self, a: Operand, b: Operand) -> Result<(), CompileError> {
         if a == b {
             return Ok(());
         }
@@ -208,13 +103,13 @@ impl Lowerer<'_> {
     }
 
     /// The `idx`-th NRAM staging buffer of the first buffer set.
-    fn stage(&mut self, idx: usize) -> Result<MemId, CompileError> {
+    pub(super) fn stage(&mut self, idx: usize) -> Result<MemId, CompileError> {
         self.stage_in(0, idx)
     }
 
     /// The `idx`-th NRAM staging buffer of buffer set `set` (0:
     /// `@keel.stageN`, 1: the ping-pong partners `@keel.pongN`).
-    fn stage_in(&mut self, set: usize, idx: usize) -> Result<MemId, CompileError> {
+    pub(super) fn stage_in(&mut self, set: usize, idx: usize) -> Result<MemId, CompileError> {
         if let Some(m) = self.stage[set][idx] {
             return Ok(m);
         }
@@ -225,7 +120,7 @@ impl Lowerer<'_> {
     }
 
     /// Elements per tile for `elem`.
-    fn tile_elems(&self, elem: Ty) -> Result<u64, CompileError> {
+    pub(super) fn tile_elems(&self, elem: Ty) -> Result<u64, CompileError> {
         let cm = self.config.count_multiple.max(1);
         let te = self.tile_bytes / elem.bytes() / cm * cm;
         if te == 0 {
@@ -238,7 +133,7 @@ impl Lowerer<'_> {
     }
 
     /// The address of element `d.off + i` of `d`.
-    fn elem_addr(&mut self, d: &Desc, i: Operand) -> Result<Addr, CompileError> {
+    pub(super) fn elem_addr(&mut self, d: &Desc, i: Operand) -> Result<Addr, CompileError> {
         let idx = self.e.bin64(BinOp::Add, d.off, i)?;
         let bytes = self.e.bin64(BinOp::Mul, idx, Operand::int(d.elem.bytes() as i64))?;
         Ok(match bytes {
@@ -254,7 +149,7 @@ impl Lowerer<'_> {
     /// zero-trip path the syncs pass would have to assume). A range known to
     /// hold at most one tile (immediate bounds, or at most `most` elements,
     /// `most ≤ te`) gets no loop.
-    fn tiles(
+    pub(super) fn tiles(
         &mut self,
         (start, n): (Operand, Operand),
         (te, most): (u64, u64),
@@ -311,7 +206,7 @@ impl Lowerer<'_> {
     }
 
     /// `if n <= 0 goto done`, unless `n` is a positive immediate.
-    fn skip_if_empty(&mut self, n: Operand, done: crate::inst::LabelId) -> Result<(), CompileError> {
+    pub(super) fn skip_if_empty(&mut self, n: Operand, done: crate::inst::LabelId) -> Result<(), CompileError> {
         if n.imm_i64().is_some_and(|v| v > 0) {
             return Ok(());
         }
@@ -321,7 +216,7 @@ impl Lowerer<'_> {
 
     /// Copies `bytes` bytes from `src` to `dst`: one DMA where the machine
     /// has the route, otherwise through staging buffer 0, tile by tile.
-    fn copy(&mut self, dst: Addr, src: Addr, bytes: Operand, why: &str) -> Result<(), CompileError> {
+    pub(super) fn copy(&mut self, dst: Addr, src: Addr, bytes: Operand, why: &str) -> Result<(), CompileError> {
         if Route::new(src.space, dst.space).exists() {
             return self.e.dma(dst, src, bytes, why);
         }
@@ -363,7 +258,7 @@ impl Lowerer<'_> {
 
     /// Copies a source that may overlap the destination `dst` (same object,
     /// another offset) to its DRAM temporary, and reads from there.
-    fn unalias(&mut self, src: Desc, dst: &Desc) -> Result<Desc, CompileError> {
+    pub(super) fn unalias(&mut self, src: Desc, dst: &Desc) -> Result<Desc, CompileError> {
         if src.keel != dst.keel || src.off_op == dst.off_op {
             return Ok(src);
         }
@@ -389,298 +284,6 @@ impl Lowerer<'_> {
             Opcode::Tsum | Opcode::Tredmax => self.lower_reduce(inst, f, i, &slots),
             _ => self.lower_map(inst, f, op, &slots),
         }
-    }
-
-    fn lower_map(
-        &mut self,
-        inst: &LowerInstance,
-        f: &Function,
-        op: Opcode,
-        slots: &[Slot],
-    ) -> Result<(), CompileError> {
-        let Some(&Slot::Desc(d0)) = slots.first() else { return Err(self.unsupported(op.name())) };
-        let dst = self.desc(inst, f, d0)?;
-        let mut srcs: Vec<Result<Desc, Operand>> = Vec::with_capacity(slots.len());
-        for s in &slots[1..] {
-            srcs.push(match *s {
-                Slot::Desc(d) => Ok(self.desc(inst, f, d)?),
-                Slot::Scalar(o) => Err(self.op(inst, f, o)),
-            });
-        }
-        self.check_bounds(&dst)?;
-        for s in srcs.iter().flatten() {
-            self.check_bounds(s)?;
-            self.check_equal(s.size, dst.size)?;
-        }
-        let elem = dst.elem;
-        let eb = elem.bytes() as i64;
-        self.wram_destination(&dst, op.name())?;
-        if op == Opcode::Dma {
-            let Some(Ok(src)) = srcs.first().copied() else { return Err(self.unsupported("dma")) };
-            let bytes = self.e.bin64(BinOp::Mul, dst.size, Operand::int(eb))?;
-            let direct = Route::new(src.space, dst.space).exists();
-            let src = if direct { src } else { self.unalias(src, &dst)? };
-            let (to, from) = (self.elem_addr(&dst, Operand::Imm(0))?, self.elem_addr(&src, Operand::Imm(0))?);
-            let why = format!("`dma` {} → {}", src.space, dst.space);
-            return self.region(true, |s| s.copy(to, from, bytes, &why));
-        }
-        if elem == Ty::I1 {
-            return Err(self.unsupported(&format!("`{}` on i1 elements (no vector form)", op.name())));
-        }
-        if let Some(w) = srcs.iter().flatten().find(|s| s.space == Space::Wram) {
-            let name = self.mems[w.mem.index()].name.clone();
-            return Err(CompileError::new(format!(
-                "cannot lower `{}` ({}): its source @{name} is in WRAM, which only the matrix unit reads",
-                op.name(),
-                self.here
-            )));
-        }
-        let mut staged = Vec::with_capacity(srcs.len());
-        for s in srcs {
-            staged.push(match s {
-                Ok(d) => Ok(self.unalias(d, &dst)?),
-                Err(o) => Err(o),
-            });
-        }
-        let te = self.tile_elems(elem)?;
-        let what = format!("`{}`", op.name());
-        let independent = self.tiles_independent(&dst, &staged, te);
-        let one_tile = dst.len <= te || dst.size.imm_i64().is_some_and(|n| n <= te as i64);
-        let sets = if self.double && independent && !one_tile { 2 } else { 1 };
-        self.buffering.push(if one_tile {
-            format!("{what}: one tile (nothing to overlap)")
-        } else if sets == 2 {
-            format!("{what}: double-buffered (memdep: tile i + 1's sources and tile i's result are independent)")
-        } else if self.double {
-            format!("{what}: single-buffered (memdep cannot prove consecutive tiles independent)")
-        } else {
-            format!("{what}: single-buffered (naive: one buffer per tensor slot)")
-        });
-        let int_div = op == Opcode::Tdiv && elem.is_int();
-        let mut bufs = Vec::with_capacity(sets);
-        if self.double {
-            // The red-blue game sizes the buffer set of a tile.
-            let plan = buffer_plan(&staged, int_div).map_err(|e| self.unsupported(&e))?;
-            if let Some(last) = self.buffering.last_mut() {
-                last.push_str(&format!(
-                    "; {} buffer(s) per set (red-blue game: {} copies per tile, the lower bound, searched over {:?} buffers)",
-                    plan.regs, plan.lower_bound, plan.tried
-                ));
-            }
-            // A result buffer of its own (no source's to take) is shared by
-            // both sets: the sync before each compute already waits for the
-            // previous result's copy, and after the loop one buffer, whatever
-            // the tile count, holds the copy in flight.
-            let slid = plan.src_reg.contains(&Some(plan.out_reg));
-            for set in 0..sets {
-                let mut regs = Vec::with_capacity(plan.regs as usize);
-                for r in 0..plan.regs {
-                    let own = set == 0 || (r == plan.out_reg && !slid);
-                    regs.push(self.stage_in(if own { 0 } else { set }, r as usize)?);
-                }
-                let srcs = plan.src_reg.iter().map(|r| r.map(|r| regs[r as usize])).collect();
-                bufs.push(TileBufs { out: regs[plan.out_reg as usize], srcs });
-            }
-        } else {
-            // Naive: one buffer per tensor slot.
-            let out = self.stage(0)?;
-            let mut srcs = Vec::with_capacity(staged.len());
-            for (k, src) in staged.iter().enumerate() {
-                srcs.push(if src.is_ok() { Some(self.stage(k + 1)?) } else { None });
-            }
-            bufs.push(TileBufs { out, srcs });
-        }
-        let map = MapTile { op, elem, dst, srcs: staged, te, what, int_div };
-        // Split code: independent tiles are shared out, others run on core 0.
-        let part = independent.then(|| partition(dst.size, te, map.srcs.iter().flatten().chain([&dst]))).flatten();
-        self.region_parts(!independent, part, |s| {
-            let range = if independent { s.core_range(dst.size, te)? } else { (Operand::Imm(0), dst.size) };
-            if sets == 1 {
-                let b = &bufs[0];
-                return s.tiles(range, (te, map.dst.len), |s, i, cnt, padded| {
-                    s.map_load(&map, b, i, cnt)?;
-                    s.map_compute(&map, b, padded)?;
-                    s.map_store(&map, b, i, cnt)
-                });
-            }
-            s.ping_pong(&map, &bufs, range)
-        })
-    }
-
-    /// Do tile `i + 1`'s source reads and tile `i`'s result write touch
-    /// disjoint memory? Asked of `memdep::may_overlap` with the tile start
-    /// as a symbol: a source at the destination's offset (or in another
-    /// object) is independent; anything unproven is not.
-    fn tiles_independent(&self, dst: &Desc, srcs: &[Result<Desc, Operand>], te: u64) -> bool {
-        // Symbol 0: the tile start; symbol 1 + r: the tile start plus the
-        // descriptor offset held in register `r`.
-        let tile = |d: &Desc, ahead: u64, write: bool| {
-            let offset = match d.off {
-                Operand::Imm(o) => {
-                    memdep::Offset::Affine { sym: 0, scale: 1, add: (o as i64).wrapping_add(ahead as i64) }
-                }
-                Operand::Reg(r) => memdep::Offset::Affine { sym: 1 + u32::from(r.0), scale: 1, add: ahead as i64 },
-            };
-            memdep::Access { write, object: d.mem.0, offset, size: Some(te), within: None, may: false }
-        };
-        let out = tile(dst, 0, true);
-        srcs.iter().flatten().all(|s| {
-            let next = tile(s, te, false);
-            memdep::may_overlap(&next, &out, s.len, dst.len) == memdep::Answer::NoDep
-        })
-    }
-
-    /// Copies tile `i` (`cnt` elements) of every source into `b`.
-    fn map_load(&mut self, m: &MapTile, b: &TileBufs, i: Operand, cnt: Operand) -> Result<(), CompileError> {
-        let eb = m.elem.bytes() as i64;
-        let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
-        let mut loaded: Vec<MemId> = Vec::with_capacity(m.srcs.len());
-        for (k, src) in m.srcs.iter().enumerate() {
-            let (Ok(d), Some(buf)) = (src, b.srcs[k]) else { continue };
-            if loaded.contains(&buf) {
-                continue; // the same descriptor twice: one copy
-            }
-            loaded.push(buf);
-            let buf = at(Space::Nram, buf, None, 0);
-            if m.int_div {
-                let fill = Operand::Imm(if k == 1 { 1 } else { 0 });
-                let n = Operand::int(m.te as i64);
-                self.e.compute(Inst::VFill { ty: m.elem, dst: buf, value: fill, n }, "a padding fill")?;
-            }
-            let from = self.elem_addr(d, i)?;
-            self.e.dma(buf, from, bytes, &format!("an operand tile of {}", m.what))?;
-        }
-        Ok(())
-    }
-
-    /// The vector instruction over the tile in `b` (`padded` elements).
-    fn map_compute(&mut self, m: &MapTile, b: &TileBufs, padded: Operand) -> Result<(), CompileError> {
-        let vs: Vec<VSrc> = m
-            .srcs
-            .iter()
-            .zip(&b.srcs)
-            .map(|(s, buf)| match (s, buf) {
-                (Ok(_), Some(buf)) => VSrc::Mem(at(Space::Nram, *buf, None, 0)),
-                (Err(o), _) => VSrc::Scalar(*o),
-                (Ok(_), None) => VSrc::Scalar(Operand::Imm(0)),
-            })
-            .collect();
-        let (elem, d, n) = (m.elem, at(Space::Nram, b.out, None, 0), padded);
-        let vinst = match m.op {
-            Opcode::Tadd | Opcode::Tsub | Opcode::Tmul | Opcode::Tdiv | Opcode::Tmin | Opcode::Tmax => {
-                let vop = match m.op {
-                    Opcode::Tadd => VBinOp::Add,
-                    Opcode::Tsub => VBinOp::Sub,
-                    Opcode::Tmul => VBinOp::Mul,
-                    Opcode::Tdiv => VBinOp::Div,
-                    Opcode::Tmin => VBinOp::Min,
-                    _ => VBinOp::Max,
-                };
-                Inst::VBinary { op: vop, ty: elem, dst: d, a: vs[0], b: vs[1], n }
-            }
-            Opcode::Tfma => Inst::VFma { ty: elem, dst: d, a: vs[0], b: vs[1], c: vs[2], n },
-            Opcode::Tfill => match vs[0] {
-                VSrc::Scalar(value) => Inst::VFill { ty: elem, dst: d, value, n },
-                VSrc::Mem(_) => return Err(self.unsupported("tfill from a descriptor")),
-            },
-            _ => {
-                let vop = match m.op {
-                    Opcode::Tneg => VUnOp::Neg,
-                    Opcode::Tabs => VUnOp::Abs,
-                    Opcode::Trelu => VUnOp::Relu,
-                    Opcode::Texp => VUnOp::Exp,
-                    Opcode::Tlog => VUnOp::Log,
-                    Opcode::Tsqrt => VUnOp::Sqrt,
-                    Opcode::Ttanh => VUnOp::Tanh,
-                    Opcode::Tsigmoid => VUnOp::Sigmoid,
-                    other => return Err(self.unsupported(other.name())),
-                };
-                let VSrc::Mem(src) = vs[0] else { return Err(self.unsupported(m.op.name())) };
-                Inst::VUnary { op: vop, ty: elem, dst: d, src, n }
-            }
-        };
-        self.e.compute(vinst, &m.what)
-    }
-
-    /// Copies the tile's own `cnt` result elements out of `b`.
-    fn map_store(&mut self, m: &MapTile, b: &TileBufs, i: Operand, cnt: Operand) -> Result<(), CompileError> {
-        let eb = m.elem.bytes() as i64;
-        let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
-        let to = self.elem_addr(&m.dst, i)?;
-        let bytes = match self.plant {
-            Some(super::PlantedBug::ShortResultTile) => {
-                let short = self.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
-                self.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
-            }
-            _ => bytes,
-        };
-        self.e.dma(to, at(Space::Nram, b.out, None, 0), bytes, &format!("a result tile of {}", m.what))
-    }
-
-    /// The tile loop with two sets of source buffers, unrolled by two so
-    /// each copy names its buffers statically. Each half computes tile `i`
-    /// from its set into the result buffer, then (unless `i` is the last
-    /// tile) starts the copies of tile `i + 1` into the other set, which
-    /// overlap the compute, then copies tile `i`'s result out. The syncs
-    /// pass puts a `sync.io` (or `.move`) before each compute — it waits for
-    /// this tile's sources and the previous result copy, which is why one
-    /// result buffer suffices — and a `sync.compute` before each result
-    /// copy. The last tile leaves the loop on its own path (no source copy
-    /// in flight after the loop, whatever the tile count).
-    fn ping_pong(
-        &mut self,
-        m: &MapTile,
-        bufs: &[TileBufs],
-        (start, n): (Operand, Operand),
-    ) -> Result<(), CompileError> {
-        let te = m.te as i64;
-        let cm = self.config.count_multiple.max(1) as i64;
-        let i = self.e.mov(Ty::I64, start)?;
-        let (head, done) = (self.e.label(), self.e.label());
-        let len = self.e.bin64(BinOp::Sub, n, start)?;
-        self.skip_if_empty(len, done)?;
-        let cnt = self.e.vreg()?;
-        self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: len, b: Operand::int(te) })?;
-        self.map_load(m, &bufs[0], Operand::Reg(i), Operand::Reg(cnt))?;
-        self.e.bind(head);
-        let mut lasts = Vec::with_capacity(2);
-        for half in 0..2 {
-            let (x, y) = (&bufs[half], &bufs[1 - half]);
-            let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
-            let cnt = self.e.vreg()?;
-            self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: rem, b: Operand::int(te) })?;
-            let up = self.e.bin64(BinOp::Add, Operand::Reg(cnt), Operand::int(cm - 1))?;
-            let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
-            let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
-            self.map_compute(m, x, padded)?;
-            let j = self.e.bin64(BinOp::Add, Operand::Reg(i), Operand::int(te))?;
-            let rem2 = self.e.bin64(BinOp::Sub, n, j)?;
-            let last = self.e.cmp64(IntCC::Sle, rem2, Operand::Imm(0))?;
-            let exit = self.e.label();
-            self.e.push(Inst::Branch { on_zero: false, cond: last, target: exit })?;
-            lasts.push((exit, x, cnt));
-            let cnt2 = self.e.vreg()?;
-            self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt2, a: rem2, b: Operand::int(te) })?;
-            self.map_load(m, y, j, Operand::Reg(cnt2))?;
-            self.map_store(m, x, Operand::Reg(i), Operand::Reg(cnt))?;
-            self.e.push(Inst::Binary {
-                op: BinOp::Add,
-                ty: Ty::I64,
-                dst: i,
-                a: Operand::Reg(i),
-                b: Operand::int(te),
-            })?;
-        }
-        self.e.push(Inst::Jump { target: head })?;
-        for (k, (exit, x, cnt)) in lasts.into_iter().enumerate() {
-            self.e.bind(exit);
-            self.map_store(m, x, Operand::Reg(i), Operand::Reg(cnt))?;
-            if k == 0 {
-                self.e.push(Inst::Jump { target: done })?;
-            }
-        }
-        self.e.bind(done);
-        Ok(())
     }
 
     fn lower_reduce(
@@ -787,7 +390,7 @@ impl Lowerer<'_> {
             Ok(())
         };
         if split {
-            let part = partition(src.size, te, [&src]);
+            let part = super::maps::partition(src.size, te, [&src]);
             self.region_parts(false, part, tile_loop)?
         } else {
             tile_loop(self)?
