@@ -14,16 +14,17 @@ fn examples() -> Module {
     ir_core::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap().0
 }
 
-/// A deterministic stream of small floats (SplitMix64).
-struct Floats(u64);
+/// A deterministic stream of small floats (ir-gen's SplitMix64).
+struct Floats(ir_gen::SplitMix64);
 
 impl Floats {
+    fn new(seed: u64) -> Floats {
+        Floats(ir_gen::SplitMix64::new(seed))
+    }
+
     fn next(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 64.0
+        use ir_gen::Source;
+        (self.0.choose(1 << 24) as f32 / (1u64 << 24) as f32 - 0.5) * 64.0
     }
 }
 
@@ -45,7 +46,7 @@ fn p_vectorized_over_a_hundred_thousand_lanes_runs_equal() {
     let v = vectorize::vectorize(&imp.graph, imp.func, &[true, true, true]).unwrap();
     let options = LowerOptions { lanes: Lanes::Fixed(100_000), elements: 0, on_chip_bytes: DEFAULT_ON_CHIP };
     let mut l = lower(&v.graph, v.func, options).unwrap();
-    let mut rng = Floats(17);
+    let mut rng = Floats::new(17);
     for p in l.params.clone() {
         let LoweredParam::Lanes(mem) = p else { panic!("p takes three arrays") };
         let values: Vec<Imm> = (0..100_000).map(|_| Imm::f32(rng.next())).collect();
@@ -67,7 +68,7 @@ fn mean_over_a_nested_array_runs_equal() {
         LowerOptions { lanes: Lanes::Dynamic { capacity: 1024 }, elements: 65_536, on_chip_bytes: DEFAULT_ON_CHIP };
     let mut l = lower(&v.graph, v.func, options).unwrap();
     // 1,000 rows of 0 to 64 elements (an empty row's mean is 0 / 0).
-    let mut rng = Floats(5);
+    let mut rng = Floats::new(5);
     let (mut data, mut offsets) = (Vec::new(), vec![Imm::int(Type::I64, 0)]);
     for _ in 0..1000 {
         let len = (rng.next().abs() as usize) % 65;
