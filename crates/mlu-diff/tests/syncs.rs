@@ -187,4 +187,7 @@ bb0:
     let sets: Vec<Vec<Imm>> = [0, 4100, 8191].iter().map(|&i| vec![Imm::f32(1.5), Imm::int(Type::I64, i)]).collect();
     let d = split_removals("split mix", src, &sets, 4, 0);
     assert!(d.needed >= 6, "{}", d.needed);
+    // Two clusters: global barriers, partials in DRAM.
+    let d = split_removals("split mix", src, &sets, 8, 0);
+    assert!(d.needed >= 6, "{}", d.needed);
 }
