@@ -79,7 +79,7 @@ fn matmul_256_cubed() {
 #[test]
 fn p_vectorized_over_a_hundred_thousand_floats() {
     let [ours, naive] = both("p_vectorized_100k.kir", &[], None, "dma");
-    assert_eq!((ours.0, naive.0), (40_347, 49_762));
+    assert_eq!((ours.0, naive.0), (33_219, 49_762));
 }
 
 /// Slice 2's register figures over the 1,000 generated programs of

@@ -14,7 +14,7 @@ use target_mlu::compile::CompileOptions;
 fn thousand(cores: u32, shared: bool) -> u64 {
     let configs: Vec<GenConfig> =
         mlu_diff::fuzzing::configs().into_iter().map(|c| GenConfig { shared_memory: shared, ..c }).collect();
-    let (mut equal, mut skipped, mut tensor_ops, mut split) = (0, 0, 0u64, 0u64);
+    let (mut equal, mut skipped, mut tensor_ops, mut split, mut fused) = (0, 0, 0u64, 0u64, 0u64);
     for seed in 0..1000u64 {
         let config: &GenConfig = &configs[(seed % configs.len() as u64) as usize];
         let g = generate(config, seed);
@@ -39,9 +39,10 @@ fn thousand(cores: u32, shared: bool) -> u64 {
         });
         tensor_ops += u64::from(has_tensor);
         split += u64::from(r.compiled.cores > 1);
+        fused += u64::from(r.compiled.report.buffering.iter().any(|b| b.contains("fused")));
     }
     eprintln!(
-        "1000 generated programs on {cores} core(s) (shared memory: {shared}): {equal} equal, {skipped} skipped; {tensor_ops} with tensor instructions; {split} split"
+        "1000 generated programs on {cores} core(s) (shared memory: {shared}): {equal} equal, {skipped} skipped; {tensor_ops} with tensor instructions; {split} split; {fused} with fused maps"
     );
     assert_eq!(equal + skipped, 1000);
     assert!(equal >= 990, "{equal}");

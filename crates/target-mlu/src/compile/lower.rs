@@ -99,7 +99,7 @@ pub(crate) struct Lowerer<'m> {
     pub tile_bytes: u64,
     /// NRAM staging buffers, one per tensor slot, created on first use;
     /// the second set holds the ping-pong partners.
-    pub stage: [[Option<MemId>; 4]; 2],
+    pub stage: [[Option<MemId>; 8]; 2],
     /// How each tensor map was buffered, and why.
     pub buffering: Vec<String>,
     /// Whole-operand matmul buffers (A, C in NRAM; B in WRAM).
@@ -144,7 +144,7 @@ pub(crate) fn lower(
         kinds: Vec::new(),
         mem_map: Vec::new(),
         tile_bytes,
-        stage: [[None; 4]; 2],
+        stage: [[None; 8]; 2],
         buffering: Vec::new(),
         mm: [None; 3],
         alias: vec![None; module.mems().len()],
@@ -333,14 +333,23 @@ impl Lowerer<'_> {
                 }
             }
         }
+        let mut insts = Vec::new();
         for b in f.blocks() {
             self.e.bind(inst.blocks[b.as_u32() as usize]);
-            for i in f.block_insts(b) {
-                if f.is_phi(i) {
+            insts.clear();
+            insts.extend(f.block_insts(b).filter(|&i| !f.is_phi(i)));
+            let mut k = 0;
+            while k < insts.len() {
+                let i = insts[k];
+                self.here = format!("@{}, bb{}, instruction {}", f.name(), b.as_u32(), i.as_u32());
+                // A run of maps over the same elements: one fused tile loop.
+                let run = if self.double { self.group_len(f, &insts[k..]) } else { 0 };
+                if run >= 2 && self.lower_fused(inst, f, &insts[k..k + run])? {
+                    k += run;
                     continue;
                 }
-                self.here = format!("@{}, bb{}, instruction {}", f.name(), b.as_u32(), i.as_u32());
                 self.lower_inst(inst, f, b, i)?;
+                k += 1;
             }
         }
         Ok(())

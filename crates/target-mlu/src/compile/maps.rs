@@ -20,7 +20,7 @@ use super::CompileError;
 use super::emit::at;
 use super::lower::{Instance as LowerInstance, Lowerer};
 use super::tensor::Desc;
-use crate::inst::{Inst, MemId, Operand, VSrc};
+use crate::inst::{Addr, Inst, MemId, Operand, VSrc};
 use crate::ops::{BinOp, IntCC, Route, VBinOp, VUnOp};
 use crate::types::{Space, Ty};
 use ir_core::{Function, Opcode, Slot};
@@ -118,6 +118,40 @@ fn buffer_plan(srcs: &[Result<Desc, Operand>], int_div: bool) -> Result<BufferPl
     })
 }
 
+/// One tile's work in three steps, each on buffer set `set`: copies in,
+/// compute, copies out ([`Lowerer::ping_pong`] overlaps the next tile's
+/// copies in with the compute).
+pub(super) trait TileSteps {
+    /// Elements per tile.
+    fn te(&self) -> u64;
+    /// Buffer sets: 2 double-buffers.
+    fn sets(&self) -> usize;
+    /// Copies tile `i` (`cnt` elements) in.
+    fn load(&self, s: &mut Lowerer<'_>, set: usize, i: Operand, cnt: Operand) -> Result<(), CompileError>;
+    /// Computes over `padded` elements.
+    fn compute(&self, s: &mut Lowerer<'_>, set: usize, padded: Operand) -> Result<(), CompileError>;
+    /// Copies tile `i`'s `cnt` result elements out.
+    fn store(&self, s: &mut Lowerer<'_>, set: usize, i: Operand, cnt: Operand) -> Result<(), CompileError>;
+}
+
+impl TileSteps for MapTile {
+    fn te(&self) -> u64 {
+        self.te
+    }
+    fn sets(&self) -> usize {
+        self.bufs.len()
+    }
+    fn load(&self, s: &mut Lowerer<'_>, set: usize, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+        s.map_load(self, set, i, cnt)
+    }
+    fn compute(&self, s: &mut Lowerer<'_>, set: usize, padded: Operand) -> Result<(), CompileError> {
+        s.map_compute(self, set, padded)
+    }
+    fn store(&self, s: &mut Lowerer<'_>, set: usize, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+        s.map_store(self, set, i, cnt)
+    }
+}
+
 /// One set of tile buffers: the result's and one per source descriptor.
 struct TileBufs {
     out: MemId,
@@ -125,7 +159,7 @@ struct TileBufs {
 }
 
 /// A tensor map being tiled.
-struct MapTile {
+pub(super) struct MapTile {
     op: Opcode,
     elem: Ty,
     dst: Desc,
@@ -133,6 +167,7 @@ struct MapTile {
     te: u64,
     what: String,
     int_div: bool,
+    bufs: Vec<TileBufs>,
 }
 
 impl Lowerer<'_> {
@@ -235,21 +270,31 @@ impl Lowerer<'_> {
             }
             bufs.push(TileBufs { out, srcs });
         }
-        let map = MapTile { op, elem, dst, srcs: staged, te, what, int_div };
+        let map = MapTile { op, elem, dst, srcs: staged, te, what, int_div, bufs };
         // Split code: independent tiles are shared out, others run on core 0.
         let part = independent.then(|| partition(dst.size, te, map.srcs.iter().flatten().chain([&dst]))).flatten();
         self.region_parts(!independent, part, |s| {
             let range = if independent { s.core_range(dst.size, te)? } else { (Operand::Imm(0), dst.size) };
-            if sets == 1 {
-                let b = &bufs[0];
-                return s.tiles(range, (te, map.dst.len), |s, i, cnt, padded| {
-                    s.map_load(&map, b, i, cnt)?;
-                    s.map_compute(&map, b, padded)?;
-                    s.map_store(&map, b, i, cnt)
-                });
-            }
-            s.ping_pong(&map, &bufs, range)
+            s.run_tiles(&map, range, map.dst.len)
         })
+    }
+
+    /// Runs `m` over the element range: one set, a plain tile loop; two,
+    /// [`Lowerer::ping_pong`]. `most` bounds the elements (see `tiles`).
+    pub(super) fn run_tiles(
+        &mut self,
+        m: &dyn TileSteps,
+        range: (Operand, Operand),
+        most: u64,
+    ) -> Result<(), CompileError> {
+        if m.sets() == 1 {
+            return self.tiles(range, (m.te(), most), |s, i, cnt, padded| {
+                m.load(s, 0, i, cnt)?;
+                m.compute(s, 0, padded)?;
+                m.store(s, 0, i, cnt)
+            });
+        }
+        self.ping_pong(m, range)
     }
 
     /// Do tile `i + 1`'s source reads and tile `i`'s result write touch
@@ -276,7 +321,8 @@ impl Lowerer<'_> {
     }
 
     /// Copies tile `i` (`cnt` elements) of every source into `b`.
-    fn map_load(&mut self, m: &MapTile, b: &TileBufs, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+    fn map_load(&mut self, m: &MapTile, set: usize, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+        let b = &m.bufs[set];
         let eb = m.elem.bytes() as i64;
         let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
         let mut loaded: Vec<MemId> = Vec::with_capacity(m.srcs.len());
@@ -299,7 +345,8 @@ impl Lowerer<'_> {
     }
 
     /// The vector instruction over the tile in `b` (`padded` elements).
-    fn map_compute(&mut self, m: &MapTile, b: &TileBufs, padded: Operand) -> Result<(), CompileError> {
+    fn map_compute(&mut self, m: &MapTile, set: usize, padded: Operand) -> Result<(), CompileError> {
+        let b = &m.bufs[set];
         let vs: Vec<VSrc> = m
             .srcs
             .iter()
@@ -310,10 +357,24 @@ impl Lowerer<'_> {
                 (Ok(_), None) => VSrc::Scalar(Operand::Imm(0)),
             })
             .collect();
-        let (elem, d, n) = (m.elem, at(Space::Nram, b.out, None, 0), padded);
-        let vinst = match m.op {
+        let d = at(Space::Nram, b.out, None, 0);
+        let vinst = self.vector_inst(m.op, m.elem, d, &vs, padded)?;
+        self.e.compute(vinst, &m.what)
+    }
+
+    /// The vector instruction of map `op` on `elem`: `d = op(vs)` over `n`
+    /// elements.
+    pub(super) fn vector_inst(
+        &self,
+        op: Opcode,
+        elem: Ty,
+        d: Addr,
+        vs: &[VSrc],
+        n: Operand,
+    ) -> Result<Inst, CompileError> {
+        let vinst = match op {
             Opcode::Tadd | Opcode::Tsub | Opcode::Tmul | Opcode::Tdiv | Opcode::Tmin | Opcode::Tmax => {
-                let vop = match m.op {
+                let vop = match op {
                     Opcode::Tadd => VBinOp::Add,
                     Opcode::Tsub => VBinOp::Sub,
                     Opcode::Tmul => VBinOp::Mul,
@@ -329,7 +390,7 @@ impl Lowerer<'_> {
                 VSrc::Mem(_) => return Err(self.unsupported("tfill from a descriptor")),
             },
             _ => {
-                let vop = match m.op {
+                let vop = match op {
                     Opcode::Tneg => VUnOp::Neg,
                     Opcode::Tabs => VUnOp::Abs,
                     Opcode::Trelu => VUnOp::Relu,
@@ -340,15 +401,16 @@ impl Lowerer<'_> {
                     Opcode::Tsigmoid => VUnOp::Sigmoid,
                     other => return Err(self.unsupported(other.name())),
                 };
-                let VSrc::Mem(src) = vs[0] else { return Err(self.unsupported(m.op.name())) };
+                let VSrc::Mem(src) = vs[0] else { return Err(self.unsupported(op.name())) };
                 Inst::VUnary { op: vop, ty: elem, dst: d, src, n }
             }
         };
-        self.e.compute(vinst, &m.what)
+        Ok(vinst)
     }
 
     /// Copies the tile's own `cnt` result elements out of `b`.
-    fn map_store(&mut self, m: &MapTile, b: &TileBufs, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+    fn map_store(&mut self, m: &MapTile, set: usize, i: Operand, cnt: Operand) -> Result<(), CompileError> {
+        let b = &m.bufs[set];
         let eb = m.elem.bytes() as i64;
         let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
         let to = self.elem_addr(&m.dst, i)?;
@@ -372,13 +434,8 @@ impl Lowerer<'_> {
     /// result buffer suffices — and a `sync.compute` before each result
     /// copy. The last tile leaves the loop on its own path (no source copy
     /// in flight after the loop, whatever the tile count).
-    fn ping_pong(
-        &mut self,
-        m: &MapTile,
-        bufs: &[TileBufs],
-        (start, n): (Operand, Operand),
-    ) -> Result<(), CompileError> {
-        let te = m.te as i64;
+    fn ping_pong(&mut self, m: &dyn TileSteps, (start, n): (Operand, Operand)) -> Result<(), CompileError> {
+        let te = m.te() as i64;
         let cm = self.config.count_multiple.max(1) as i64;
         let i = self.e.mov(Ty::I64, start)?;
         let (head, done) = (self.e.label(), self.e.label());
@@ -386,18 +443,18 @@ impl Lowerer<'_> {
         self.skip_if_empty(len, done)?;
         let cnt = self.e.vreg()?;
         self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: len, b: Operand::int(te) })?;
-        self.map_load(m, &bufs[0], Operand::Reg(i), Operand::Reg(cnt))?;
+        m.load(self, 0, Operand::Reg(i), Operand::Reg(cnt))?;
         self.e.bind(head);
         let mut lasts = Vec::with_capacity(2);
         for half in 0..2 {
-            let (x, y) = (&bufs[half], &bufs[1 - half]);
+            let (x, y) = (half, 1 - half);
             let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
             let cnt = self.e.vreg()?;
             self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: rem, b: Operand::int(te) })?;
             let up = self.e.bin64(BinOp::Add, Operand::Reg(cnt), Operand::int(cm - 1))?;
             let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
             let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
-            self.map_compute(m, x, padded)?;
+            m.compute(self, x, padded)?;
             let j = self.e.bin64(BinOp::Add, Operand::Reg(i), Operand::int(te))?;
             let rem2 = self.e.bin64(BinOp::Sub, n, j)?;
             let last = self.e.cmp64(IntCC::Sle, rem2, Operand::Imm(0))?;
@@ -406,8 +463,8 @@ impl Lowerer<'_> {
             lasts.push((exit, x, cnt));
             let cnt2 = self.e.vreg()?;
             self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt2, a: rem2, b: Operand::int(te) })?;
-            self.map_load(m, y, j, Operand::Reg(cnt2))?;
-            self.map_store(m, x, Operand::Reg(i), Operand::Reg(cnt))?;
+            m.load(self, y, j, Operand::Reg(cnt2))?;
+            m.store(self, x, Operand::Reg(i), Operand::Reg(cnt))?;
             self.e.push(Inst::Binary {
                 op: BinOp::Add,
                 ty: Ty::I64,
@@ -419,7 +476,7 @@ impl Lowerer<'_> {
         self.e.push(Inst::Jump { target: head })?;
         for (k, (exit, x, cnt)) in lasts.into_iter().enumerate() {
             self.e.bind(exit);
-            self.map_store(m, x, Operand::Reg(i), Operand::Reg(cnt))?;
+            m.store(self, x, Operand::Reg(i), Operand::Reg(cnt))?;
             if k == 0 {
                 self.e.push(Inst::Jump { target: done })?;
             }

@@ -76,6 +76,7 @@ mod blocks;
 mod checker;
 mod control;
 mod emit;
+mod fuse;
 pub mod lower;
 mod maps;
 pub mod pebble;

@@ -10,7 +10,8 @@
 //!   are copied out, so padding lanes never reach memory;
 //! - padding lanes that a result could see are filled first: with 0 / 1
 //!   for an integer `tdiv`'s dividend / divisor (no spurious trap), with
-//!   the reduction's identity for `tsum` and `tredmax`;
+//!   the reduction's identity for `tsum` and `tredmax` (−0.0 for a float
+//!   sum, the exact identity of IEEE addition; an empty sum is +0.0);
 //! - a float `tsum` longer than one tile is summed by a scalar loop in
 //!   index order (vector partial sums would reassociate it);
 //! - a source that may overlap the destination's object at another offset
@@ -316,7 +317,16 @@ impl Lowerer<'_> {
         let buf = self.stage(1)?;
         let baddr = at(Space::Nram, buf, None, 0);
         let eb = elem.bytes() as i64;
-        let acc = self.e.mov(elem, Operand::Imm(identity))?;
+        // A float sum starts from −0.0, the exact identity of IEEE addition
+        // (the sum of −0.0s is −0.0, as the IR's index-order sum gives); an
+        // empty one is +0.0 (fixed up at the end).
+        let float_sum = red == RedOp::Sum && elem.is_float();
+        let neutral = match elem {
+            Ty::F32 if float_sum => ir_core::Imm::f32(-0.0).bits(),
+            Ty::F64 if float_sum => ir_core::Imm::f64(-0.0).bits(),
+            _ => identity,
+        };
+        let acc = self.e.mov(elem, Operand::Imm(neutral))?;
         let what = format!("`{}`", op.name());
         let end = self.e.label();
         // A float sum longer than one tile: a scalar loop in index order
@@ -353,6 +363,7 @@ impl Lowerer<'_> {
                 s.e.push(Inst::Branch { on_zero: false, cond: more, target: head })
             })?;
             if known.is_some() {
+                // Longer than a tile, so not empty.
                 self.e.bind(end);
                 let Operand::Reg(d) = dst else { return Err(self.unsupported(op.name())) };
                 return self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) });
@@ -374,7 +385,7 @@ impl Lowerer<'_> {
             let range = if split { s.core_range(src.size, te)? } else { (Operand::Imm(0), src.size) };
             s.tiles(range, (te, src.len), |s, i, cnt, padded| {
                 let fill =
-                    Inst::VFill { ty: elem, dst: baddr, value: Operand::Imm(identity), n: Operand::int(te as i64) };
+                    Inst::VFill { ty: elem, dst: baddr, value: Operand::Imm(neutral), n: Operand::int(te as i64) };
                 s.e.compute(fill, "the identity fill of a reduction tile")?;
                 let bytes = s.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
                 let from = s.elem_addr(&src, i)?;
@@ -396,6 +407,16 @@ impl Lowerer<'_> {
             tile_loop(self)?
         }
         self.e.bind(end);
+        if float_sum && known.is_none_or(|n| n <= 0) {
+            let empty = self.e.cmp64(IntCC::Eq, src.size, Operand::Imm(0))?;
+            self.e.push(Inst::Select {
+                ty: elem,
+                dst: acc,
+                cond: empty,
+                a: Operand::Imm(identity),
+                b: Operand::Reg(acc),
+            })?;
+        }
         let Operand::Reg(d) = dst else { return Err(self.unsupported(op.name())) };
         self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) })
     }
