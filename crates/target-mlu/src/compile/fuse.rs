@@ -295,7 +295,6 @@ impl Lowerer<'_> {
         (i, cnt): (Operand, Operand),
     ) -> Result<(), CompileError> {
         let cm = self.config.count_multiple.max(1) as i64;
-        let eb = t.elem.bytes() as i64;
         let buf = |v: ValueId| at(Space::Nram, t.bufs[set][t.buffer_of[v as usize] as usize], None, 0);
         for &s in steps {
             match s {
@@ -317,16 +316,8 @@ impl Lowerer<'_> {
                 }
                 Step::Store(v) => {
                     let Some(&(_, d)) = t.sinks.iter().find(|s| s.0 == v) else { continue };
-                    let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
-                    let bytes = match self.plant {
-                        Some(super::PlantedBug::ShortResultTile) => {
-                            let short = self.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
-                            self.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
-                        }
-                        _ => bytes,
-                    };
-                    let to = self.elem_addr(&d, i)?;
-                    self.e.dma(to, buf(v), bytes, &format!("a result tile of {}", t.what))?;
+                    let b = t.bufs[set][t.buffer_of[v as usize] as usize];
+                    self.store_tile(&d, b, (i, cnt), &t.what)?;
                 }
             }
         }

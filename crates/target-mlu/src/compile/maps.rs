@@ -410,10 +410,21 @@ impl Lowerer<'_> {
 
     /// Copies the tile's own `cnt` result elements out of `b`.
     fn map_store(&mut self, m: &MapTile, set: usize, i: Operand, cnt: Operand) -> Result<(), CompileError> {
-        let b = &m.bufs[set];
-        let eb = m.elem.bytes() as i64;
+        self.store_tile(&m.dst, m.bufs[set].out, (i, cnt), &m.what)
+    }
+
+    /// Copies tile `i`'s own `cnt` elements of `d` out of buffer `buf`
+    /// (one element short under the planted `ShortResultTile`).
+    pub(super) fn store_tile(
+        &mut self,
+        d: &Desc,
+        buf: MemId,
+        (i, cnt): (Operand, Operand),
+        what: &str,
+    ) -> Result<(), CompileError> {
+        let eb = d.elem.bytes() as i64;
         let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
-        let to = self.elem_addr(&m.dst, i)?;
+        let to = self.elem_addr(d, i)?;
         let bytes = match self.plant {
             Some(super::PlantedBug::ShortResultTile) => {
                 let short = self.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
@@ -421,7 +432,7 @@ impl Lowerer<'_> {
             }
             _ => bytes,
         };
-        self.e.dma(to, at(Space::Nram, b.out, None, 0), bytes, &format!("a result tile of {}", m.what))
+        self.e.dma(to, at(Space::Nram, buf, None, 0), bytes, &format!("a result tile of {what}"))
     }
 
     /// The tile loop with two sets of source buffers, unrolled by two so
