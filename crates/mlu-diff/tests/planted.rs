@@ -79,18 +79,7 @@ fn the_allocation_checker_catches_a_shared_home() {
 fn the_allocation_checker_catches_a_dropped_reload_or_move() {
     // 40 values live at once on 16 GPRs: regalloc-pebble must spill and
     // reload, and the planted bug drops one of its edits.
-    let mut src = String::from("mem @m: i64[64] nram\n\nfunc @f() {\n");
-    for i in 0..40 {
-        src.push_str(&format!("    var %v{i}: i64\n"));
-    }
-    src.push_str("bb0:\n");
-    for i in 0..40 {
-        src.push_str(&format!("    %v{i} = load @m[{i}]\n"));
-    }
-    for i in 0..40 {
-        src.push_str(&format!("    store @m[{i}], %v{}\n", 39 - i));
-    }
-    src.push_str("    ret\n}\n");
+    let src = target_mlu::fuzzing::register_pressure(40);
     let (module, _) = ir_core::text::parse(&src).unwrap();
     let f = module.function_by_name("f").unwrap();
     let config = MachineConfig::parse("base = mlu370\ngprs = 16\n").unwrap();

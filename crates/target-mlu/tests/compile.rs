@@ -97,20 +97,8 @@ fn capacity_errors_name_every_object_and_size() {
 
 #[test]
 fn few_registers_mean_spills_that_the_checker_accepts() {
-    // 40 values loaded, then stored back in reverse order: memory keeps
-    // its order, so all 40 are live at once, more than 16 GPRs hold.
-    let mut src = String::from("mem @m: i64[64] nram\n\nfunc @f(%a: i64) -> i64 {\n");
-    for i in 0..40 {
-        src.push_str(&format!("    var %v{i}: i64\n"));
-    }
-    src.push_str("bb0:\n");
-    for i in 0..40 {
-        src.push_str(&format!("    %v{i} = load @m[{i}]\n"));
-    }
-    for i in 0..40 {
-        src.push_str(&format!("    store @m[{i}], %v{}\n", 39 - i));
-    }
-    src.push_str("    ret %a\n}\n");
+    // 40 values live at once, more than 16 GPRs hold.
+    let src = target_mlu::fuzzing::register_pressure(40);
     let config = MachineConfig::parse("base = mlu370\ngprs = 16\n").unwrap();
     let (m, _) = ir_core::text::parse(&src).unwrap();
     let f = m.function_by_name("f").unwrap();

@@ -44,12 +44,22 @@ pub(crate) struct Emitter {
     /// The naive sync policy: a sync after every copy and compute
     /// instruction. Off, the lowering emits none and `syncs` places them.
     pub naive_syncs: bool,
-    /// Multi-core code: per region, the instructions `start..end` (in
-    /// `insts`, before the prologue) whose shared-memory accesses other
-    /// cores must wait for (see `syncs`).
-    pub regions: Vec<(u32, u32)>,
-    /// Per region, its partition of shared objects, if any.
-    pub partitions: Vec<Option<Partition>>,
+    /// Multi-core code: the regions, positions in `insts` before the
+    /// prologue (see `syncs`).
+    pub regions: Vec<Region>,
+}
+
+/// A region of multi-core code: instructions `start..end` whose
+/// shared-memory accesses other cores must wait for (module `split`);
+/// `start` is a `nop` no branch inside the region targets.
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// First instruction (the entry `nop`).
+    pub start: u32,
+    /// One past the last instruction.
+    pub end: u32,
+    /// How a split region shares its objects out, when known.
+    pub partition: Option<Partition>,
 }
 
 /// How a split region shares its objects out: `n` elements in tiles of
@@ -193,14 +203,13 @@ impl Emitter {
     pub fn region_begin(&mut self) -> Result<usize, CompileError> {
         let at = self.insts.len() as u32;
         self.push(Inst::Nop)?;
-        self.regions.push((at, at));
-        self.partitions.push(None);
+        self.regions.push(Region { start: at, end: at, partition: None });
         Ok(self.regions.len() - 1)
     }
 
     /// Closes region `id` at the current position.
     pub fn region_end(&mut self, id: usize) {
-        self.regions[id].1 = self.insts.len() as u32;
+        self.regions[id].end = self.insts.len() as u32;
     }
 
     pub fn sync(&mut self, kind: SyncKind, reason: String) -> Result<(), CompileError> {

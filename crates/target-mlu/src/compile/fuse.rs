@@ -107,21 +107,23 @@ fn fusable_map(module: &ir_core::Module, f: &Function, i: ir_core::Inst) -> Opti
             Some(_) => return None,
         }
     }
-    let (_, elem) = shape?;
-    (!(op == Opcode::Tdiv && elem.is_int())).then_some(shape?)
+    let shape = shape?;
+    (!(op == Opcode::Tdiv && shape.1.is_int())).then_some(shape)
 }
 
 impl Lowerer<'_> {
     /// How many of `insts` (from the first) form a group: 0 when fewer
     /// than two.
     pub(super) fn group_len(&self, f: &Function, insts: &[ir_core::Inst]) -> usize {
-        let Some(first) = insts.first().and_then(|&i| fusable_map(self.module, f, i)) else { return 0 };
+        let mut first = None;
         let mut offsets: Vec<(ir_core::Mem, u64)> = Vec::new();
         let mut n = 0;
         for &i in insts {
-            if fusable_map(self.module, f, i) != Some(first) {
+            let shape = fusable_map(self.module, f, i);
+            if shape.is_none() || (first.is_some() && shape != first) {
                 break;
             }
+            first = shape;
             let mut ok = true;
             let mut added = Vec::new();
             for slot in f.tensor_slots(i) {
@@ -158,8 +160,9 @@ impl Lowerer<'_> {
         let mut elem = Ty::I8;
         // Sources first: value ids 0..sources.len().
         for &i in insts {
-            for slot in f.tensor_slots(i).into_iter().skip(1) {
-                let Slot::Desc(d) = slot else { continue };
+            let slots = f.tensor_slots(i);
+            for slot in slots.iter().skip(1) {
+                let &Slot::Desc(d) = slot else { continue };
                 if current.iter().any(|c| c.0 == d.mem) {
                     continue;
                 }
@@ -168,7 +171,7 @@ impl Lowerer<'_> {
                 sources.push(desc);
                 current.push((d.mem, v, desc));
             }
-            if let Some(Slot::Desc(d)) = f.tensor_slots(i).first()
+            if let Some(Slot::Desc(d)) = slots.first()
                 && !current.iter().any(|c| c.0 == d.mem)
             {
                 // Written before read (or never read): not a source; a
@@ -294,15 +297,12 @@ impl Lowerer<'_> {
         steps: &[Step],
         (i, cnt): (Operand, Operand),
     ) -> Result<(), CompileError> {
-        let cm = self.config.count_multiple.max(1) as i64;
         let buf = |v: ValueId| at(Space::Nram, t.bufs[set][t.buffer_of[v as usize] as usize], None, 0);
         for &s in steps {
             match s {
                 Step::Compute(k) => {
                     let fo = &t.ops[k];
-                    let up = self.e.bin64(BinOp::Add, cnt, Operand::int(cm - 1))?;
-                    let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
-                    let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
+                    let padded = self.padded(cnt)?;
                     let vs: Vec<VSrc> = fo
                         .args
                         .iter()

@@ -219,8 +219,12 @@ pub(crate) fn lower(
     let shift = l.e.prologue.len() as u32;
     let cores = l.split.then(|| super::syncs::Cores {
         count: l.cores,
-        regions: l.e.regions.iter().map(|&(a, b)| (a + shift, b + shift)).collect(),
-        partitions: l.e.partitions.clone(),
+        regions: l
+            .e
+            .regions
+            .iter()
+            .map(|r| super::emit::Region { start: r.start + shift, end: r.end + shift, ..r.clone() })
+            .collect(),
     });
     let program = l.e.finish(l.mems);
     Ok(Lowered { program, vregs, syncs, kinds: l.kinds, buffering: l.buffering, cores, cores_note })

@@ -447,7 +447,6 @@ impl Lowerer<'_> {
     /// in flight after the loop, whatever the tile count).
     fn ping_pong(&mut self, m: &dyn TileSteps, (start, n): (Operand, Operand)) -> Result<(), CompileError> {
         let te = m.te() as i64;
-        let cm = self.config.count_multiple.max(1) as i64;
         let i = self.e.mov(Ty::I64, start)?;
         let (head, done) = (self.e.label(), self.e.label());
         let len = self.e.bin64(BinOp::Sub, n, start)?;
@@ -462,9 +461,7 @@ impl Lowerer<'_> {
             let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
             let cnt = self.e.vreg()?;
             self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: rem, b: Operand::int(te) })?;
-            let up = self.e.bin64(BinOp::Add, Operand::Reg(cnt), Operand::int(cm - 1))?;
-            let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
-            let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
+            let padded = self.padded(Operand::Reg(cnt))?;
             m.compute(self, x, padded)?;
             let j = self.e.bin64(BinOp::Add, Operand::Reg(i), Operand::int(te))?;
             let rem2 = self.e.bin64(BinOp::Sub, n, j)?;

@@ -63,22 +63,8 @@ impl<'a> MluCode<'a> {
     pub fn new(code: &'a VirtualCode) -> Result<MluCode<'a>, CompileError> {
         let p = &code.program;
         let blocks = Blocks::new(p)?;
-        let mut uses = Vec::with_capacity(p.insts.len());
-        let mut defs = Vec::with_capacity(p.insts.len());
-        for inst in &p.insts {
-            let (mut u, mut d) = (Vec::new(), None);
-            let mut copy = inst.clone();
-            map_regs(&mut copy, |r, def| {
-                if def {
-                    d = Some(u32::from(r.0));
-                } else {
-                    u.push(u32::from(r.0));
-                }
-                r
-            });
-            uses.push(u);
-            defs.push(d);
-        }
+        let uses = p.insts.iter().map(|i| i.uses().as_slice().iter().map(|r| u32::from(r.0)).collect()).collect();
+        let defs = p.insts.iter().map(|i| i.def().map(|r| u32::from(r.0))).collect();
         Ok(MluCode { code, blocks, uses, defs })
     }
 

@@ -281,13 +281,11 @@ impl Allocator for HomeAllocator {
         let n = code.vregs as usize;
         let mut weight = vec![0u64; n];
         for inst in &code.program.insts {
-            let mut copy = inst.clone();
-            map_regs(&mut copy, |r, _| {
+            for r in inst.uses().as_slice().iter().chain(inst.def().as_ref()) {
                 if let Some(w) = weight.get_mut(r.index()) {
                     *w += 1;
                 }
-                r
-            });
+            }
         }
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_by_key(|&v| (std::cmp::Reverse(weight[v as usize]), v));

@@ -85,6 +85,13 @@ pub(crate) fn why_single_core(module: &Module, reachable: &[FuncId], cores: u32)
     (!tensor).then(|| "it has no tensor operation to split".to_string())
 }
 
+/// The barrier over `cores` cores: local within one cluster, global past
+/// it; one id (every core passes the same barriers in the same order).
+pub(crate) fn barrier_over(cores: u32) -> Inst {
+    let scope = if cores <= 4 { Scope::Local } else { Scope::Global };
+    Inst::Barrier { scope, id: Operand::Imm(0), count: Operand::int(i64::from(cores)) }
+}
+
 fn space_name(s: MemSpace) -> &'static str {
     super::lower::space(s).name()
 }
@@ -109,7 +116,7 @@ impl Lowerer<'_> {
     ) -> Result<R, CompileError> {
         let Some(core) = self.core else { return body(self) };
         let id = self.e.region_begin()?;
-        self.e.partitions[id] = partition;
+        self.e.regions[id].partition = partition;
         let skip: Option<LabelId> = if core0 {
             let l = self.e.label();
             self.e.push(Inst::Branch { on_zero: false, cond: core, target: l })?;
@@ -130,14 +137,10 @@ impl Lowerer<'_> {
     /// end). Single-core code: `[0, n)`.
     pub(crate) fn core_range(&mut self, n: Operand, te: u64) -> Result<(Operand, Operand), CompileError> {
         let Some(core) = self.core else { return Ok((Operand::Imm(0), n)) };
-        let cores = Operand::int(i64::from(self.cores));
-        let te = Operand::int(te as i64);
         let len = self.e.bin64(BinOp::Smax, n, Operand::Imm(0))?;
-        let up = self.e.bin64(BinOp::Add, len, Operand::int(te.imm_i64().unwrap_or(1) - 1))?;
-        let tiles = self.e.bin64(BinOp::Udiv, up, te)?;
-        let up = self.e.bin64(BinOp::Add, tiles, Operand::int(i64::from(self.cores) - 1))?;
-        let per = self.e.bin64(BinOp::Udiv, up, cores)?;
-        let span = self.e.bin64(BinOp::Mul, per, te)?;
+        let tiles = self.ceil_div(len, te as i64)?;
+        let per = self.ceil_div(tiles, i64::from(self.cores))?;
+        let span = self.e.bin64(BinOp::Mul, per, Operand::int(te as i64))?;
         let lo = self.e.bin64(BinOp::Mul, Operand::Reg(core), span)?;
         let end = self.e.bin64(BinOp::Add, lo, span)?;
         let hi = self.e.bin64(BinOp::Smin, end, len)?;
@@ -158,8 +161,7 @@ impl Lowerer<'_> {
 
     /// The barrier over the kernel's cores.
     pub(crate) fn barrier(&self) -> Inst {
-        let scope = if self.cores <= 4 { Scope::Local } else { Scope::Global };
-        Inst::Barrier { scope, id: Operand::Imm(0), count: Operand::int(i64::from(self.cores)) }
+        barrier_over(self.cores)
     }
 
     /// Combines every core's partial `acc` (of type `ty`, with `combine`

@@ -44,8 +44,7 @@
 
 use super::CompileError;
 use super::blocks::Blocks;
-use super::emit::SyncNote;
-use super::regalloc::map_regs;
+use super::emit::{Region, SyncNote};
 use crate::inst::{Addr, Inst, Operand, VSrc};
 use crate::ops::SyncKind;
 use crate::program::Program;
@@ -83,16 +82,8 @@ pub struct MluMem<'a> {
 
 impl<'a> MluMem<'a> {
     fn new(program: &'a Program, blocks: &'a Blocks, vregs: u32) -> MluMem<'a> {
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for (k, inst) in program.insts.iter().enumerate() {
-            let mut copy = inst.clone();
-            map_regs(&mut copy, |r, def| {
-                if def {
-                    pairs.push((u32::from(r.0), k as u32));
-                }
-                r
-            });
-        }
+        let pairs: Vec<(u32, u32)> =
+            program.insts.iter().enumerate().filter_map(|(k, i)| Some((u32::from(i.def()?.0), k as u32))).collect();
         let (mut def_start, mut def_insts) = (Vec::new(), Vec::new());
         cfg_dom::csr::bucket_by(vregs as usize, pairs.iter().copied(), &mut def_start, &mut def_insts);
         MluMem { program, blocks, def_start, def_insts }
@@ -265,11 +256,8 @@ fn union_into<T: Ord + Copy>(into: &mut Vec<T>, from: &[T]) -> bool {
 pub(crate) struct Cores {
     /// Cores running the kernel (the barrier count).
     pub count: u32,
-    /// Per region, its instructions `start..end`; `start` is a `nop` no
-    /// branch inside the region targets.
-    pub regions: Vec<(u32, u32)>,
-    /// Per region, its partition (split regions with immediate shapes).
-    pub partitions: Vec<Option<super::emit::Partition>>,
+    /// The regions.
+    pub regions: Vec<Region>,
 }
 
 /// A sync or barrier to insert before instruction `at`.
@@ -291,8 +279,7 @@ struct Placer<'a> {
     scratch2: Vec<Access>,
     /// Per instruction, its region (`u32::MAX`: none).
     region_of: Vec<u32>,
-    regions: Vec<(u32, u32)>,
-    partitions: Vec<Option<super::emit::Partition>>,
+    regions: &'a [Region],
     /// Per instruction, its accesses of shared memory (DRAM, SRAM) with
     /// register offsets unknown (registers differ between cores), CSR.
     shared_start: Vec<u32>,
@@ -302,14 +289,21 @@ struct Placer<'a> {
 
 impl Placer<'_> {
     fn shared_of(&self, k: u32) -> &[Access] {
-        &self.shared[self.shared_start[k as usize] as usize..self.shared_start[k as usize + 1] as usize]
+        self.shared_in(k, k + 1)
+    }
+
+    /// The shared accesses of instructions `lo..hi` (contiguous in the CSR).
+    fn shared_in(&self, lo: u32, hi: u32) -> &[Access] {
+        let last = self.shared_start.len() - 1;
+        let (lo, hi) = ((lo as usize).min(last), (hi as usize).min(last));
+        &self.shared[self.shared_start[lo] as usize..self.shared_start[hi.max(lo)] as usize]
     }
 
     /// The first remote entry of `state` (not of `region`'s own instance)
     /// that one of `accesses` may overlap, one of the two a write.
     fn remote_conflict(&self, state: &State, accesses: &[Access], region: u32) -> Option<(u32, Access)> {
         let len = |o: u32| self.program.mems.get(o as usize).map_or(u64::MAX, |m| m.bytes());
-        let part = |r: u32| self.partitions.get(r as usize).and_then(Option::as_ref);
+        let part = |r: u32| self.regions.get(r as usize).and_then(|r| r.partition.as_ref());
         let mine = part(region);
         for &(y, tag) in &state.remote {
             if tag == region && region != u32::MAX {
@@ -344,7 +338,7 @@ impl Placer<'_> {
     fn step(&mut self, k: u32, state: &mut State, mut plan: Option<&mut Vec<Planned>>) {
         let inst = &self.program.insts[k as usize];
         let region = self.region_of[k as usize];
-        if region != u32::MAX && self.regions[region as usize].0 == k {
+        if region != u32::MAX && self.regions[region as usize].start == k {
             // Entering a region: its earlier instance is another one now,
             // and the region (all of its cores) waits for what it depends on.
             for e in &mut state.remote {
@@ -353,9 +347,8 @@ impl Placer<'_> {
                 }
             }
             state.remote.sort_unstable();
-            let (lo, hi) = self.regions[region as usize];
-            let all: Vec<Access> = (lo..hi).flat_map(|j| self.shared_of(j).iter().copied()).collect();
-            if let Some((y, a)) = self.remote_conflict(state, &all, region) {
+            let (lo, hi) = (self.regions[region as usize].start, self.regions[region as usize].end);
+            if let Some((y, a)) = self.remote_conflict(state, self.shared_in(lo, hi), region) {
                 if let (Some(plan), Some(b)) = (plan.as_deref_mut(), self.barrier.clone()) {
                     let reason = self.remote_reason(y, &a, "a region of another core's part");
                     plan.push(Planned { at: k, inst: b, reason });
@@ -383,8 +376,7 @@ impl Placer<'_> {
         }
         if region == u32::MAX && self.barrier.is_some() && !state.remote.is_empty() {
             // Code every core runs: it waits for the other cores' parts.
-            let own: Vec<Access> = self.shared_of(k).to_vec();
-            if let Some((y, a)) = self.remote_conflict(state, &own, u32::MAX) {
+            if let Some((y, a)) = self.remote_conflict(state, self.shared_of(k), u32::MAX) {
                 if let (Some(plan), Some(b)) = (plan.as_deref_mut(), self.barrier.clone()) {
                     let reason = self.remote_reason(y, &a, "code every core runs");
                     plan.push(Planned { at: k, inst: b, reason });
@@ -485,18 +477,14 @@ pub(crate) fn place_syncs(
     let mut region_of = vec![u32::MAX; n];
     let (mut shared_start, mut shared) = (Vec::with_capacity(n + 1), Vec::new());
     let mut barrier = None;
-    let mut regions = Vec::new();
-    let mut partitions = Vec::new();
+    let regions: &[Region] = cores.map_or(&[], |c| &c.regions);
     if let Some(c) = cores {
-        regions.clone_from(&c.regions);
-        partitions.clone_from(&c.partitions);
-        for (r, &(lo, hi)) in c.regions.iter().enumerate() {
-            for k in lo..hi.min(n as u32) {
+        for (r, region) in c.regions.iter().enumerate() {
+            for k in region.start..region.end.min(n as u32) {
                 region_of[k as usize] = r as u32;
             }
         }
-        let scope = if c.count <= 4 { crate::ops::Scope::Local } else { crate::ops::Scope::Global };
-        barrier = Some(Inst::Barrier { scope, id: Operand::Imm(0), count: Operand::Imm(u64::from(c.count)) });
+        barrier = Some(super::split::barrier_over(c.count));
     }
     let mut scratch = Vec::new();
     for inst in &program.insts {
@@ -525,7 +513,6 @@ pub(crate) fn place_syncs(
         scratch2: Vec::new(),
         region_of,
         regions,
-        partitions,
         shared_start,
         shared,
         barrier,

@@ -162,9 +162,7 @@ impl Lowerer<'_> {
             let done = self.e.label();
             let len = self.e.bin64(BinOp::Sub, n, start)?;
             self.skip_if_empty(len, done)?;
-            let up = self.e.bin64(BinOp::Add, len, Operand::int(cm - 1))?;
-            let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
-            let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
+            let padded = self.padded(len)?;
             body(self, start, len, padded)?;
             self.e.bind(done);
             return Ok(());
@@ -189,9 +187,7 @@ impl Lowerer<'_> {
         let rem = self.e.bin64(BinOp::Sub, n, Operand::Reg(i))?;
         let cnt = self.e.vreg()?;
         self.e.push(Inst::Binary { op: BinOp::Smin, ty: Ty::I64, dst: cnt, a: rem, b: Operand::int(te as i64) })?;
-        let up = self.e.bin64(BinOp::Add, Operand::Reg(cnt), Operand::int(cm - 1))?;
-        let q = self.e.bin64(BinOp::Udiv, up, Operand::int(cm))?;
-        let padded = self.e.bin64(BinOp::Mul, q, Operand::int(cm))?;
+        let padded = self.padded(Operand::Reg(cnt))?;
         body(self, Operand::Reg(i), Operand::Reg(cnt), padded)?;
         self.e.push(Inst::Binary {
             op: BinOp::Add,
@@ -204,6 +200,20 @@ impl Lowerer<'_> {
         self.e.push(Inst::Branch { on_zero: false, cond: more, target: head })?;
         self.e.bind(done);
         Ok(())
+    }
+
+    /// `cnt` rounded up to the ISA's `count_multiple` (what a vector
+    /// instruction over a tile of `cnt` elements runs on).
+    pub(super) fn padded(&mut self, cnt: Operand) -> Result<Operand, CompileError> {
+        let cm = self.config.count_multiple.max(1) as i64;
+        let q = self.ceil_div(cnt, cm)?;
+        self.e.bin64(BinOp::Mul, q, Operand::int(cm))
+    }
+
+    /// `⌈x / d⌉` for a non-negative `x` and a positive `d`.
+    pub(super) fn ceil_div(&mut self, x: Operand, d: i64) -> Result<Operand, CompileError> {
+        let up = self.e.bin64(BinOp::Add, x, Operand::int(d - 1))?;
+        self.e.bin64(BinOp::Udiv, up, Operand::int(d))
     }
 
     /// `if n <= 0 goto done`, unless `n` is a positive immediate.
