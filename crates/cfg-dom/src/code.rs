@@ -258,6 +258,34 @@ pub fn check_input(g: &impl Graph, code: &impl VarCode) -> Result<(), InputError
 /// Per-instruction flags of a flattened input.
 const PHI: u8 = 1;
 const GUARDED: u8 = 2;
+/// Some block lists the instruction.
+const LISTED: u8 = 4;
+
+/// The error of a flattened input whose bulk check failed: the first
+/// instruction by id (and within it, definitions first, then uses in
+/// order) naming a var out of range, or reading at a predecessor's end
+/// while not a phi of a block of the graph.
+fn first_bad_use_or_def(b: &InputBuffers, nv: usize, n: usize) -> Option<InputError> {
+    for inst in 0..b.flags.len() {
+        let id = inst as InstId;
+        let bad_var = |var: VarId| InputError::VarOutOfRange { inst: Some(id), var, num_vars: nv };
+        let (d0, d1) = (b.def_start[inst] as usize, b.def_start[inst + 1] as usize);
+        if let Some(&var) = b.defs[d0..d1].iter().find(|&&v| v as usize >= nv) {
+            return Some(bad_var(var));
+        }
+        let phi = b.flags[inst] & PHI != 0;
+        let (u0, u1) = (b.use_start[inst] as usize, b.use_start[inst + 1] as usize);
+        for u in &b.uses[u0..u1] {
+            if u.var as usize >= nv {
+                return Some(bad_var(u.var));
+            }
+            if let Some(pred) = u.pred.filter(|&p| !phi || p as usize >= n) {
+                return Some(InputError::BadPhiUse { inst: id, pred });
+            }
+        }
+    }
+    None
+}
 
 /// The memory of an [`Input`]: the code, checked and flattened into
 /// arrays. Keep one across functions (analysis contexts do) so that a
@@ -346,48 +374,60 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
                     if phis_done {
                         return Err(InputError::PhiNotFirst { inst, block: blk });
                     }
-                    b.flags[inst as usize] = PHI;
+                    b.flags[inst as usize] = LISTED | PHI;
                     b.phis += 1;
                 } else {
+                    b.flags[inst as usize] = LISTED;
                     phis_done = true;
                 }
             }
         }
         b.block_start.push(b.insts.len() as u32);
-        // Pass 2, by instruction id: definitions, uses, guards.
+        // Pass 2, by instruction id: definitions, uses, guards. The ids are
+        // checked afterwards, in bulk over the flat arrays (a tight loop
+        // without a branch per use); only when that finds something wrong
+        // does `first_bad_use_or_def` walk instruction by instruction to name
+        // the first offender.
         b.def_start.clear();
+        b.def_start.resize(ni + 1, 0);
         b.use_start.clear();
+        b.use_start.resize(ni + 1, 0);
         b.defs.clear();
         b.uses.clear();
-        for inst in 0..ni as InstId {
-            b.def_start.push(b.defs.len() as u32);
-            b.use_start.push(b.uses.len() as u32);
-            if b.block_of[inst as usize] == NONE {
+        let mut phi_preds = 0usize;
+        for inst in 0..ni {
+            b.def_start[inst] = b.defs.len() as u32;
+            b.use_start[inst] = b.uses.len() as u32;
+            let flags = b.flags[inst];
+            if flags & LISTED == 0 {
                 continue;
             }
-            let phi = b.flags[inst as usize] == PHI;
             let (d0, u0) = (b.defs.len(), b.uses.len());
-            let guarded = code.append_inst(inst, &mut b.defs, &mut b.uses);
-            let bad_var = |var: VarId| InputError::VarOutOfRange { inst: Some(inst), var, num_vars: nv };
-            if let Some(&var) = b.defs[d0..].iter().find(|&&v| v as usize >= nv) {
-                return Err(bad_var(var));
-            }
-            for u in &b.uses[u0..] {
-                if u.var as usize >= nv {
-                    return Err(bad_var(u.var));
-                }
-                if let Some(pred) = u.pred.filter(|&p| !phi || p as usize >= n) {
-                    return Err(InputError::BadPhiUse { inst, pred });
-                }
-            }
-            // A phi is never guarded (see the module doc); guardedness only
-            // matters to instructions that define something.
-            if !phi && b.defs.len() > d0 && guarded {
-                b.flags[inst as usize] = GUARDED;
+            let guarded = code.append_inst(inst as InstId, &mut b.defs, &mut b.uses);
+            if flags & PHI != 0 {
+                phi_preds += b.uses[u0..].iter().filter(|u| u.pred.is_some()).count();
+            } else if guarded && b.defs.len() > d0 {
+                // A phi is never guarded (see the module doc); guardedness
+                // only matters to instructions that define something.
+                b.flags[inst] = flags | GUARDED;
             }
         }
-        b.def_start.push(b.defs.len() as u32);
-        b.use_start.push(b.uses.len() as u32);
+        b.def_start[ni] = b.defs.len() as u32;
+        b.use_start[ni] = b.uses.len() as u32;
+        let bad_def = b.defs.iter().fold(false, |bad, &v| bad | (v as usize >= nv));
+        let (mut bad_use, mut preds) = (false, 0usize);
+        for u in &b.uses {
+            bad_use |= u.var as usize >= nv;
+            if let Some(p) = u.pred {
+                preds += 1;
+                bad_use |= p as usize >= n;
+            }
+        }
+        if (bad_def || bad_use || preds != phi_preds)
+            && let Some(e) = first_bad_use_or_def(b, nv, n)
+        {
+            return Err(e);
+        }
         Ok(Input { graph, code, b })
     }
 
@@ -509,5 +549,86 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
             return Err(Mismatch::Vars { what, expected: self.num_vars(), found: vars });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{InputError, Use, VarCode, VarId, check_input};
+    use crate::{CsrGraph, Node, Versioned};
+
+    /// Two blocks (0 → 1), one instruction per entry of `insts`: its block,
+    /// whether it is a phi, its definitions and uses.
+    struct Code {
+        vars: usize,
+        insts: Vec<(Node, bool, Vec<VarId>, Vec<Use>)>,
+    }
+
+    impl Versioned for Code {}
+
+    impl VarCode for Code {
+        fn num_blocks(&self) -> usize {
+            2
+        }
+        fn num_vars(&self) -> usize {
+            self.vars
+        }
+        fn num_insts(&self) -> usize {
+            self.insts.len()
+        }
+        fn params(&self) -> impl Iterator<Item = VarId> + '_ {
+            core::iter::empty()
+        }
+        fn block_insts(&self, b: Node) -> impl Iterator<Item = u32> + '_ {
+            (0..self.insts.len() as u32).filter(move |&i| self.insts[i as usize].0 == b)
+        }
+        fn defs(&self, inst: u32) -> impl Iterator<Item = VarId> + '_ {
+            self.insts[inst as usize].2.iter().copied()
+        }
+        fn uses(&self, inst: u32) -> impl Iterator<Item = Use> + '_ {
+            self.insts[inst as usize].3.iter().copied()
+        }
+        fn is_guarded(&self, _: u32) -> bool {
+            false
+        }
+        fn is_phi(&self, inst: u32) -> bool {
+            self.insts[inst as usize].1
+        }
+    }
+
+    fn first_error(insts: Vec<(Node, bool, Vec<VarId>, Vec<Use>)>) -> Result<(), InputError> {
+        let g = CsrGraph::from_edges(2, Some(0), [(0, 1)]).expect("a valid graph");
+        check_input(&g, &Code { vars: 3, insts })
+    }
+
+    /// The ids are checked in bulk; the error still names the first
+    /// offending instruction by id, its definitions before its uses, and
+    /// within its uses the first bad one.
+    #[test]
+    fn the_first_bad_instruction_is_named() {
+        let ok = first_error(vec![
+            (1, true, vec![0], vec![Use::from_pred(1, 0), Use::at(2)]),
+            (1, false, vec![1], vec![Use::at(0)]),
+        ]);
+        assert_eq!(ok, Ok(()));
+        let bad = |inst, var| Err(InputError::VarOutOfRange { inst: Some(inst), var, num_vars: 3 });
+        // A bad use at instruction 1 comes before a bad definition at 2.
+        let e = first_error(vec![
+            (0, false, vec![0], vec![]),
+            (0, false, vec![1], vec![Use::at(0), Use::at(7)]),
+            (0, false, vec![9], vec![]),
+        ]);
+        assert_eq!(e, bad(1, 7));
+        // Within one instruction, its definitions come first.
+        assert_eq!(first_error(vec![(0, false, vec![5], vec![Use::at(6)])]), bad(0, 5));
+        // A non-phi reading at a predecessor's end, after a good phi read.
+        let e = first_error(vec![
+            (1, true, vec![0], vec![Use::from_pred(1, 0)]),
+            (1, false, vec![1], vec![Use::at(0), Use::from_pred(0, 0)]),
+        ]);
+        assert_eq!(e, Err(InputError::BadPhiUse { inst: 1, pred: 0 }));
+        // A phi naming a block out of range.
+        let e = first_error(vec![(1, true, vec![0], vec![Use::from_pred(1, 4)])]);
+        assert_eq!(e, Err(InputError::BadPhiUse { inst: 0, pred: 4 }));
     }
 }

@@ -6,12 +6,14 @@
 //! `list[start[k] as usize..start[k + 1] as usize]`, `start` has one entry
 //! per key plus one, and each list keeps its values in input order (the
 //! bucketing is a stable counting sort, O(keys + pairs), no comparison, no
-//! scratch memory: counts become end offsets, then a backward pass places
-//! each value and moves its bucket's cursor back to the bucket's start).
-//! This is the workspace's one CSR builder.
+//! scratch memory: counts become start offsets, a forward pass places each
+//! value at its bucket's cursor and moves the cursor on, so each cursor
+//! ends where the next bucket starts, and one shift by a key turns the
+//! cursors back into starts). [`transpose`] is the same sort over a CSR's
+//! own rows. This is the workspace's one CSR builder.
 
 /// Buckets `(key, value)` pairs by key into `start` and `list`, reusing
-/// both buffers. `pairs` is walked twice (forward to count, backward to
+/// both buffers. `pairs` is walked twice, forward (to count, then to
 /// place), so it must be cheap to clone and give the same pairs each time.
 ///
 /// # Panics
@@ -21,7 +23,7 @@
 /// out-of-range key would otherwise corrupt another bucket).
 pub fn bucket_by<T: Copy>(
     keys: usize,
-    pairs: impl DoubleEndedIterator<Item = (u32, T)> + Clone,
+    pairs: impl Iterator<Item = (u32, T)> + Clone,
     start: &mut Vec<u32>,
     list: &mut Vec<T>,
 ) {
@@ -31,24 +33,68 @@ pub fn bucket_by<T: Copy>(
         assert!((k as usize) < keys, "csr: key {k} out of 0..{keys}");
         start[k as usize] += 1;
     }
-    // Running ends: start[k] is one past the last slot of bucket k, and
-    // start[keys] the total (no key is `keys`).
-    let mut total = 0u32;
-    for s in start.iter_mut() {
-        total += *s;
-        *s = total;
-    }
+    let total = counts_to_starts(start);
     list.clear();
     // Any value will do as filler: every slot is overwritten below.
     if let Some((_, filler)) = pairs.clone().next() {
-        list.resize(total as usize, filler);
+        list.resize(total, filler);
     }
-    // Filling from the back makes each start[k] end at its bucket's first
-    // slot, and keeps the values of a bucket in input order.
-    for (k, v) in pairs.rev() {
-        start[k as usize] -= 1;
-        list[start[k as usize] as usize] = v;
+    for (k, v) in pairs {
+        let cursor = &mut start[k as usize];
+        list[*cursor as usize] = v;
+        *cursor += 1;
     }
+    cursors_to_starts(start);
+}
+
+/// The transpose of the CSR `(from_start, from)` (rows `0..from_start.len()
+/// - 1`, values below `keys`): row `k` of the result lists, in increasing
+/// order, the rows of the input that hold `k` (once per occurrence).
+/// [`bucket_by`] over the pairs `(value, row)`, reading the rows as
+/// slices.
+///
+/// # Panics
+///
+/// When a value is `keys` or more.
+pub fn transpose(keys: usize, from_start: &[u32], from: &[u32], start: &mut Vec<u32>, list: &mut Vec<u32>) {
+    start.clear();
+    start.resize(keys + 1, 0);
+    let used = from_start.last().map_or(0, |&e| e as usize);
+    for &k in &from[..used] {
+        assert!((k as usize) < keys, "csr: key {k} out of 0..{keys}");
+        start[k as usize] += 1;
+    }
+    let total = counts_to_starts(start);
+    list.clear();
+    list.resize(total, 0);
+    for (r, w) in from_start.windows(2).enumerate() {
+        for &k in &from[w[0] as usize..w[1] as usize] {
+            let cursor = &mut start[k as usize];
+            list[*cursor as usize] = r as u32;
+            *cursor += 1;
+        }
+    }
+    cursors_to_starts(start);
+}
+
+/// Turns per-key counts (`start[..keys]`, `start[keys]` zero) into start
+/// offsets, `start[keys]` the total; returns the total.
+fn counts_to_starts(start: &mut [u32]) -> usize {
+    let mut total = 0u32;
+    for s in start.iter_mut() {
+        let count = *s;
+        *s = total;
+        total += count;
+    }
+    total as usize
+}
+
+/// After the forward placing pass each key's cursor stands where the next
+/// bucket starts: shifting them up by one key gives the starts again.
+fn cursors_to_starts(start: &mut [u32]) {
+    let keys = start.len() - 1;
+    start.copy_within(0..keys, 1);
+    start[0] = 0;
 }
 
 /// [`bucket_by`] over a slice of pairs.
@@ -72,7 +118,7 @@ pub fn row<'a, T>(start: &[u32], list: &'a [T], key: usize) -> &'a [T] {
 
 #[cfg(test)]
 mod tests {
-    use super::{bucket, bucket_by, row};
+    use super::{bucket, bucket_by, row, transpose};
 
     #[test]
     fn buckets_are_stable_and_complete() {
@@ -94,6 +140,13 @@ mod tests {
         bucket_by(2, pairs, &mut start, &mut users);
         assert_eq!(row(&start, &users, 0), [1]);
         assert_eq!(row(&start, &users, 1), [0, 1]);
+        // The same transpose from the CSR itself.
+        let (rel_start, rel_list) = ([0, 1, 3, 3], [1, 0, 1]);
+        let (mut t_start, mut t_list) = (Vec::new(), Vec::new());
+        transpose(2, &rel_start, &rel_list, &mut t_start, &mut t_list);
+        assert_eq!((t_start.as_slice(), t_list.as_slice()), (start.as_slice(), users.as_slice()));
+        transpose(3, &[0], &[], &mut t_start, &mut t_list);
+        assert_eq!((t_start.as_slice(), t_list.len()), (&[0, 0, 0, 0][..], 0));
     }
 
     #[test]

@@ -54,10 +54,7 @@ impl Chains {
     /// builder (a stable counting sort), so each definition's uses come out
     /// in increasing use order.
     fn derive_du(&mut self) {
-        let (ud_start, ud) = (&self.ud_start, &self.ud);
-        let pairs = (0..ud_start.len().saturating_sub(1))
-            .flat_map(|u| csr::row(ud_start, ud, u).iter().map(move |&d| (d, u as UseId)));
-        csr::bucket_by(self.sites.num_defs(), pairs, &mut self.du_start, &mut self.du);
+        csr::transpose(self.sites.num_defs(), &self.ud_start, &self.ud, &mut self.du_start, &mut self.du);
     }
 
     /// The definition and use sites.

@@ -41,6 +41,7 @@ pub(crate) struct Placement {
     /// Per global var (CSR by var): its definition blocks, in order.
     def_start: Vec<u32>,
     def_blocks: Vec<Node>,
+    def_pairs: Vec<(VarId, Node)>,
     pairs: Vec<(Node, VarId)>,
     out: Vec<Node>,
     /// Small graphs: per node its frontier, `words` words each; per query
@@ -138,11 +139,18 @@ impl Placement {
     /// The definition blocks of each global var, from the walk's exits
     /// (blocks in increasing order), in CSR by var.
     fn def_blocks_of_globals(&mut self, n: usize, local: &Local) {
+        // Collected once, then bucketed from the slice: the exits' rows are
+        // read once instead of once per bucketing pass.
         let global = &local.global;
-        let pairs = (0..n as Node)
-            .flat_map(|b| local.exits(b).iter().map(move |&(v, _)| (v, b)))
-            .filter(|&(v, _)| global[v as usize]);
-        cfg_dom::csr::bucket_by(global.len(), pairs, &mut self.def_start, &mut self.def_blocks);
+        self.def_pairs.clear();
+        for b in 0..n as Node {
+            for &(v, _) in local.exits(b) {
+                if global[v as usize] {
+                    self.def_pairs.push((v, b));
+                }
+            }
+        }
+        cfg_dom::csr::bucket(global.len(), &self.def_pairs, &mut self.def_start, &mut self.def_blocks);
     }
 
     /// Per node its dominance frontier as a bitset, by the runner walk of

@@ -66,6 +66,19 @@ pub struct Sites {
 /// The instruction of a param's definition.
 const NO_INST: InstId = u32::MAX;
 
+/// For CSR offsets `starts` (by instruction, plus the end), the
+/// instruction of each row entry in order.
+fn owners(starts: &[u32]) -> impl Iterator<Item = InstId> + '_ {
+    let total = starts.last().map_or(0, |&e| e);
+    let mut inst = 0;
+    (0..total).map(move |k| {
+        while starts[inst + 1] <= k {
+            inst += 1;
+        }
+        inst as InstId
+    })
+}
+
 impl Sites {
     /// The sites of a checked input (instructions some block lists only),
     /// copied from its flat arrays (which are already by instruction id).
@@ -91,17 +104,13 @@ impl Sites {
         self.def_start.extend(def_starts.iter().map(|&d| d + np));
         self.use_start.clear();
         self.use_start.extend_from_slice(use_starts);
+        // Each site's instruction: one forward sweep per array, moving to
+        // the next instruction whose rows start at or before the site.
         self.def_inst.clear();
-        self.def_inst.reserve(self.def_var.len());
         self.def_inst.extend(core::iter::repeat_n(NO_INST, np as usize));
+        self.def_inst.extend(owners(def_starts));
         self.use_inst.clear();
-        self.use_inst.reserve(self.use_var.len());
-        for inst in 0..input.num_insts() {
-            let defs = def_starts[inst + 1] - def_starts[inst];
-            self.def_inst.extend(core::iter::repeat_n(inst as InstId, defs as usize));
-            let uses = use_starts[inst + 1] - use_starts[inst];
-            self.use_inst.extend(core::iter::repeat_n(inst as InstId, uses as usize));
-        }
+        self.use_inst.extend(owners(use_starts));
     }
 
     /// Number of definitions.

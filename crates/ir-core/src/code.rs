@@ -107,6 +107,7 @@ impl VarCode for Function {
         Function::params(self).iter().map(|v| v.as_u32())
     }
 
+    #[inline]
     fn block_insts(&self, b: Node) -> impl Iterator<Item = InstId> + '_ {
         // Blocks out of the layout have no code (they are isolated nodes).
         self.layout().inserted_block_insts(block(b)).map(|i| i.as_u32())
@@ -143,36 +144,50 @@ impl VarCode for Function {
         self.inst(Inst::from_u32(inst)).is_some_and(|d| d.guard.is_some() && d.opcode != Opcode::Phi)
     }
 
+    #[inline]
     fn is_phi(&self, inst: InstId) -> bool {
         Function::is_phi(self, Inst::from_u32(inst))
     }
 
+    #[inline]
     fn append_inst(&self, inst: InstId, defs: &mut Vec<VarId>, uses: &mut Vec<Use>) -> bool {
-        // One lookup for results, operands, guard, fallbacks and phi blocks.
+        // One lookup for results, operands, guard, fallbacks and phi blocks;
+        // this runs once per instruction for every var-level analysis, so
+        // the common case (no phi, no fallbacks) takes the short path.
         let Some(d) = self.inst(Inst::from_u32(inst)) else { return false };
         defs.extend(d.results.as_slice(&self.var_pool).iter().map(|v| v.as_u32()));
-        let preds = match &d.extra {
-            Extra::Phi(list) => list.as_slice(&self.block_pool),
-            _ => &[],
-        };
-        for (i, op) in d.args.as_slice(&self.operand_pool).iter().enumerate() {
-            if let Some(v) = op.as_var() {
-                uses.push(Use { var: v.as_u32(), pred: preds.get(i).map(|&b| node(b)) });
+        let args = d.args.as_slice(&self.operand_pool);
+        uses.reserve(args.len() + 1);
+        if let Extra::Phi(list) = &d.extra {
+            let preds = list.as_slice(&self.block_pool);
+            for (i, op) in args.iter().enumerate() {
+                if let Some(v) = op.as_var() {
+                    uses.push(Use { var: v.as_u32(), pred: preds.get(i).map(|&b| node(b)) });
+                }
+            }
+        } else {
+            for op in args {
+                if let Some(v) = op.as_var() {
+                    uses.push(Use::at(v.as_u32()));
+                }
             }
         }
         let guard = d.guard.expand();
         if let Some(g) = guard {
             uses.push(Use::at(g.as_u32()));
         }
-        uses.extend(
-            d.fallbacks.as_slice(&self.operand_pool).iter().filter_map(|op| Some(Use::at(op.as_var()?.as_u32()))),
-        );
+        if !d.fallbacks.is_empty() {
+            uses.extend(
+                d.fallbacks.as_slice(&self.operand_pool).iter().filter_map(|op| Some(Use::at(op.as_var()?.as_u32()))),
+            );
+        }
         guard.is_some() && d.opcode != Opcode::Phi
     }
 }
 
 impl Function {
     /// True when `inst` is a phi of this function.
+    #[inline]
     pub fn is_phi(&self, inst: Inst) -> bool {
         self.inst(inst).is_some_and(|d| d.opcode == Opcode::Phi)
     }

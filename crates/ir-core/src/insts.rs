@@ -30,6 +30,7 @@ impl Function {
     }
 
     /// An instruction's data, or `None` if it does not exist.
+    #[inline]
     pub fn inst(&self, inst: Inst) -> Option<&InstData> {
         self.insts.get(inst)
     }

@@ -127,6 +127,7 @@ impl Layout {
     }
 
     /// The instruction after `inst` in its block.
+    #[inline]
     pub fn next_inst(&self, inst: Inst) -> Option<Inst> {
         self.insts.get(inst).and_then(|n| n.next.expand())
     }
@@ -311,6 +312,7 @@ pub struct Insts<'a> {
 
 impl Iterator for Insts<'_> {
     type Item = Inst;
+    #[inline]
     fn next(&mut self) -> Option<Inst> {
         let cur = self.next?;
         self.next = self.layout.next_inst(cur);
