@@ -47,11 +47,11 @@ pub fn bucket_by<T: Copy>(
     cursors_to_starts(start);
 }
 
-/// The transpose of the CSR `(from_start, from)` (rows `0..from_start.len()
-/// - 1`, values below `keys`): row `k` of the result lists, in increasing
-/// order, the rows of the input that hold `k` (once per occurrence).
-/// [`bucket_by`] over the pairs `(value, row)`, reading the rows as
-/// slices.
+/// The transpose of the CSR `(from_start, from)` (one row per entry of
+/// `from_start` but the last, values below `keys`): row `k` of the result
+/// lists, in increasing order, the rows of the input that hold `k` (once
+/// per occurrence). [`bucket_by`] over the pairs `(value, row)`, reading
+/// the rows as slices.
 ///
 /// # Panics
 ///
