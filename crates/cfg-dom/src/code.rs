@@ -251,6 +251,12 @@ impl From<GraphError> for InputError {
 /// is in range; each instruction is in one block; phis come first in their
 /// block; only phis read at a predecessor's end. O(size of the code +
 /// graph). This is [`Input::new`] without keeping the input.
+///
+/// When the input breaks several rules, the error reported is the first
+/// found in this order: the graph; the code's size and stamp; params;
+/// block listings (instruction ids in range, each listed once), block by
+/// block; phis first, block by block; then, by instruction id, its
+/// definitions and then its uses in order.
 pub fn check_input(g: &impl Graph, code: &impl VarCode) -> Result<(), InputError> {
     Input::new(g, code, &mut InputBuffers::default()).map(|_| ())
 }
@@ -350,17 +356,18 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
             }
             b.params.push(var);
         }
-        // Pass 1, by block: which instructions, where, phis first.
+        // Pass 1, by block: which instructions, where. It reads only the
+        // code's layout; each instruction's own data is read once, in pass
+        // 2, in id order (for Keel IR, the order its arena is laid out in:
+        // this is what keeps the input layer's memory traffic sequential).
         b.block_of.clear();
         b.block_of.resize(ni, NONE);
         b.flags.clear();
         b.flags.resize(ni, 0);
         b.block_start.clear();
         b.insts.clear();
-        b.phis = 0;
         for blk in 0..n as Node {
             b.block_start.push(b.insts.len() as u32);
-            let mut phis_done = false;
             for inst in code.block_insts(blk) {
                 let Some(slot) = b.block_of.get_mut(inst as usize) else {
                     return Err(InputError::InstOutOfRange { block: blk, inst, num_insts: ni });
@@ -369,31 +376,23 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
                     return Err(InputError::InstListedTwice { inst, block: blk });
                 }
                 *slot = blk;
+                b.flags[inst as usize] = LISTED;
                 b.insts.push(inst);
-                if code.is_phi(inst) {
-                    if phis_done {
-                        return Err(InputError::PhiNotFirst { inst, block: blk });
-                    }
-                    b.flags[inst as usize] = LISTED | PHI;
-                    b.phis += 1;
-                } else {
-                    b.flags[inst as usize] = LISTED;
-                    phis_done = true;
-                }
             }
         }
         b.block_start.push(b.insts.len() as u32);
-        // Pass 2, by instruction id: definitions, uses, guards. The ids are
-        // checked afterwards, in bulk over the flat arrays (a tight loop
-        // without a branch per use); only when that finds something wrong
-        // does `first_bad_use_or_def` walk instruction by instruction to name
-        // the first offender.
+        // Pass 2, by instruction id: phi or not, definitions, uses, guards.
+        // The ids are checked afterwards, in bulk over the flat arrays (a
+        // tight loop without a branch per use); only when that finds
+        // something wrong does `first_bad_use_or_def` walk instruction by
+        // instruction to name the first offender.
         b.def_start.clear();
         b.def_start.resize(ni + 1, 0);
         b.use_start.clear();
         b.use_start.resize(ni + 1, 0);
         b.defs.clear();
         b.uses.clear();
+        b.phis = 0;
         let mut phi_preds = 0usize;
         for inst in 0..ni {
             b.def_start[inst] = b.defs.len() as u32;
@@ -403,13 +402,28 @@ impl<'a, G: Graph, C: VarCode> Input<'a, G, C> {
                 continue;
             }
             let (d0, u0) = (b.defs.len(), b.uses.len());
+            let phi = code.is_phi(inst as InstId);
             let guarded = code.append_inst(inst as InstId, &mut b.defs, &mut b.uses);
-            if flags & PHI != 0 {
+            if phi {
+                b.flags[inst] = flags | PHI;
+                b.phis += 1;
                 phi_preds += b.uses[u0..].iter().filter(|u| u.pred.is_some()).count();
             } else if guarded && b.defs.len() > d0 {
                 // A phi is never guarded (see the module doc); guardedness
                 // only matters to instructions that define something.
                 b.flags[inst] = flags | GUARDED;
+            }
+        }
+        // Pass 3, by block over the flags (no code read): phis first.
+        if b.phis > 0 {
+            for blk in 0..n {
+                let insts = &b.insts[b.block_start[blk] as usize..b.block_start[blk + 1] as usize];
+                let first_other = insts.iter().position(|&i| b.flags[i as usize] & PHI == 0);
+                if let Some(k) = first_other
+                    && let Some(&inst) = insts[k..].iter().find(|&&i| b.flags[i as usize] & PHI != 0)
+                {
+                    return Err(InputError::PhiNotFirst { inst, block: blk as Node });
+                }
             }
         }
         b.def_start[ni] = b.defs.len() as u32;

@@ -22,13 +22,14 @@
 //! [`cfg_dom::VarCode`] and [`cfg_dom::Graph`], checked first.
 
 use crate::chains::{Chains, UdBuilder};
+use crate::laps::Laps;
 use crate::sites::{DefId, Sites};
 use cfg_dom::{
     BitDataflow, Confluence, CsrGraph, Dfs, Direction, Flow, GenKill, Graph, Input, InputBuffers, InputError, Node,
     VarCode, csr,
 };
 use ir_core::Function;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Time spent in each phase of [`iterative_timed`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -157,25 +158,30 @@ impl Iterative {
     /// Chains of `code` on its CFG `graph` by iterative reaching
     /// definitions.
     pub fn compute<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<Chains, InputError> {
-        self.compute_timed(graph, code).map(|(c, _)| c)
+        self.core.run(graph, code, &mut self.input, &mut Laps::start(false)).map(|(c, _)| c)
     }
 
-    /// [`Iterative::compute`], with the time of each phase.
+    /// [`Iterative::compute`], with the time of each phase (the clock is
+    /// read only on the `_timed` paths).
     pub fn compute_timed<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
-        self.core.run(graph, code, &mut self.input, Instant::now())
+        self.core.run(graph, code, &mut self.input, &mut Laps::start(true))
     }
 
     /// Chains of a Keel function (its CFG built in this context's buffers).
     pub fn compute_function(&mut self, func: &Function) -> Result<Chains, InputError> {
-        self.compute_function_timed(func).map(|(c, _)| c)
+        self.function(func, false).map(|(c, _)| c)
     }
 
     /// [`Iterative::compute_function`], with the time of each phase
     /// (building the CFG counts as setup).
     pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
-        let start = Instant::now();
+        self.function(func, true)
+    }
+
+    fn function(&mut self, func: &Function, timed: bool) -> Result<(Chains, Phases), InputError> {
+        let mut laps = Laps::start(timed);
         func.compute_cfg(&mut self.graph);
-        self.core.run(&self.graph, func, &mut self.input, start)
+        self.core.run(&self.graph, func, &mut self.input, &mut laps)
     }
 }
 
@@ -185,7 +191,7 @@ impl Core {
         graph: &G,
         code: &C,
         buffers: &mut InputBuffers,
-        start: Instant,
+        laps: &mut Laps,
     ) -> Result<(Chains, Phases), InputError> {
         let mut phases = Phases::default();
         let input = Input::new(graph, code, buffers)?;
@@ -238,13 +244,11 @@ impl Core {
                 }
             }
         }
-        phases.setup = start.elapsed();
+        phases.setup = laps.lap();
 
-        let t = Instant::now();
         solution.compute(graph, problem);
-        phases.solve = t.elapsed();
+        phases.solve = laps.lap();
 
-        let t = Instant::now();
         // Each use's definitions are produced together, in block order; record
         // where each list sits in `pool`, then copy the lists out in use order.
         pool.clear();
@@ -321,7 +325,7 @@ impl Core {
             ud.close();
         }
         let chains = Chains::from_ud(sites, ud.start, ud.list, code.code_stamp());
-        phases.extract = t.elapsed();
+        phases.extract = laps.lap();
         Ok((chains, phases))
     }
 }

@@ -83,6 +83,7 @@ mod fold;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod iterative;
+mod laps;
 mod oracle;
 mod place;
 mod planted;

@@ -30,12 +30,13 @@
 
 use crate::chains::Chains;
 use crate::fold::Fold;
+use crate::laps::Laps;
 use crate::place::Placement;
 use crate::resolve::Resolve;
 use crate::walk::Local;
 use cfg_dom::{CsrGraph, DomTree, Graph, Input, InputBuffers, InputError, Node, VarCode};
 use ir_core::Function;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Time spent in each phase of [`via_ssa_timed`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -146,13 +147,16 @@ impl ViaSsa {
 
     /// Chains of `code` on its CFG `graph` through SSA.
     pub fn compute<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<Chains, InputError> {
-        self.compute_timed(graph, code).map(|(c, _)| c)
+        let mut chains = Chains::new();
+        self.core.run(graph, code, &mut self.input, &mut chains, &mut Laps::start(false))?;
+        Ok(chains)
     }
 
-    /// [`ViaSsa::compute`], with the time of each phase.
+    /// [`ViaSsa::compute`], with the time of each phase (the clock is read
+    /// only on this path and the other `_timed` one).
     pub fn compute_timed<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
         let mut chains = Chains::new();
-        let phases = self.core.run(graph, code, &mut self.input, &mut chains, Instant::now())?;
+        let phases = self.core.run(graph, code, &mut self.input, &mut chains, &mut Laps::start(true))?;
         Ok((chains, phases))
     }
 
@@ -164,29 +168,35 @@ impl ViaSsa {
         graph: &G,
         code: &C,
         chains: &mut Chains,
-    ) -> Result<Phases, InputError> {
-        self.core.run(graph, code, &mut self.input, chains, Instant::now())
+    ) -> Result<(), InputError> {
+        self.core.run(graph, code, &mut self.input, chains, &mut Laps::start(false)).map(|_| ())
     }
 
     /// Chains of a Keel function (its CFG built in this context's buffers).
     pub fn compute_function(&mut self, func: &Function) -> Result<Chains, InputError> {
-        self.compute_function_timed(func).map(|(c, _)| c)
+        let mut chains = Chains::new();
+        self.function_into(func, &mut chains, false)?;
+        Ok(chains)
     }
 
     /// [`ViaSsa::compute_function`], with the time of each phase (building
     /// the CFG counts as part of the dominators).
     pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
         let mut chains = Chains::new();
-        let phases = self.compute_function_into(func, &mut chains)?;
+        let phases = self.function_into(func, &mut chains, true)?;
         Ok((chains, phases))
     }
 
     /// [`ViaSsa::compute_function`] into `chains` (see
-    /// [`ViaSsa::compute_into`]), with the time of each phase.
-    pub fn compute_function_into(&mut self, func: &Function, chains: &mut Chains) -> Result<Phases, InputError> {
-        let start = Instant::now();
+    /// [`ViaSsa::compute_into`]).
+    pub fn compute_function_into(&mut self, func: &Function, chains: &mut Chains) -> Result<(), InputError> {
+        self.function_into(func, chains, false).map(|_| ())
+    }
+
+    fn function_into(&mut self, func: &Function, chains: &mut Chains, timed: bool) -> Result<Phases, InputError> {
+        let mut laps = Laps::start(timed);
         func.compute_cfg(&mut self.graph);
-        self.core.run(&self.graph, func, &mut self.input, chains, start)
+        self.core.run(&self.graph, func, &mut self.input, chains, &mut laps)
     }
 }
 
@@ -197,7 +207,7 @@ impl Core {
         code: &C,
         buffers: &mut InputBuffers,
         chains: &mut Chains,
-        start: Instant,
+        laps: &mut Laps,
     ) -> Result<Phases, InputError> {
         let mut phases = Phases::default();
         let input = Input::new(graph, code, buffers)?;
@@ -206,13 +216,12 @@ impl Core {
         // A foreign CFG may loop back to its entry: params then flow in
         // beside what comes back, through phis at the entry.
         let loop_entry = self.dt.root().is_some_and(|e| graph.predecessors(e).next().is_some());
-        phases.dominators = start.elapsed();
+        phases.dominators = laps.lap();
 
-        let t = Instant::now();
         let (sites, ud_start, ud) = chains.parts();
         sites.fill(&input);
         self.local.run(&input, &self.dt, loop_entry);
-        phases.walk = t.elapsed();
+        phases.walk = laps.lap();
 
         // Without a join (a block with two predecessors) every dominance
         // frontier is empty, so no phi can be placed: straight-line and
@@ -220,28 +229,24 @@ impl Core {
         // do functions whose vars are all local to their blocks.
         let has_join = loop_entry || (0..n as Node).any(|v| graph.predecessors(v).nth(1).is_some());
         if has_join && self.local.num_global > 0 {
-            let t = Instant::now();
             self.place.frontiers(graph, &self.dt)?;
-            phases.frontiers = t.elapsed();
-            let t = Instant::now();
+            phases.frontiers = laps.lap();
             self.place.place(graph, &self.dt, &self.local, loop_entry);
-            phases.placement = t.elapsed();
+            phases.placement = laps.lap();
         } else {
             self.place.none(n);
         }
 
-        let t = Instant::now();
         if self.local.num_global > 0 {
             self.resolve.run(&input, &self.dt, &mut self.local, &self.place, loop_entry);
         } else {
             self.resolve.clear();
         }
-        phases.renaming = t.elapsed();
+        phases.renaming = laps.lap();
 
-        let t = Instant::now();
         self.fold.run(&self.local, &self.place, &self.resolve, ud_start, ud);
         chains.finish(code.code_stamp());
-        phases.folding = t.elapsed();
+        phases.folding = laps.lap();
         Ok(phases)
     }
 }

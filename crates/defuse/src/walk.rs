@@ -72,9 +72,9 @@ pub(crate) struct Local {
     pub(crate) global: Vec<bool>,
     pub(crate) num_global: usize,
     /// Scratch: per var, the block whose walk defined it last and its
-    /// value there; per block, the phi block it is a predecessor of.
-    cur: Vec<u32>,
-    val: Vec<Value>,
+    /// value there (side by side: one access per use); per block, the phi
+    /// block it is a predecessor of.
+    state: Vec<(Node, Value)>,
     pred_mark: Vec<u32>,
     phi_reads: Vec<(Node, (VarId, u32))>,
 }
@@ -127,10 +127,8 @@ impl Local {
         self.num_defs = nd;
         self.use_val.resize(nu as usize, NO_VALUE);
         self.global.resize(nv, false);
-        self.cur.clear();
-        self.cur.resize(nv, NONE);
-        self.val.clear();
-        self.val.resize(nv, NO_VALUE);
+        self.state.clear();
+        self.state.resize(nv, (NONE, NO_VALUE));
         self.phi_reads.clear();
         let has_phis = input.num_phis() > 0;
         if has_phis {
@@ -138,8 +136,7 @@ impl Local {
             self.pred_mark.resize(n, NONE);
         }
         let entry = dt.root();
-        let Local { use_val, g_def, g_prev, req_start, reqs, exit_start, exits, global, cur, val, pred_mark, .. } =
-            self;
+        let Local { use_val, g_def, g_prev, req_start, reqs, exit_start, exits, global, state, pred_mark, .. } = self;
         let phi_reads = &mut self.phi_reads;
         req_start.reserve(n + 1);
         exit_start.reserve(n + 1);
@@ -152,11 +149,11 @@ impl Local {
             let first_exit = exits.len();
             if Some(b) == entry && !loop_entry {
                 for (i, &p) in params.iter().enumerate() {
-                    if cur[p as usize] != b {
-                        cur[p as usize] = b;
+                    let s = &mut state[p as usize];
+                    if s.0 != b {
                         exits.push((p, NO_VALUE));
                     }
-                    val[p as usize] = i as Value;
+                    *s = (b, i as Value);
                 }
             }
             let insts = input.block_insts(b);
@@ -167,42 +164,41 @@ impl Local {
             }
             for &inst in insts {
                 let i = inst as usize;
-                for slot in use_starts[i]..use_starts[i + 1] {
-                    let u = all_uses[slot as usize];
-                    let v = u.var as usize;
+                let (u0, u1) = (use_starts[i] as usize, use_starts[i + 1] as usize);
+                for (k, (u, out)) in all_uses[u0..u1].iter().zip(&mut use_val[u0..u1]).enumerate() {
+                    let (at, x) = state[u.var as usize];
                     match u.pred {
-                        None if cur[v] == b => use_val[slot as usize] = val[v],
+                        None if at == b => *out = x,
                         None => {
-                            reqs.push((u.var, slot));
-                            global[v] = true;
+                            reqs.push((u.var, (u0 + k) as u32));
+                            global[u.var as usize] = true;
                         }
                         // Read at the end of p, if it is a reachable
                         // predecessor (the input is checked: p < n).
                         Some(p) => {
                             if pred_mark[p as usize] == b && dt.is_reachable(p) {
-                                phi_reads.push((p, (u.var, slot)));
+                                phi_reads.push((p, (u.var, (u0 + k) as u32)));
                             }
                         }
                     }
                 }
-                let (d0, d1) = (def_starts[i], def_starts[i + 1]);
+                let (d0, d1) = (def_starts[i] as usize, def_starts[i + 1] as usize);
                 if d0 == d1 {
                     continue;
                 }
                 let guarded = input.is_guarded(inst);
-                for k in d0..d1 {
-                    let r = all_defs[k as usize];
-                    let v = r as usize;
-                    let d = np + k;
+                for (k, &r) in all_defs[d0..d1].iter().enumerate() {
+                    let s = &mut state[r as usize];
+                    let d = np + (d0 + k) as u32;
                     let value = if guarded {
                         let node = g_def.len() as u32;
                         let prev = if planted(Planted::GuardKills) {
                             NO_VALUE
-                        } else if cur[v] == b {
-                            val[v]
+                        } else if s.0 == b {
+                            s.1
                         } else {
                             reqs.push((r, nu + node));
-                            global[v] = true;
+                            global[r as usize] = true;
                             NO_VALUE
                         };
                         g_def.push(d);
@@ -211,15 +207,14 @@ impl Local {
                     } else {
                         d
                     };
-                    if cur[v] != b {
-                        cur[v] = b;
+                    if s.0 != b {
                         exits.push((r, NO_VALUE));
                     }
-                    val[v] = value;
+                    *s = (b, value);
                 }
             }
             for e in &mut exits[first_exit..] {
-                e.1 = val[e.0 as usize];
+                e.1 = state[e.0 as usize].1;
             }
         }
         req_start.push(reqs.len() as u32);
@@ -244,13 +239,13 @@ impl Local {
             }
             let (e0, e1) = (self.exit_start[p] as usize, self.exit_start[p + 1] as usize);
             for &(v, x) in &self.exits[e0..e1] {
-                self.cur[v as usize] = p as u32;
-                self.val[v as usize] = x;
+                self.state[v as usize] = (p as u32, x);
             }
             for k in l0..l1 {
                 let (v, slot) = self.late[k];
-                if self.cur[v as usize] == p as u32 {
-                    self.use_val[slot as usize] = self.val[v as usize];
+                let (at, x) = self.state[v as usize];
+                if at == p as u32 {
+                    self.use_val[slot as usize] = x;
                     self.late[k].0 = NONE;
                 } else {
                     self.global[v as usize] = true;
