@@ -49,17 +49,16 @@ struct Nodes<'a> {
     ops: &'a [Value],
 }
 
-impl Nodes<'_> {
-    /// Successor `i` of node `x` (a raw value: a definition, a node, or
-    /// [`NO_VALUE`]); `None` past the last.
+impl<'a> Nodes<'a> {
+    /// The successors of node `x` (raw values: definitions, nodes, or
+    /// [`NO_VALUE`]): a guarded node's `prev`, a phi's operands.
     #[inline]
-    fn succ(&self, x: u32, i: u32) -> Option<Value> {
+    fn succs(&self, x: u32) -> &'a [Value] {
         if x < self.num_guarded {
-            (i == 0).then(|| self.g_prev[x as usize])
+            core::slice::from_ref(&self.g_prev[x as usize])
         } else {
             let j = (x - self.num_guarded) as usize;
-            let at = self.op_start[j] + i;
-            (at < self.op_start[j + 1]).then(|| self.ops[at as usize])
+            &self.ops[self.op_start[j] as usize..self.op_start[j + 1] as usize]
         }
     }
 
@@ -129,20 +128,29 @@ impl Fold {
         }
     }
 
-    /// Tarjan from `root`, setting the set of every part it finishes.
+    /// Tarjan from `root`, setting the set of every part it finishes. Each
+    /// frame of `call` is a node and how many of its successors are done;
+    /// a frame scans on until it meets an unvisited node (pushed, and the
+    /// scan resumes there when it is finished) or runs out.
     fn tarjan(&mut self, root: u32, nodes: &Nodes<'_>) {
         self.visit(root);
-        while let Some(&mut (x, ref mut i)) = self.call.last_mut() {
-            if let Some(w) = nodes.succ(x, *i) {
-                *i += 1;
+        'frames: while let Some(&(x, done)) = self.call.last() {
+            let succs = nodes.succs(x);
+            let mut k = done as usize;
+            while k < succs.len() {
+                let w = succs[k];
+                k += 1;
                 let Some(w) = nodes.node(w) else { continue };
                 if self.index[w as usize] == u32::MAX {
+                    if let Some(frame) = self.call.last_mut() {
+                        frame.1 = k as u32;
+                    }
                     self.visit(w);
+                    continue 'frames;
                 } else if self.set[w as usize] == UNSET {
                     // On the stack (finished parts have their set).
                     self.low[x as usize] = self.low[x as usize].min(self.index[w as usize]);
                 }
-                continue;
             }
             self.call.pop();
             if let Some(&(parent, _)) = self.call.last() {
@@ -173,9 +181,7 @@ impl Fold {
             if m < nodes.num_guarded {
                 self.scratch.push(nodes.g_def[m as usize]);
             }
-            let mut i = 0;
-            while let Some(w) = nodes.succ(m, i) {
-                i += 1;
+            for &w in nodes.succs(m) {
                 if w == NO_VALUE {
                     continue;
                 }
