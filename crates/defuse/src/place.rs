@@ -139,18 +139,14 @@ impl Placement {
     /// The definition blocks of each global var, from the walk's exits
     /// (blocks in increasing order), in CSR by var.
     fn def_blocks_of_globals(&mut self, n: usize, local: &Local) {
-        // Collected once, then bucketed from the slice: the exits' rows are
-        // read once instead of once per bucketing pass.
-        let global = &local.global;
+        // Collected once (exits are global vars' only), then bucketed from
+        // the slice: the exits' rows are read once instead of once per
+        // bucketing pass.
         self.def_pairs.clear();
         for b in 0..n as Node {
-            for &(v, _) in local.exits(b) {
-                if global[v as usize] {
-                    self.def_pairs.push((v, b));
-                }
-            }
+            self.def_pairs.extend(local.exits(b).iter().map(|&(v, _)| (v, b)));
         }
-        cfg_dom::csr::bucket(global.len(), &self.def_pairs, &mut self.def_start, &mut self.def_blocks);
+        cfg_dom::csr::bucket(local.global.len(), &self.def_pairs, &mut self.def_start, &mut self.def_blocks);
     }
 
     /// Per node its dominance frontier as a bitset, by the runner walk of

@@ -116,10 +116,8 @@ impl Resolve {
                 }
             }
             for &(v, x) in local.exits(b) {
-                if local.global[v as usize] {
-                    self.log.push((v, self.top[v as usize]));
-                    self.top[v as usize] = x;
-                }
+                self.log.push((v, self.top[v as usize]));
+                self.top[v as usize] = x;
             }
             for s in g.successors(b) {
                 let phis = place.phis(s);

@@ -15,7 +15,9 @@
 //! get phis and take part in the tree walk. At the end of a block its
 //! *exits* (var, value at the block's end) are recorded for every var it
 //! defines: the definition blocks phi placement needs and the values the
-//! tree walk pushes.
+//! tree walk pushes. Once the walk is over and globality known, only
+//! global vars' exits are kept (most definitions of real code are
+//! block-local temporaries, which neither later phase reads).
 //!
 //! Invariants: rows of requests and exits are CSR by block id (empty for
 //! unreachable blocks, whose uses read nothing); values below
@@ -64,8 +66,10 @@ pub(crate) struct Local {
     /// answered locally).
     pub(crate) late_start: Vec<u32>,
     pub(crate) late: Vec<(VarId, u32)>,
-    /// Exits by block: `(var, value at the block's end)` for each var the
-    /// block defines, in order of first definition.
+    /// Exits by block: `(var, value at the block's end)` for each global
+    /// var the block defines, in order of first definition (the walk
+    /// records every var's; `keep_global_exits` drops the others once
+    /// globality is known).
     pub(crate) exit_start: Vec<u32>,
     pub(crate) exits: Vec<(VarId, Value)>,
     /// Per var: global (some request names it).
@@ -221,6 +225,32 @@ impl Local {
         exit_start.push(exits.len() as u32);
         self.finish_phi_reads(n);
         self.num_global = self.global.iter().filter(|&&x| x).count();
+        self.keep_global_exits();
+    }
+
+    /// Drops the exits of vars that are not global, in place: placement
+    /// and renaming read only global vars' exits, and in real code most
+    /// definitions are block-local temporaries.
+    fn keep_global_exits(&mut self) {
+        let (exit_start, exits, global) = (&mut self.exit_start, &mut self.exits, &self.global);
+        let mut w = 0;
+        let mut from = 0;
+        for b in 0..exit_start.len().saturating_sub(1) {
+            let end = exit_start[b + 1] as usize;
+            exit_start[b] = w as u32;
+            for k in from..end {
+                let e = exits[k];
+                if global[e.0 as usize] {
+                    exits[w] = e;
+                    w += 1;
+                }
+            }
+            from = end;
+        }
+        if let Some(last) = exit_start.last_mut() {
+            *last = w as u32;
+        }
+        exits.truncate(w);
     }
 
     /// Answers input-phi operands from their predecessor's exits, and turns
