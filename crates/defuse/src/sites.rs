@@ -10,7 +10,10 @@
 //! Invariants: definition ids are params first, then results by
 //! instruction id; use ids are by instruction id, then use number. Both are
 //! looked up from `(instruction, index)` through CSR offsets per
-//! instruction, in O(1).
+//! instruction, in O(1); the other way (an id's instruction) is a binary
+//! search of those offsets, O(log instructions), which keeps the sites at
+//! a var per site plus an offset per instruction (the chains are built
+//! per function, read back by id mostly for display).
 
 use cfg_dom::{Graph, Input, InstId, VarCode, VarId};
 
@@ -45,17 +48,14 @@ pub struct Use {
 
 /// The sites of one function.
 ///
-/// Stored as flat arrays (per definition its var and instruction, per use
-/// likewise, per instruction its first definition and use id), so that
-/// building them is a few copies of the checked input's arrays and a
-/// warm [`crate::Chains`] refills them without allocating.
+/// Stored as flat arrays (per definition its var, per use likewise, per
+/// instruction its first definition and use id), so that building them is
+/// a few copies of the checked input's arrays and a warm
+/// [`crate::Chains`] refills them without allocating.
 #[derive(Clone, Debug, Default)]
 pub struct Sites {
     def_var: Vec<VarId>,
-    /// Per definition id: its instruction (`NO_INST` for params).
-    def_inst: Vec<InstId>,
     use_var: Vec<VarId>,
-    use_inst: Vec<InstId>,
     /// Per instruction id: first definition id (params come before), and
     /// first use id; one more entry at the end.
     def_start: Vec<u32>,
@@ -63,20 +63,12 @@ pub struct Sites {
     num_params: u32,
 }
 
-/// The instruction of a param's definition.
-const NO_INST: InstId = u32::MAX;
-
-/// For CSR offsets `starts` (by instruction, plus the end), the
-/// instruction of each row entry in order.
-fn owners(starts: &[u32]) -> impl Iterator<Item = InstId> + '_ {
-    let total = starts.last().map_or(0, |&e| e);
-    let mut inst = 0;
-    (0..total).map(move |k| {
-        while starts[inst + 1] <= k {
-            inst += 1;
-        }
-        inst as InstId
-    })
+/// For CSR offsets `starts` (by instruction, plus the end) and an entry
+/// `k` below the end, the instruction whose row holds it: the last one
+/// starting at or before `k` (rows of instructions without sites are
+/// empty, so that one is unique).
+fn owner(starts: &[u32], k: u32) -> InstId {
+    (starts.partition_point(|&s| s <= k) - 1) as InstId
 }
 
 impl Sites {
@@ -104,13 +96,6 @@ impl Sites {
         self.def_start.extend(def_starts.iter().map(|&d| d + np));
         self.use_start.clear();
         self.use_start.extend_from_slice(use_starts);
-        // Each site's instruction: one forward sweep per array, moving to
-        // the next instruction whose rows start at or before the site.
-        self.def_inst.clear();
-        self.def_inst.extend(core::iter::repeat_n(NO_INST, np as usize));
-        self.def_inst.extend(owners(def_starts));
-        self.use_inst.clear();
-        self.use_inst.extend(owners(use_starts));
     }
 
     /// Number of definitions.
@@ -128,14 +113,16 @@ impl Sites {
         self.num_params as usize
     }
 
-    /// A definition; `None` for an id out of range.
+    /// A definition; `None` for an id out of range. O(log instructions).
     pub fn def(&self, d: DefId) -> Option<Def> {
-        let inst = *self.def_inst.get(d as usize)?;
-        Some(if d < self.num_params {
-            Def::Param(d)
-        } else {
-            Def::Result { inst, index: d - self.def_start[inst as usize] }
-        })
+        if d as usize >= self.def_var.len() {
+            return None;
+        }
+        if d < self.num_params {
+            return Some(Def::Param(d));
+        }
+        let inst = owner(&self.def_start, d);
+        Some(Def::Result { inst, index: d - self.def_start[inst as usize] })
     }
 
     /// The var a definition defines; `None` for an id out of range.
@@ -143,9 +130,12 @@ impl Sites {
         self.def_var.get(d as usize).copied()
     }
 
-    /// A use; `None` for an id out of range.
+    /// A use; `None` for an id out of range. O(log instructions).
     pub fn use_at(&self, u: UseId) -> Option<Use> {
-        let inst = *self.use_inst.get(u as usize)?;
+        if u as usize >= self.use_var.len() {
+            return None;
+        }
+        let inst = owner(&self.use_start, u);
         Some(Use { inst, index: u - self.use_start[inst as usize] })
     }
 
@@ -198,6 +188,42 @@ impl Sites {
         match (self.use_start.get(inst as usize), self.use_start.get(inst as usize + 1)) {
             (Some(&s), Some(&e)) => s..e,
             _ => 0..0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Def, Sites, Use};
+    use cfg_dom::{Input, InputBuffers};
+    use ir_gen::{GenConfig, generate};
+
+    /// Every id maps to its site and back, including instructions with no
+    /// definitions or no uses (empty rows the binary search must skip) and
+    /// unlisted instruction ids.
+    #[test]
+    fn ids_and_sites_round_trip() {
+        let config = GenConfig { blocks: 12, vars: 6, predication: 0.3, unreachable: 0.2, ..GenConfig::default() };
+        for seed in 0..40 {
+            let g = generate(&config, seed);
+            for (_, f) in g.module.functions() {
+                let cfg = f.cfg();
+                let mut buffers = InputBuffers::default();
+                let sites = Sites::of(&Input::new(&cfg, f, &mut buffers).unwrap());
+                for d in 0..sites.num_defs() as u32 {
+                    let back = match sites.def(d).unwrap() {
+                        Def::Param(i) => sites.param_def(i),
+                        Def::Result { inst, index } => sites.def_id(inst, index),
+                    };
+                    assert_eq!(back, Some(d));
+                }
+                for u in 0..sites.num_uses() as u32 {
+                    let Use { inst, index } = sites.use_at(u).unwrap();
+                    assert_eq!(sites.use_id(inst, index), Some(u));
+                }
+                assert_eq!(sites.def(sites.num_defs() as u32), None);
+                assert_eq!(sites.use_at(sites.num_uses() as u32), None);
+            }
         }
     }
 }
