@@ -277,12 +277,22 @@ fn semidominators(g: &impl Graph, s: &mut Scratch) {
 }
 
 /// The smallest semidominator on the forest path from `v` up to (not
-/// including) its root, compressing the path as it goes.
+/// including) its root, compressing the path as it goes. The common case
+/// (`v` unlinked, or linked straight to a root) is inline; the path walk
+/// is not.
+#[inline]
 fn eval(s: &mut Scratch, v: u32, first_linked: u32) -> u32 {
-    let f = &mut s.forest;
+    let f = &s.forest;
     if v < first_linked || f[v as usize].ancestor < first_linked {
         return f[v as usize].label;
     }
+    eval_path(s, v, first_linked)
+}
+
+/// [`eval`] when the forest path from `v` has at least two links.
+#[inline(never)]
+fn eval_path(s: &mut Scratch, v: u32, first_linked: u32) -> u32 {
+    let f = &mut s.forest;
     s.path.clear();
     let mut top = v;
     loop {
