@@ -25,14 +25,26 @@ use crate::walk::{Local, NO_VALUE, Value};
 /// A set not computed yet.
 const UNSET: (u32, u32) = (u32::MAX, 0);
 
+/// A node's folding state.
+#[derive(Copy, Clone, Debug)]
+struct NodeState {
+    /// Its set, a range of the pool ([`UNSET`] until its part finishes).
+    set: (u32, u32),
+    /// Tarjan's visit number (`u32::MAX` before the visit) and low link.
+    index: u32,
+    low: u32,
+}
+
+/// A node not visited yet.
+const UNVISITED: NodeState = NodeState { set: UNSET, index: u32::MAX, low: 0 };
+
 /// The folding's buffers, kept across functions.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Fold {
-    /// Per node: its set, a range of `pool`.
-    set: Vec<(u32, u32)>,
+    /// Per node: its set (a range of `pool`) and its Tarjan numbers, side
+    /// by side (one access per node visited).
+    node: Vec<NodeState>,
     pool: Vec<DefId>,
-    index: Vec<u32>,
-    low: Vec<u32>,
     stack: Vec<u32>,
     call: Vec<(u32, u32)>,
     next: u32,
@@ -72,10 +84,8 @@ impl<'a> Nodes<'a> {
 impl Fold {
     /// Empties the buffers, keeping capacity.
     pub(crate) fn clear(&mut self) {
-        self.set.clear();
+        self.node.clear();
         self.pool.clear();
-        self.index.clear();
-        self.low.clear();
     }
 
     /// Writes every use's definitions into `ud_start`/`ud` (CSR by use).
@@ -96,12 +106,8 @@ impl Fold {
             ops: &resolve.ops,
         };
         let nn = local.num_guarded() as usize + place.len();
-        self.set.clear();
-        self.set.resize(nn, UNSET);
-        self.index.clear();
-        self.index.resize(nn, u32::MAX);
-        self.low.clear();
-        self.low.resize(nn, 0);
+        self.node.clear();
+        self.node.resize(nn, UNVISITED);
         self.pool.clear();
         self.stack.clear();
         self.call.clear();
@@ -118,10 +124,10 @@ impl Fold {
                 ud.push(v);
             } else if v != NO_VALUE {
                 let x = (v - nd) as usize;
-                if self.set[x] == UNSET {
+                if self.node[x].set == UNSET {
                     self.tarjan(x as u32, &nodes);
                 }
-                let (s, l) = self.set[x];
+                let (s, l) = self.node[x].set;
                 ud.extend_from_slice(&self.pool[s as usize..(s + l) as usize]);
             }
             ud_start.push(ud.len() as u32);
@@ -141,30 +147,36 @@ impl Fold {
                 let w = succs[k];
                 k += 1;
                 let Some(w) = nodes.node(w) else { continue };
-                if self.index[w as usize] == u32::MAX {
+                let ws = self.node[w as usize];
+                if ws.index == u32::MAX {
                     if let Some(frame) = self.call.last_mut() {
                         frame.1 = k as u32;
                     }
                     self.visit(w);
                     continue 'frames;
-                } else if self.set[w as usize] == UNSET {
+                } else if ws.set == UNSET {
                     // On the stack (finished parts have their set).
-                    self.low[x as usize] = self.low[x as usize].min(self.index[w as usize]);
+                    let xs = &mut self.node[x as usize];
+                    xs.low = xs.low.min(ws.index);
                 }
             }
             self.call.pop();
             if let Some(&(parent, _)) = self.call.last() {
-                self.low[parent as usize] = self.low[parent as usize].min(self.low[x as usize]);
+                let low = self.node[x as usize].low;
+                let ps = &mut self.node[parent as usize];
+                ps.low = ps.low.min(low);
             }
-            if self.low[x as usize] == self.index[x as usize] {
+            let xs = self.node[x as usize];
+            if xs.low == xs.index {
                 self.finish_part(x, nodes);
             }
         }
     }
 
     fn visit(&mut self, x: u32) {
-        self.index[x as usize] = self.next;
-        self.low[x as usize] = self.next;
+        let xs = &mut self.node[x as usize];
+        xs.index = self.next;
+        xs.low = self.next;
         self.next += 1;
         self.stack.push(x);
         self.call.push((x, 0));
@@ -189,7 +201,7 @@ impl Fold {
                     None => self.scratch.push(w),
                     Some(t) => {
                         // Members of this part have no set yet: skipped.
-                        let r = self.set[t as usize];
+                        let r = self.node[t as usize].set;
                         if r == UNSET || r.1 == 0 || shared == Some(r) {
                             continue;
                         }
@@ -220,7 +232,7 @@ impl Fold {
             }
         };
         for m in self.stack.drain(top..) {
-            self.set[m as usize] = range;
+            self.node[m as usize].set = range;
         }
     }
 }

@@ -140,9 +140,17 @@ impl Resolve {
         if k > 0 && planted(Planted::FirstOperandOnly) {
             return;
         }
-        for j in phis {
-            let v = place.phi_var[j as usize];
-            self.ops[(self.op_start[j as usize] + k) as usize] = self.top[v as usize];
+        // A block's phis have the same number of operand slots (one per
+        // edge) and sit side by side, so slot k of its phis is a stride.
+        let (first, end) = (phis.start as usize, phis.end as usize);
+        if first == end {
+            return;
+        }
+        let stride = (self.op_start[first + 1] - self.op_start[first]) as usize;
+        let mut at = (self.op_start[first] + k) as usize;
+        for &v in &place.phi_var[first..end] {
+            self.ops[at] = self.top[v as usize];
+            at += stride;
         }
     }
 }
