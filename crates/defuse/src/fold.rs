@@ -7,7 +7,9 @@
 //! loops) are found by an iterative Tarjan pass started from used nodes
 //! only, and each part gets one sorted set, computed once from its
 //! successors' sets (parts finish in reverse topological order, so those
-//! are ready). A part that adds no definition of its own and reaches a
+//! are ready). The Tarjan scan reads each successor once and gathers, on
+//! two stacks, the real definitions and the finished parts' sets the part
+//! is made of. A part that adds no definition of its own and reaches a
 //! single other part *shares* that part's set (a phi web that only passes
 //! a value along costs no copy): no per-use transitive expansion, and the
 //! pool grows by the distinct sets only. Each use then copies its set into
@@ -35,6 +37,17 @@ struct NodeState {
     low: u32,
 }
 
+/// A frame of the Tarjan walk.
+#[derive(Copy, Clone, Debug)]
+struct Frame {
+    node: u32,
+    /// Successors scanned so far.
+    done: u32,
+    /// Lengths of the gathering stacks when the node was visited.
+    defs: u32,
+    refs: u32,
+}
+
 /// A node not visited yet.
 const UNVISITED: NodeState = NodeState { set: UNSET, index: u32::MAX, low: 0 };
 
@@ -46,9 +59,11 @@ pub(crate) struct Fold {
     node: Vec<NodeState>,
     pool: Vec<DefId>,
     stack: Vec<u32>,
-    call: Vec<(u32, u32)>,
+    call: Vec<Frame>,
+    /// What the parts on the stack are made of (see `Fold::tarjan`).
+    defs: Vec<DefId>,
+    refs: Vec<(u32, u32)>,
     next: u32,
-    scratch: Vec<DefId>,
 }
 
 /// The node graph as the walk, placement and renaming left it.
@@ -111,6 +126,8 @@ impl Fold {
         self.pool.clear();
         self.stack.clear();
         self.call.clear();
+        self.defs.clear();
+        self.refs.clear();
         self.next = 0;
         ud_start.clear();
         ud_start.reserve(local.use_val.len() + 1);
@@ -135,102 +152,124 @@ impl Fold {
     }
 
     /// Tarjan from `root`, setting the set of every part it finishes. Each
-    /// frame of `call` is a node and how many of its successors are done;
-    /// a frame scans on until it meets an unvisited node (pushed, and the
-    /// scan resumes there when it is finished) or runs out.
+    /// frame of `call` is a node, how many of its successors are done, and
+    /// where the gathering stacks stood when it was visited; a frame scans
+    /// on until it meets an unvisited node (pushed, and the scan resumes
+    /// there when it is finished) or runs out.
+    ///
+    /// The scan also gathers what the sets are made of, so no successor is
+    /// read twice: real definitions go on `defs` (a guarded node's own on
+    /// its visit), and the set of every finished part a node reaches on
+    /// `refs` (on the scan when it was finished before, on the return from
+    /// the child frame when the child's part has just finished). Parts
+    /// finish last-in first-out, so when the part rooted at `x` finishes,
+    /// the entries above `x`'s marks are exactly its members'.
     fn tarjan(&mut self, root: u32, nodes: &Nodes<'_>) {
-        self.visit(root);
-        'frames: while let Some(&(x, done)) = self.call.last() {
+        self.visit(root, nodes);
+        'frames: while let Some(&Frame { node: x, done, .. }) = self.call.last() {
             let succs = nodes.succs(x);
             let mut k = done as usize;
             while k < succs.len() {
-                let w = succs[k];
+                let v = succs[k];
                 k += 1;
-                let Some(w) = nodes.node(w) else { continue };
+                let Some(w) = nodes.node(v) else {
+                    if v != NO_VALUE {
+                        self.defs.push(v);
+                    }
+                    continue;
+                };
                 let ws = self.node[w as usize];
                 if ws.index == u32::MAX {
                     if let Some(frame) = self.call.last_mut() {
-                        frame.1 = k as u32;
+                        frame.done = k as u32;
                     }
-                    self.visit(w);
+                    self.visit(w, nodes);
                     continue 'frames;
                 } else if ws.set == UNSET {
-                    // On the stack (finished parts have their set).
+                    // On the stack: the same part (finished parts have
+                    // their set).
                     let xs = &mut self.node[x as usize];
                     xs.low = xs.low.min(ws.index);
+                } else if ws.set.1 > 0 {
+                    self.refs.push(ws.set);
                 }
             }
-            self.call.pop();
-            if let Some(&(parent, _)) = self.call.last() {
-                let low = self.node[x as usize].low;
-                let ps = &mut self.node[parent as usize];
-                ps.low = ps.low.min(low);
-            }
+            let Some(frame) = self.call.pop() else { break };
             let xs = self.node[x as usize];
-            if xs.low == xs.index {
-                self.finish_part(x, nodes);
+            let finished = xs.low == xs.index;
+            if finished {
+                self.finish_part(x, frame.defs as usize, frame.refs as usize);
+            }
+            if let Some(parent) = self.call.last() {
+                let ps = &mut self.node[parent.node as usize];
+                if finished {
+                    let set = self.node[x as usize].set;
+                    if set.1 > 0 {
+                        self.refs.push(set);
+                    }
+                } else {
+                    ps.low = ps.low.min(xs.low);
+                }
             }
         }
     }
 
-    fn visit(&mut self, x: u32) {
+    fn visit(&mut self, x: u32, nodes: &Nodes<'_>) {
         let xs = &mut self.node[x as usize];
         xs.index = self.next;
         xs.low = self.next;
         self.next += 1;
         self.stack.push(x);
-        self.call.push((x, 0));
+        self.call.push(Frame { node: x, done: 0, defs: self.defs.len() as u32, refs: self.refs.len() as u32 });
+        if x < nodes.num_guarded {
+            self.defs.push(nodes.g_def[x as usize]);
+        }
     }
 
-    /// Pops the part rooted at `x` and gives its members one set.
-    fn finish_part(&mut self, x: u32, nodes: &Nodes<'_>) {
+    /// Pops the part rooted at `x` and gives its members one set: the
+    /// definitions and finished parts' sets gathered above the marks
+    /// `defs_from` and `refs_from`. A part with no definition of its own
+    /// that reaches one other part's set only shares that set.
+    fn finish_part(&mut self, x: u32, defs_from: usize, refs_from: usize) {
         let top = self.stack.iter().rposition(|&m| m == x).expect("x is on the stack");
-        self.scratch.clear();
-        // The one other part's set this part reaches, while it is one.
-        let mut shared: Option<(u32, u32)> = None;
-        let mut several = false;
-        for &m in &self.stack[top..] {
-            if m < nodes.num_guarded {
-                self.scratch.push(nodes.g_def[m as usize]);
-            }
-            for &w in nodes.succs(m) {
-                if w == NO_VALUE {
-                    continue;
+        // Each other part's set once (a web often reaches one part from
+        // many members).
+        if self.refs.len() - refs_from > 1 {
+            self.refs[refs_from..].sort_unstable();
+            let mut w = refs_from + 1;
+            for r in refs_from + 1..self.refs.len() {
+                if self.refs[r] != self.refs[w - 1] {
+                    self.refs[w] = self.refs[r];
+                    w += 1;
                 }
-                match nodes.node(w) {
-                    None => self.scratch.push(w),
-                    Some(t) => {
-                        // Members of this part have no set yet: skipped.
-                        let r = self.node[t as usize].set;
-                        if r == UNSET || r.1 == 0 || shared == Some(r) {
-                            continue;
-                        }
-                        if shared.is_none() && !several {
-                            shared = Some(r);
-                        } else {
-                            several = true;
-                            if let Some(s) = shared.take() {
-                                self.scratch.extend_from_slice(&self.pool[s.0 as usize..(s.0 + s.1) as usize]);
-                            }
-                            self.scratch.extend_from_slice(&self.pool[r.0 as usize..(r.0 + r.1) as usize]);
-                        }
+            }
+            self.refs.truncate(w);
+        }
+        let refs = &self.refs[refs_from..];
+        let range = match refs {
+            &[r] if self.defs.len() == defs_from => r,
+            _ => {
+                // The part's definitions are already on `defs`: the other
+                // sets join them there, and the sorted, deduplicated
+                // result goes to the pool.
+                for &(s, l) in refs {
+                    self.defs.extend_from_slice(&self.pool[s as usize..(s + l) as usize]);
+                }
+                let new = &mut self.defs[defs_from..];
+                new.sort_unstable();
+                let start = self.pool.len() as u32;
+                let mut last = None;
+                for &d in new.iter() {
+                    if last != Some(d) {
+                        self.pool.push(d);
+                        last = Some(d);
                     }
                 }
-            }
-        }
-        let range = match shared {
-            Some(r) if self.scratch.is_empty() => r,
-            _ => {
-                if let Some(s) = shared {
-                    self.scratch.extend_from_slice(&self.pool[s.0 as usize..(s.0 + s.1) as usize]);
-                }
-                self.scratch.sort_unstable();
-                self.scratch.dedup();
-                let r = (self.pool.len() as u32, self.scratch.len() as u32);
-                self.pool.extend_from_slice(&self.scratch);
-                r
+                (start, self.pool.len() as u32 - start)
             }
         };
+        self.defs.truncate(defs_from);
+        self.refs.truncate(refs_from);
         for m in self.stack.drain(top..) {
             self.node[m as usize].set = range;
         }
