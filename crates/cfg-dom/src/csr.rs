@@ -50,8 +50,10 @@ pub fn bucket_by<T: Copy>(
 /// The transpose of the CSR `(from_start, from)` (one row per entry of
 /// `from_start` but the last, values below `keys`): row `k` of the result
 /// lists, in increasing order, the rows of the input that hold `k` (once
-/// per occurrence). [`bucket_by`] over the pairs `(value, row)`, reading
-/// the rows as slices.
+/// per occurrence). [`bucket_by`] over the pairs `(value, row)`, written
+/// out to read the rows as slices: `bucket_by` over a flat-mapped pair
+/// iterator costs the DU side of sql-wasm's chains 10 M more instructions
+/// (6% of the whole SSA method).
 ///
 /// # Panics
 ///

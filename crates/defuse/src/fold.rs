@@ -200,14 +200,15 @@ impl Fold {
             if finished {
                 self.finish_part(x, frame.defs as usize, frame.refs as usize);
             }
-            if let Some(parent) = self.call.last() {
-                let ps = &mut self.node[parent.node as usize];
+            if let Some(&Frame { node: parent, .. }) = self.call.last() {
                 if finished {
+                    // The parent reaches this finished part's set.
                     let set = self.node[x as usize].set;
                     if set.1 > 0 {
                         self.refs.push(set);
                     }
                 } else {
+                    let ps = &mut self.node[parent as usize];
                     ps.low = ps.low.min(xs.low);
                 }
             }

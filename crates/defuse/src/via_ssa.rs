@@ -148,7 +148,7 @@ impl ViaSsa {
     /// Chains of `code` on its CFG `graph` through SSA.
     pub fn compute<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<Chains, InputError> {
         let mut chains = Chains::new();
-        self.core.run(graph, code, &mut self.input, &mut chains, &mut Laps::start(false))?;
+        self.compute_into(graph, code, &mut chains)?;
         Ok(chains)
     }
 
@@ -175,7 +175,7 @@ impl ViaSsa {
     /// Chains of a Keel function (its CFG built in this context's buffers).
     pub fn compute_function(&mut self, func: &Function) -> Result<Chains, InputError> {
         let mut chains = Chains::new();
-        self.function_into(func, &mut chains, false)?;
+        self.compute_function_into(func, &mut chains)?;
         Ok(chains)
     }
 
