@@ -95,6 +95,7 @@ macro_rules! opcodes {
             }
 
             /// The instruction shape.
+            #[inline]
             pub const fn format(self) -> Format {
                 match self { $(Opcode::$variant => Format::$format,)* }
             }
@@ -315,6 +316,7 @@ impl Opcode {
     }
 
     /// True for `jump`, `br`, `switch`, `ret` and `trap`.
+    #[inline]
     pub const fn is_terminator(self) -> bool {
         matches!(self.format(), Format::Jump | Format::Branch | Format::Switch | Format::Ret | Format::Trap)
     }
