@@ -75,7 +75,8 @@ impl Function {
     /// misses, one per block, while a sequential read is prefetched by the
     /// hardware, and `cfg_dom::Input::new` reads the whole arena next
     /// anyway. Measured on sql-wasm's whole module, DU chains end to end:
-    /// 4-5% faster for both methods (`docs/benchmarks-defuse.md`, run 9).
+    /// about 4% faster for both methods; within noise on smaller modules,
+    /// +0.4% instructions (`docs/benchmarks-defuse.md`, run 9).
     /// Reading the layout's instruction list the same way gained nothing
     /// measurable, so it is not read here.
     fn stream_inst_arena(&self) {
