@@ -235,17 +235,7 @@ impl Fold {
         let top = self.stack.iter().rposition(|&m| m == x).expect("x is on the stack");
         // Each other part's set once (a web often reaches one part from
         // many members).
-        if self.refs.len() - refs_from > 1 {
-            self.refs[refs_from..].sort_unstable();
-            let mut w = refs_from + 1;
-            for r in refs_from + 1..self.refs.len() {
-                if self.refs[r] != self.refs[w - 1] {
-                    self.refs[w] = self.refs[r];
-                    w += 1;
-                }
-            }
-            self.refs.truncate(w);
-        }
+        sort_dedup_tail(&mut self.refs, refs_from);
         let refs = &self.refs[refs_from..];
         let range = match refs {
             &[r] if self.defs.len() == defs_from => r,
@@ -256,16 +246,9 @@ impl Fold {
                 for &(s, l) in refs {
                     self.defs.extend_from_slice(&self.pool[s as usize..(s + l) as usize]);
                 }
-                let new = &mut self.defs[defs_from..];
-                new.sort_unstable();
+                sort_dedup_tail(&mut self.defs, defs_from);
                 let start = self.pool.len() as u32;
-                let mut last = None;
-                for &d in new.iter() {
-                    if last != Some(d) {
-                        self.pool.push(d);
-                        last = Some(d);
-                    }
-                }
+                self.pool.extend_from_slice(&self.defs[defs_from..]);
                 (start, self.pool.len() as u32 - start)
             }
         };
@@ -275,4 +258,21 @@ impl Fold {
             self.node[m as usize].set = range;
         }
     }
+}
+
+/// Sorts `v[from..]` and drops its repeats, in place (`Vec::dedup` for a
+/// tail: the part of a gathering stack that belongs to one part).
+fn sort_dedup_tail<T: Ord + Copy>(v: &mut Vec<T>, from: usize) {
+    if v.len() - from < 2 {
+        return;
+    }
+    v[from..].sort_unstable();
+    let mut w = from + 1;
+    for r in from + 1..v.len() {
+        if v[r] != v[w - 1] {
+            v[w] = v[r];
+            w += 1;
+        }
+    }
+    v.truncate(w);
 }
