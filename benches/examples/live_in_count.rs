@@ -12,36 +12,12 @@
 //! `cargo run --release -p benches --example live_in_count -- grid structured 10000 1024 0`
 //! `cargo run --release -p benches --example live_in_count -- corpus corpus/sql-wasm.wasm`
 
-use benches::programs::{Shape, Spec};
+use benches::programs::functions_from_args;
 use cfg_dom::{Dfs, Graph, Liveness};
-use ir_core::Function;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_else(|| panic!("argument {i} missing"));
-    let funcs: Vec<Function> = match arg(0) {
-        "grid" => {
-            let shape = match arg(1) {
-                "structured" => Shape::Structured,
-                "irreducible" => Shape::Irreducible,
-                "chain" => Shape::Chain,
-                s => panic!("unknown shape {s}"),
-            };
-            let spec = Spec {
-                shape,
-                blocks: arg(2).parse().expect("a block count"),
-                vars: arg(3).parse().expect("a var count"),
-                predication: arg(4).parse().expect("a predication percentage"),
-            };
-            vec![spec.build()]
-        }
-        "corpus" => {
-            let bytes = std::fs::read(arg(1)).expect("the module");
-            let imported = wasm_import::import(&bytes, &wasm_import::ImportOptions::default()).expect("a valid module");
-            imported.module.functions().map(|(_, f)| f.clone()).collect()
-        }
-        s => panic!("unknown input kind {s}"),
-    };
+    let (funcs, _) = functions_from_args(&args);
     let (mut insts, mut blocks, mut pairs, mut at_joins) = (0usize, 0usize, 0usize, 0usize);
     let mut live = Liveness::new();
     for f in &funcs {

@@ -199,3 +199,32 @@ pub fn is_chain_with_exits(func: &Function) -> bool {
     let multi = (0..g.num_nodes() as u32).filter(|&v| g.pred_slice(v).len() > 1).count();
     multi <= 1 && (0..g.num_nodes() as u32).all(|v| Some(v) == entry || !g.pred_slice(v).is_empty())
 }
+
+/// The functions a measuring example names at the start of its command
+/// line, and how many arguments that took: `grid SHAPE BLOCKS VARS
+/// PREDICATION` (the grid program of that [`Spec`], shape `structured`,
+/// `irreducible` or `chain`) or `corpus FILE.wasm` (every function of the
+/// module). Panics with the missing or bad argument (examples only).
+pub fn functions_from_args(args: &[String]) -> (Vec<Function>, usize) {
+    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_else(|| panic!("argument {i} missing"));
+    match arg(0) {
+        "grid" => {
+            let shape = match arg(1) {
+                "structured" => Shape::Structured,
+                "irreducible" => Shape::Irreducible,
+                "chain" => Shape::Chain,
+                s => panic!("unknown shape {s}"),
+            };
+            let count = |i: usize| arg(i).parse::<usize>().unwrap_or_else(|_| panic!("argument {i} is not a count"));
+            let predication = arg(4).parse().expect("argument 4 is a percentage");
+            let spec = Spec { shape, blocks: count(2), vars: count(3), predication };
+            (vec![spec.build()], 5)
+        }
+        "corpus" => {
+            let bytes = std::fs::read(arg(1)).expect("the module");
+            let imported = wasm_import::import(&bytes, &wasm_import::ImportOptions::default()).expect("a valid module");
+            (imported.module.functions().map(|(_, f)| f.clone()).collect(), 2)
+        }
+        s => panic!("unknown input kind {s}"),
+    }
+}
