@@ -209,12 +209,10 @@ pub fn functions_from_args(args: &[String]) -> (Vec<Function>, usize) {
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_else(|| panic!("argument {i} missing"));
     match arg(0) {
         "grid" => {
-            let shape = match arg(1) {
-                "structured" => Shape::Structured,
-                "irreducible" => Shape::Irreducible,
-                "chain" => Shape::Chain,
-                s => panic!("unknown shape {s}"),
-            };
+            let shape = [Shape::Structured, Shape::Irreducible, Shape::Chain]
+                .into_iter()
+                .find(|s| s.name() == arg(1))
+                .unwrap_or_else(|| panic!("unknown shape {}", arg(1)));
             let count = |i: usize| arg(i).parse::<usize>().unwrap_or_else(|_| panic!("argument {i} is not a count"));
             let predication = arg(4).parse().expect("argument 4 is a percentage");
             let spec = Spec { shape, blocks: count(2), vars: count(3), predication };
