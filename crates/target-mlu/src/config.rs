@@ -16,7 +16,7 @@
 //! [`MachineConfig::parse`]) and [`MachineConfig::to_text`] are inverse.
 
 use crate::text::Diagnostic;
-use crate::text::span::Span;
+use diagnostics::Span;
 
 macro_rules! config_fields {
     ($($(#[$doc:meta])* $field:ident : $ty:ty),+ $(,)?) => {

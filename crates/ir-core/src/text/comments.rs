@@ -22,9 +22,10 @@
 //! number of comments and entities (one sort of the entity positions).
 
 use super::lexer::comment_spans;
-use super::span::{SourceMap, Span};
+use super::span::SourceMap;
 use crate::entities::{Block, ExtFuncId, FuncId, Inst, Mem, Var};
 use crate::module::Module;
+use diagnostics::Span;
 use rustc_hash::FxHashMap;
 
 /// An entity a comment can belong to.

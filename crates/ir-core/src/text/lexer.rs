@@ -6,7 +6,7 @@
 //! in a finite stream of tokens and errors. Newlines are tokens: the format
 //! is line-oriented.
 
-use super::span::Span;
+use diagnostics::Span;
 use std::borrow::Cow;
 
 /// A token.

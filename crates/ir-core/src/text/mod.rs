@@ -14,28 +14,29 @@
 //!   module-wide budget.
 //! - Diagnostics carry byte spans; [`Diagnostic::render`] turns them into
 //!   `error: message`, `--> file:line:col`, the source line and a caret.
-//!   The drawing is `annotate-snippets`' (rustc's renderer), behind
-//!   [`render_error`] and [`render_file_error`] in the `render` module:
-//!   the one rendering path for the parser, the verifier, the WebAssembly
-//!   importer and the `keel` tool, so there is no caret code of our own to
-//!   keep right.
+//!   Spans, diagnostics and the renderer are the `diagnostics` crate's,
+//!   re-exported here: the one rendering path for every Keel text format
+//!   (this parser and verifier, the WebAssembly importer, the graph IR,
+//!   MLU assembly and the `keel` tool).
 
 mod comments;
 mod context;
 mod lexer;
 mod parser;
 mod printer;
-pub(crate) mod render;
 mod span;
 
 pub use comments::Comments;
+pub use diagnostics::{
+    Diagnostic, LineCol, LineIndex, MAX_SHOWN, Span, line_col, render_error, render_error_indexed, render_file_error,
+    shown,
+};
 pub use parser::{ParseLimits, parse, parse_bytes, parse_with};
 pub use printer::{
     DisplayInst, print_function, print_module, print_module_with_comments, write_function, write_module,
     write_module_with,
 };
-pub use render::{MAX_SHOWN, render_error, render_file_error, shown};
-pub use span::{Diagnostic, FuncSpans, LineCol, LineIndex, SourceMap, Span, line_col};
+pub use span::{FuncSpans, SourceMap};
 
 use core::fmt;
 

@@ -12,7 +12,7 @@
 
 use super::context::{Shape, literal_type};
 use super::lexer::{LexError, Lexer, Tok};
-use super::span::{Diagnostic, SourceMap, Span};
+use super::span::SourceMap;
 use crate::builder::{Desc, FunctionBuilder, TensorArg};
 use crate::entities::{Block, FuncId, Mem, Var};
 use crate::function::Signature;
@@ -24,6 +24,7 @@ use crate::opcode::{FloatCC, Format, IntCC, Opcode};
 use crate::types::{MemSpace, Type};
 use cranelift_entity::EntityRef;
 use cranelift_entity::SecondaryMap;
+use diagnostics::{Diagnostic, Span};
 use std::borrow::Cow;
 
 /// Resource limits of the parser.
@@ -94,7 +95,7 @@ pub fn parse_with(src: &str, limits: &ParseLimits) -> Result<(Module, SourceMap)
         p.body(body);
     }
     if p.diags.is_empty() {
-        p.smap.lines = super::span::LineIndex::new(src);
+        p.smap.lines = diagnostics::LineIndex::new(src);
         return Ok((p.module, p.smap));
     }
     // Pass 1 reports declarations before pass 2 reports bodies; users read

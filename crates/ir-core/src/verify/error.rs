@@ -143,7 +143,7 @@ impl VerifierError {
                     let _ = crate::text::write_global_name(&mut name, func.name());
                     msg.push_str(&format!(" (in {name})"));
                 }
-                crate::text::render::render_error_indexed(file, src, Some(&smap.lines), span, &msg)
+                crate::text::render_error_indexed(file, src, Some(&smap.lines), span, &msg)
             }
             None => render_file_error(file, &self.describe(m)),
         }

@@ -1,12 +1,10 @@
-//! Rendering diagnostics: the one place Keel turns an error into text.
+//! `diagnostics`: the one place Keel turns an error in a text into text.
 //!
-//! The layout is drawn by [`annotate_snippets`], the renderer rustc uses, so
-//! Keel's errors read like rustc's and no caret drawing of our own has to
-//! be kept right (tabs, wide and combining characters, control bytes, long
-//! lines). It is used from here only: the parser's [`Diagnostic`], the
-//! verifier's [`VerifierError`], and the errors of the WebAssembly importer
-//! and the `keel` tool all come through [`render_error`] or
-//! [`render_file_error`].
+//! Every Keel text format (Keel IR, the vectorizer's graph IR, the
+//! vectorizer's rule files, MLU assembly) reports its errors as byte
+//! [`Span`]s and [`Diagnostic`]s from this crate and renders them through
+//! [`render_error`] or [`render_file_error`], so an error reads the same
+//! whichever parser found it:
 //!
 //! ```text
 //! error: unknown opcode `frobnicate`
@@ -16,7 +14,13 @@
 //!   |     ^^^^^^^^^^
 //! ```
 //!
+//! The layout is drawn by [`annotate_snippets`], the renderer rustc uses,
+//! so no caret drawing of our own has to be kept right (tabs, wide and
+//! combining characters, control bytes, long lines).
+//!
 //! Invariants:
+//! - Spans are byte offsets into the text they were made from; [`line_col`]
+//!   clamps any offset to that text, so no span panics.
 //! - Output is plain text (no colour), ends in a newline, and is the same
 //!   on a terminal or not, so tests can compare it.
 //! - Rendering never panics: a span past the end of the source or inside a
@@ -26,13 +30,119 @@
 //!   the renderer, so the cost is the line's, not the file's.
 //! - The location in `--> file:line:col` agrees with [`line_col`]: lines
 //!   from 1, columns in characters from 1.
+//! - Messages and file names are shown through [`shown`]: control
+//!   characters escaped, and past [`MAX_SHOWN`] characters the middle cut.
 //!
-//! [`Diagnostic`]: super::Diagnostic
-//! [`VerifierError`]: crate::VerifierError
-//! [`line_col`]: super::line_col
+//! # Example
+//!
+//! ```
+//! use diagnostics::{Diagnostic, Span};
+//!
+//! let src = "a\n\tbc def\n";
+//! let d = Diagnostic::new("oops", Span::new(6, 9));
+//! assert_eq!(d.render("f.kir", src), "error: oops\n --> f.kir:2:5\n  |\n2 |     bc def\n  |        ^^^\n");
+//! ```
 
-use super::span::{Diagnostic, LineIndex, Span};
+#![deny(missing_docs)]
+
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+use core::fmt;
+
+/// A byte range in a source text.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Debug)]
+pub struct Span {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from byte offsets (saturating at `u32::MAX`; the parser rejects
+    /// larger inputs first).
+    pub fn new(start: usize, end: usize) -> Span {
+        let clamp = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        Span { start: clamp(start), end: clamp(end.max(start)) }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+}
+
+/// An error found in a source text.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Diagnostic {
+    /// What went wrong, in one line.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+/// A 1-based line and column (the column counts characters).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct LineCol {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column in characters, from 1.
+    pub col: usize,
+}
+
+/// Line and column of byte `offset` in `src` (clamped to the text and to
+/// the start of its character). A `\r\n` is one line break: its `\n` is at
+/// the column of its `\r`. Rendered diagnostics show the same position.
+pub fn line_col(src: &str, offset: u32) -> LineCol {
+    let offset = (offset as usize).min(src.len());
+    let mut offset = (0..=offset).rev().find(|&o| src.is_char_boundary(o)).unwrap_or(0);
+    if src[..offset].ends_with('\r') && src[offset..].starts_with('\n') {
+        offset -= 1;
+    }
+    let before = &src[..offset];
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    LineCol { line: before.matches('\n').count() + 1, col: src[line_start..offset].chars().count() + 1 }
+}
+
+impl Diagnostic {
+    /// A diagnostic at `span`.
+    pub fn new(message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic { message: message.into(), span }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (bytes {}..{})", self.message, self.span.start, self.span.end)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// The byte offset of every line start of one text, for line numbers in
+/// logarithmic time.
+#[derive(Clone, Debug, Default)]
+pub struct LineIndex {
+    /// Offsets of the line starts (the first is 0).
+    starts: Vec<usize>,
+    /// Length of the text indexed, to tell it from another text.
+    len: usize,
+}
+
+impl LineIndex {
+    /// Indexes `src` in one pass.
+    pub fn new(src: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(src.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { starts, len: src.len() }
+    }
+
+    /// The 1-based number of the line holding byte `offset` of `src`;
+    /// `None` when this index is not of a text of `src`'s length.
+    pub fn line_number(&self, src: &str, offset: usize) -> Option<usize> {
+        (self.len == src.len() && !self.starts.is_empty())
+            .then(|| self.starts.partition_point(|&s| s <= offset.min(src.len())))
+    }
+}
 
 /// The one renderer configuration: plain text, rustc's ASCII layout.
 const RENDERER: Renderer = Renderer::plain();
@@ -47,13 +157,7 @@ pub fn render_error(file: &str, src: &str, span: Span, message: &str) -> String 
 /// [`render_error`], finding the line number in `lines` (an index of
 /// `src`) when given: many errors in one large file then cost a binary
 /// search each instead of a scan of the file up to the error.
-pub(crate) fn render_error_indexed(
-    file: &str,
-    src: &str,
-    lines: Option<&LineIndex>,
-    span: Span,
-    message: &str,
-) -> String {
+pub fn render_error_indexed(file: &str, src: &str, lines: Option<&LineIndex>, span: Span, message: &str) -> String {
     let (line_no, line, range) = line_of(src, lines, span);
     let (message, file) = (shown(message), shown(file));
     let snippet = Snippet::source(line).line_start(line_no).path(&file).annotation(AnnotationKind::Primary.span(range));
@@ -170,6 +274,14 @@ mod tests {
         // `é` is bytes 1..3; a span starting at byte 2 marks it.
         let src = "aéb\n";
         assert_eq!(render_error("f", src, Span::new(2, 2), "m"), "error: m\n --> f:1:2\n  |\n1 | aéb\n  |  ^\n");
+    }
+
+    #[test]
+    fn line_col_counts_characters_and_treats_crlf_as_one_break() {
+        assert_eq!(line_col("a\n\tbc def\n", 6), LineCol { line: 2, col: 5 });
+        assert_eq!(line_col("ab\r\ncd", 3), LineCol { line: 1, col: 3 });
+        assert_eq!(line_col("aéb", 2), LineCol { line: 1, col: 2 });
+        assert_eq!(line_col("ab", 99), LineCol { line: 1, col: 3 });
     }
 
     #[test]
