@@ -2,14 +2,17 @@
 //! and `cargo test` smoke runs (feature `fuzzing`): [`check`] panics
 //! (naming the first differing use) when the SSA method, the iterative
 //! baseline and, for small functions, the oracle disagree on any IR;
-//! [`check_function`] does it for a Keel function. Each method runs twice:
+//! `check_function` does it for a Keel function (feature `keel`). Planted
+//! bugs ([`Bug`], [`with_bug`]) show the checks can fail. Each method runs twice:
 //! with a fresh context, and with a context kept per thread across every
 //! call, so that state leaking from one function into the next is caught
 //! too; the SSA method also refills one per-thread [`Chains`] in place.
 
+pub use crate::planted::Bug;
+pub use test_hooks::with_bug;
+
 use crate::{Chains, Iterative, ViaSsa, iterative, oracle, via_ssa};
 use cfg_dom::{Graph, VarCode};
-use ir_core::Function;
 use std::cell::RefCell;
 
 thread_local! {
@@ -52,7 +55,8 @@ pub fn check<G: Graph, C: VarCode>(graph: &G, code: &C) {
 /// [`check`] on a Keel function and its CFG, plus the contexts' own Keel
 /// entry points ([`ViaSsa::compute_function`],
 /// [`Iterative::compute_function`]).
-pub fn check_function(func: &Function) {
+#[cfg(feature = "keel")]
+pub fn check_function(func: &ir_core::Function) {
     let cfg = func.cfg();
     check(&cfg, func);
     let (ssa, it) = WARM.with(|w| {

@@ -28,7 +28,6 @@ use cfg_dom::{
     BitDataflow, Confluence, CsrGraph, Dfs, Direction, Flow, GenKill, Graph, Input, InputBuffers, InputError, Node,
     VarCode, csr,
 };
-use ir_core::Function;
 use std::time::Duration;
 
 /// Time spent in each phase of [`iterative_timed`].
@@ -106,13 +105,13 @@ pub fn matrix_bytes_for(blocks: u64, definitions: u64) -> u64 {
 /// [`Iterative::clear`] drops the contents but keeps the capacity.
 #[derive(Clone, Debug, Default)]
 pub struct Iterative {
-    graph: CsrGraph,
-    input: InputBuffers,
-    core: Core,
+    pub(crate) graph: CsrGraph,
+    pub(crate) input: InputBuffers,
+    pub(crate) core: Core,
 }
 
 #[derive(Clone, Debug, Default)]
-struct Core {
+pub(crate) struct Core {
     dfs: Dfs,
     problem: GenKill,
     solution: BitDataflow,
@@ -166,27 +165,10 @@ impl Iterative {
     pub fn compute_timed<G: Graph, C: VarCode>(&mut self, graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
         self.core.run(graph, code, &mut self.input, &mut Laps::start(true))
     }
-
-    /// Chains of a Keel function (its CFG built in this context's buffers).
-    pub fn compute_function(&mut self, func: &Function) -> Result<Chains, InputError> {
-        self.function(func, false).map(|(c, _)| c)
-    }
-
-    /// [`Iterative::compute_function`], with the time of each phase
-    /// (building the CFG counts as setup).
-    pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
-        self.function(func, true)
-    }
-
-    fn function(&mut self, func: &Function, timed: bool) -> Result<(Chains, Phases), InputError> {
-        let mut laps = Laps::start(timed);
-        func.compute_cfg(&mut self.graph);
-        self.core.run(&self.graph, func, &mut self.input, &mut laps)
-    }
 }
 
 impl Core {
-    fn run<G: Graph, C: VarCode>(
+    pub(crate) fn run<G: Graph, C: VarCode>(
         &mut self,
         graph: &G,
         code: &C,

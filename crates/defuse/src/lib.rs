@@ -16,8 +16,8 @@
 //! its instructions; per instruction the vars it defines and uses, whether
 //! it is guarded, whether it is a phi). Keel's `ir_core::Function`
 //! implements `VarCode` and builds its CFG with `Function::cfg`; the
-//! example `foreign_ir` implements both for a toy IR in well under a
-//! hundred lines (`cargo run -p defuse --example foreign_ir`).
+//! `foreign-ir` package implements both for a toy IR in well under a
+//! hundred lines (`cargo run -p foreign-ir --example defuse`).
 //!
 //! For many functions, keep a [`ViaSsa`] (or [`Iterative`]) context and call
 //! its `compute` (any IR) or `compute_function` (a Keel function) per
@@ -59,23 +59,18 @@
 //!   their block) whose operands are uses on the edge from the matching
 //!   predecessor; only the phis SSA construction inserts are folded away.
 //!
-//! # Example: the document's table 3
+//! # Features
 //!
-//! ```
-//! let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/du_chains.kir")).unwrap();
-//! let (module, _) = ir_core::text::parse(&src).unwrap();
-//! let func = module.function(module.function_by_name("du_example").unwrap()).unwrap();
-//! let cfg = func.cfg();
-//! let chains = defuse::via_ssa(&cfg, func).unwrap();
-//! assert_eq!(chains, defuse::iterative(&cfg, func).unwrap());
-//! // The use of x in s10 (`%y = copy %x`) is reached by s4, s7 and s9.
-//! let s10 = func.blocks().flat_map(|b| func.block_insts(b))
-//!     .find(|&i| func.results(i).first().map(|&r| func.var_name(r)) == Some("y")).unwrap();
-//! let k = func.use_number(s10, ir_core::UseSite::Operand(0)).unwrap();
-//! let use_x = chains.sites().use_id(s10.as_u32(), k).unwrap();
-//! assert_eq!(chains.defs_of(use_x).len(), 3);
-//! ```
-
+//! - `keel` (default): each context's `compute_function` entry points for a
+//!   Keel `ir_core::Function`, and the document-style table
+//!   ([`write_table`], [`StatementNames`]). Without it the crate depends on
+//!   `cfg-dom` alone: the `foreign-ir` package's `defuse` example
+//!   (`cargo run -p foreign-ir --example defuse`) runs all three methods
+//!   on a toy IR with no Keel crate in the build.
+//! - `fuzzing`: `fuzzing::check` (any IR), `fuzzing::check_function`
+//!   (Keel IR, with `keel`), and the planted bugs (`fuzzing::Bug`) that
+//!   prove the agreement checks can fail.
+//!
 #![deny(missing_docs)]
 
 mod chains;
@@ -83,13 +78,14 @@ mod fold;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod iterative;
+#[cfg(feature = "keel")]
+mod keel;
 mod laps;
 mod oracle;
 mod place;
 mod planted;
 mod resolve;
 mod sites;
-mod table;
 mod via_ssa;
 mod walk;
 
@@ -98,7 +94,8 @@ pub use iterative::{
     Iterative, Phases as IterativePhases, iterative, iterative_timed, matrix_bytes as iterative_matrix_bytes,
     matrix_bytes_for as iterative_matrix_bytes_for,
 };
+#[cfg(feature = "keel")]
+pub use keel::{StatementNames, write_table};
 pub use oracle::oracle;
 pub use sites::{Def, DefId, Sites, Use, UseId};
-pub use table::{StatementNames, write_table};
 pub use via_ssa::{Phases as SsaPhases, ViaSsa, via_ssa, via_ssa_timed};

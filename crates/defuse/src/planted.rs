@@ -1,13 +1,16 @@
 //! Bugs the tests plant in the SSA method (`via_ssa`), to show that its
-//! agreement checks catch them. Invariant: outside `cfg(test)` nothing is
-//! ever planted and every check compiles to `false`. A module of its own so
-//! the walk and the resolver need not import the method they serve.
+//! agreement checks catch them, through Keel's one mechanism (the
+//! `test-hooks` crate): `fuzzing::with_bug(Bug::GuardKills, || ...)`.
+//!
+//! Invariant: without the `fuzzing` feature nothing can be planted and
+//! every check is the constant `false`, so a default build pays nothing.
+//! A module of its own so the walk and the resolver need not import the
+//! method they serve.
 
-/// Bugs the tests plant in the method, to show the agreement checks catch
-/// them (`via_ssa::tests::planted_folding_bugs_are_caught`). Outside tests nothing
-/// is ever planted and the checks compile away.
+/// A bug the SSA method can be made to have (feature `fuzzing`:
+/// `defuse::fuzzing::with_bug`).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Planted {
+pub enum Bug {
     /// A guarded definition kills, like an unguarded one (its "may leave"
     /// link is dropped).
     GuardKills,
@@ -15,18 +18,17 @@ pub(crate) enum Planted {
     FirstOperandOnly,
 }
 
-#[cfg(test)]
-thread_local! {
-    pub(crate) static PLANTED: std::cell::Cell<Option<Planted>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-pub(crate) fn planted(bug: Planted) -> bool {
-    PLANTED.with(|p| p.get() == Some(bug))
-}
-
-#[cfg(not(test))]
+/// True when `bug` is planted on this thread (always `false` without the
+/// `fuzzing` feature).
 #[inline(always)]
-pub(crate) fn planted(_: Planted) -> bool {
-    false
+pub(crate) fn planted(bug: Bug) -> bool {
+    #[cfg(feature = "fuzzing")]
+    {
+        test_hooks::is_planted(bug)
+    }
+    #[cfg(not(feature = "fuzzing"))]
+    {
+        let _ = bug;
+        false
+    }
 }

@@ -16,7 +16,7 @@
 //! edges from unreachable blocks and for nothing reaching.
 
 use crate::place::Placement;
-use crate::planted::{Planted, planted};
+use crate::planted::{Bug, planted};
 use crate::walk::{Local, NO_VALUE, Value};
 use cfg_dom::{DomTree, Graph, Input, Node, VarCode, VarId};
 
@@ -137,7 +137,7 @@ impl Resolve {
     fn supply(&mut self, s: Node, phis: core::ops::Range<u32>, place: &Placement) {
         let k = self.fill[s as usize];
         self.fill[s as usize] += 1;
-        if k > 0 && planted(Planted::FirstOperandOnly) {
+        if k > 0 && planted(Bug::FirstOperandOnly) {
             return;
         }
         // A block's phis have the same number of operand slots (one per

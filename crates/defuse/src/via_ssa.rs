@@ -35,7 +35,6 @@ use crate::place::Placement;
 use crate::resolve::Resolve;
 use crate::walk::Local;
 use cfg_dom::{CsrGraph, DomTree, Graph, Input, InputBuffers, InputError, Node, VarCode};
-use ir_core::Function;
 use std::time::Duration;
 
 /// Time spent in each phase of [`via_ssa_timed`].
@@ -113,14 +112,14 @@ pub fn via_ssa_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Chain
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ViaSsa {
-    graph: CsrGraph,
-    input: InputBuffers,
-    core: Core,
+    pub(crate) graph: CsrGraph,
+    pub(crate) input: InputBuffers,
+    pub(crate) core: Core,
 }
 
 /// Everything but the Keel CFG, so that it can be borrowed beside it.
 #[derive(Clone, Debug, Default)]
-struct Core {
+pub(crate) struct Core {
     dt: DomTree,
     local: Local,
     place: Placement,
@@ -171,37 +170,10 @@ impl ViaSsa {
     ) -> Result<(), InputError> {
         self.core.run(graph, code, &mut self.input, chains, &mut Laps::start(false)).map(|_| ())
     }
-
-    /// Chains of a Keel function (its CFG built in this context's buffers).
-    pub fn compute_function(&mut self, func: &Function) -> Result<Chains, InputError> {
-        let mut chains = Chains::new();
-        self.compute_function_into(func, &mut chains)?;
-        Ok(chains)
-    }
-
-    /// [`ViaSsa::compute_function`], with the time of each phase (building
-    /// the CFG counts as part of the dominators).
-    pub fn compute_function_timed(&mut self, func: &Function) -> Result<(Chains, Phases), InputError> {
-        let mut chains = Chains::new();
-        let phases = self.function_into(func, &mut chains, true)?;
-        Ok((chains, phases))
-    }
-
-    /// [`ViaSsa::compute_function`] into `chains` (see
-    /// [`ViaSsa::compute_into`]).
-    pub fn compute_function_into(&mut self, func: &Function, chains: &mut Chains) -> Result<(), InputError> {
-        self.function_into(func, chains, false).map(|_| ())
-    }
-
-    fn function_into(&mut self, func: &Function, chains: &mut Chains, timed: bool) -> Result<Phases, InputError> {
-        let mut laps = Laps::start(timed);
-        func.compute_cfg(&mut self.graph);
-        self.core.run(&self.graph, func, &mut self.input, chains, &mut laps)
-    }
 }
 
 impl Core {
-    fn run<G: Graph, C: VarCode>(
+    pub(crate) fn run<G: Graph, C: VarCode>(
         &mut self,
         graph: &G,
         code: &C,
@@ -251,17 +223,16 @@ impl Core {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "fuzzing"))]
 mod tests {
     use super::via_ssa;
+    use crate::fuzzing::{Bug, with_bug};
     use crate::iterative;
-    use crate::planted::{PLANTED, Planted};
     use ir_gen::{GenConfig, generate};
 
-    /// Functions (of 60 generated modules) on which `via_ssa` with `bug`
-    /// planted disagrees with the iterative baseline.
-    fn disagreements(bug: Option<Planted>) -> usize {
-        PLANTED.with(|p| p.set(bug));
+    /// Functions (of 60 generated modules) on which `via_ssa` disagrees
+    /// with the iterative baseline.
+    fn disagreements() -> usize {
         let config = GenConfig { blocks: 40, vars: 12, predication: 0.3, ..GenConfig::default() };
         let mut n = 0;
         for seed in 0..60 {
@@ -272,14 +243,14 @@ mod tests {
                 .filter(|(_, f)| via_ssa(&f.cfg(), *f).unwrap() != iterative(&f.cfg(), *f).unwrap())
                 .count();
         }
-        PLANTED.with(|p| p.set(None));
         n
     }
 
     #[test]
     fn planted_folding_bugs_are_caught() {
-        assert_eq!(disagreements(None), 0, "the methods must agree without a bug");
-        assert!(disagreements(Some(Planted::GuardKills)) > 0, "dropping may-leave links went unnoticed");
-        assert!(disagreements(Some(Planted::FirstOperandOnly)) > 0, "dropping phi operands went unnoticed");
+        assert_eq!(disagreements(), 0, "the methods must agree without a bug");
+        assert!(with_bug(Bug::GuardKills, disagreements) > 0, "dropping may-leave links went unnoticed");
+        assert!(with_bug(Bug::FirstOperandOnly, disagreements) > 0, "dropping phi operands went unnoticed");
+        assert_eq!(disagreements(), 0, "the bug is gone after its scope");
     }
 }

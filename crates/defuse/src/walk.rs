@@ -32,7 +32,7 @@
 //! the entry has predecessors (a foreign CFG may loop back to it), they are
 //! instead the value flowing in from outside, given to the tree walk.
 
-use crate::planted::{Planted, planted};
+use crate::planted::{Bug, planted};
 use crate::sites::DefId;
 use cfg_dom::{DomTree, Graph, Input, Node, VarCode, VarId, csr};
 
@@ -196,7 +196,7 @@ impl Local {
                     let d = np + (d0 + k) as u32;
                     let value = if guarded {
                         let node = g_def.len() as u32;
-                        let prev = if planted(Planted::GuardKills) {
+                        let prev = if planted(Bug::GuardKills) {
                             NO_VALUE
                         } else if s.0 == b {
                             s.1

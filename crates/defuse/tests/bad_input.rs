@@ -2,18 +2,15 @@
 //! an instruction in two blocks, a phi after a non-phi, a graph that breaks
 //! its contract), analyses handed over with the wrong graph or function,
 //! and foreign ids in queries, fed to every var-level entry point of
-//! `cfg-dom`, `ssa` and `defuse`, on the toy IR of `examples/foreign_ir.rs`
-//! (any IR) and on Keel's `Function`.
-
-#[allow(dead_code)]
-#[path = "../examples/foreign_ir.rs"]
-mod foreign_ir;
+//! `cfg-dom`, `ssa` and `defuse`, on the toy IR of the `foreign-ir`
+//! package (any IR) and on Keel's `Function`.
 
 use cfg_dom::{
     DomTree, DominanceFrontiers, Graph, Idf, Input, InputBuffers, InputError, IteratedFrontiers, Liveness, Mismatch,
     VarCode, check_input,
 };
-use foreign_ir::{Stmt, Toy};
+use foreign_ir::keel::from_function as to_toy;
+use foreign_ir::{Guard, Stmt, Toy};
 use ir_core::{Arg, Function, FunctionBuilder, Signature, Type, Var};
 use ir_gen::{GenConfig, generate};
 use proptest::prelude::*;
@@ -34,34 +31,6 @@ fn toy_program(seed: u64) -> (Function, Toy) {
     let func = g.module.function(g.main).expect("main").clone();
     let toy = to_toy(&func);
     (func, toy)
-}
-
-/// The toy copy of a Keel function (as in `tests/foreign_ir.rs`, kept
-/// short: only what the corruptions below need).
-fn to_toy(func: &Function) -> Toy {
-    let cfg = func.cfg();
-    let mut stmts = vec![Stmt::default(); func.num_insts()];
-    let mut blocks = vec![(Vec::new(), Vec::new()); func.num_blocks()];
-    for b in func.blocks() {
-        for inst in func.block_insts(b) {
-            let s = &mut stmts[inst.as_u32() as usize];
-            s.defs = func.results(inst).iter().map(|v| v.as_u32()).collect();
-            if func.is_phi(inst) {
-                let preds = func.phi_blocks(inst);
-                let ops = func.operands(inst).iter().zip(preds);
-                s.phi = Some(ops.filter_map(|(o, p)| Some((p.as_u32(), o.as_var()?.as_u32()))).collect());
-            } else {
-                s.uses = func.operands(inst).iter().filter_map(|o| o.as_var()).map(|v| v.as_u32()).collect();
-                s.guard = func.guard(inst).map(|g| g.var.as_u32());
-            }
-            blocks[b.as_u32() as usize].0.push(inst.as_u32());
-        }
-    }
-    for (n, (_, succs)) in blocks.iter_mut().enumerate() {
-        succs.extend(cfg.successors(n as u32));
-    }
-    let vars = func.vars().map(|v| func.var_name(v).to_string()).collect();
-    Toy::new(vars, func.params().iter().map(|v| v.as_u32()).collect(), stmts, blocks)
 }
 
 /// A sink that records nothing.
@@ -111,7 +80,7 @@ fn corrupt(toy: &mut Toy, c: Corruption, k: usize) {
     match c {
         Corruption::UseOutOfRange => toy.stmts[some_inst].uses.push(nv + k as u32),
         Corruption::DefOutOfRange => toy.stmts[some_inst].defs.push(nv + k as u32),
-        Corruption::GuardOutOfRange => toy.stmts[some_inst].guard = Some(nv + (k as u32 % 7)),
+        Corruption::GuardOutOfRange => toy.stmts[some_inst].guard = Guard::Var(nv + (k as u32 % 7)),
         Corruption::ParamOutOfRange => toy.params.push(nv + k as u32),
         Corruption::InstOutOfRange => toy.blocks[some_block].0.push((toy.stmts.len() + k) as u32),
         Corruption::InstTwice => toy.blocks[some_block].0.push(some_inst as u32),

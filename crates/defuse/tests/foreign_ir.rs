@@ -1,54 +1,15 @@
 //! The foreign-IR claim, checked: generated Keel programs converted to the
-//! toy IR of `examples/foreign_ir.rs` (which knows nothing of `ir-core`)
+//! toy IR of the `foreign-ir` package (which knows nothing of `ir-core`)
 //! get exactly the chains Keel's own `Function` gets, by every method, on
 //! 1,000 seeded programs with loops, irreducible regions, guarded
 //! definitions, input phis and unreachable blocks (the test counts each
 //! feature and fails if the programs lack one).
 
-#[allow(dead_code)]
-#[path = "../examples/foreign_ir.rs"]
-mod foreign_ir;
-
-use cfg_dom::{Graph, LoopForest, Node};
-use foreign_ir::{Stmt, Toy};
-use ir_core::{Function, UseSite, node};
+use cfg_dom::{Graph, LoopForest};
+use foreign_ir::Guard;
+use foreign_ir::keel::from_function as to_toy;
+use ir_core::node;
 use ir_gen::{GenConfig, generate};
-
-/// The toy IR's copy of `func`: the same vars, params, statement ids
-/// (instruction ids), blocks (block ids) and CFG edges. Each statement
-/// lists its var operands, then its guard, then (for a phi) its incoming
-/// values in operand order: `Function::uses` order, so use numbers agree.
-fn to_toy(func: &Function) -> Toy {
-    let cfg = func.cfg();
-    let vars = func.vars().map(|v| func.var_name(v).to_string()).collect();
-    let params = func.params().iter().map(|v| v.as_u32()).collect();
-    let mut stmts = vec![Stmt::default(); func.num_insts()];
-    let mut blocks = vec![(Vec::new(), Vec::new()); func.num_blocks()];
-    for b in func.blocks() {
-        for inst in func.block_insts(b) {
-            assert!(func.fallbacks(inst).is_empty(), "generated programs are not in SSA form");
-            let mut s = Stmt { text: format!("{inst}"), ..Stmt::default() };
-            s.defs = func.results(inst).iter().map(|v| v.as_u32()).collect();
-            if func.is_phi(inst) {
-                let preds = func.phi_blocks(inst);
-                let incoming = func.uses(inst).map(|(site, v)| match site {
-                    UseSite::Operand(k) => (preds[k as usize].as_u32(), v.as_u32()),
-                    other => panic!("a verified phi has no {other:?} use"),
-                });
-                s.phi = Some(incoming.collect());
-            } else {
-                s.uses = func.operands(inst).iter().filter_map(|o| o.as_var()).map(|v| v.as_u32()).collect();
-                s.guard = func.guard(inst).map(|g| g.var.as_u32());
-            }
-            stmts[inst.as_u32() as usize] = s;
-            blocks[b.as_u32() as usize].0.push(inst.as_u32());
-        }
-    }
-    for (n, (_, succs)) in blocks.iter_mut().enumerate() {
-        succs.extend(cfg.successors(n as Node));
-    }
-    Toy::new(vars, params, stmts, blocks)
-}
 
 /// What the programs contain, summed.
 #[derive(Default, Debug)]
@@ -114,7 +75,7 @@ fn chains_on_the_toy_ir_equal_chains_on_keel_ir() {
 fn the_documents_example_in_the_toy_ir() {
     // Table 3 of the DU-chain document: the UD chain of x at s10 is
     // {s4, s7, s9}, and s1 reaches s4, s7 and s9.
-    let toy = foreign_ir::document_example();
+    let toy = foreign_ir::programs::du_chains();
     let chains = defuse::via_ssa(&toy, &toy).unwrap();
     let s = chains.sites();
     let s10 = 7;
@@ -145,7 +106,7 @@ fn a_wrong_adapter_is_caught() {
             g.module.functions().any(|(_, func)| {
                 let mut toy = to_toy(func);
                 for s in &mut toy.stmts {
-                    if let Some(g) = s.guard.take() {
+                    if let Guard::Var(g) = std::mem::take(&mut s.guard) {
                         s.uses.push(g);
                     }
                 }
@@ -177,16 +138,14 @@ fn edges_back_to_the_entry() {
         let g = generate(&config, seed);
         for (_, func) in g.module.functions() {
             let mut toy = to_toy(func);
-            let (stmts, vars, params) = (toy.stmts.clone(), toy.vars.clone(), toy.params.clone());
-            let mut blocks = toy.blocks.clone();
-            let n = blocks.len();
-            for (b, (_, succs)) in blocks.iter_mut().enumerate() {
+            let n = toy.blocks.len();
+            for (b, (_, succs)) in toy.blocks.iter_mut().enumerate() {
                 // Every third block (a fixed choice per seed), exits included.
                 if n > 1 && (b as u64 + seed).is_multiple_of(3) && !succs.contains(&0) {
                     succs.push(0);
                 }
             }
-            toy = Toy::new(vars, params, stmts, blocks);
+            toy.derive_preds();
             looped += usize::from(toy.predecessors(0).next().is_some());
             defuse::fuzzing::check(&toy, &toy);
         }

@@ -40,6 +40,7 @@
 
 use crate::code::{InputBuffers, InputError, MemCode, MemInput, Offset};
 use crate::deps::{ANY, Frozen, MemDeps, Site, Sites, transpose};
+use crate::planted::{Bug, Planted};
 use crate::segmap::INF;
 use crate::sets::{EMPTY, SetId, SetTable};
 use crate::state::{Rel, Shape, State};
@@ -97,7 +98,10 @@ pub struct MemDep {
     /// Per instruction: first shape index.
     shape_start: Vec<u32>,
     work: State,
+    #[cfg(feature = "keel")]
     pub(crate) keel: crate::keel::KeelState,
+    /// The bug planted when this run started (empty without `fuzzing`).
+    planted: Planted,
     /// The loop-carried pass: loops, exit states per block, flow sets.
     loops: cfg_dom::LoopForest,
     louts: Vec<State>,
@@ -164,6 +168,7 @@ impl MemDep {
 
     /// The analysis on a checked input.
     pub(crate) fn run<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
+        self.planted = Planted::now();
         self.prepare(input);
         self.carried.clear();
         if self.sites.uses.is_empty() && self.sites.defs.is_empty() {
@@ -469,7 +474,7 @@ impl MemDep {
             };
             acc = Some(match acc {
                 None => s.clone(),
-                Some(a) => a.join(s, &mut self.sets),
+                Some(a) => a.join(s, &mut self.sets, self.planted),
             });
         }
         *into = acc.unwrap_or_default();
@@ -636,7 +641,7 @@ impl MemDep {
                     continue;
                 }
                 let site = self.sites.defs[d as usize];
-                let guarded = e.guarded && !crate::plant::planted(crate::plant::Bug::GuardedKills);
+                let guarded = e.guarded && !self.planted.has(Bug::GuardedKills);
                 let certain = !guarded && !input.accesses(inst)[site.access as usize].may;
                 let s = self.shapes[k as usize];
                 if carried {
@@ -645,6 +650,7 @@ impl MemDep {
                     }
                     continue;
                 }
+                let s = if self.planted.has(Bug::InexactKills) { Shape { exact: true, ..s } } else { s };
                 state.defs.insert(&s, item, certain, &mut self.sets);
                 if anti && certain {
                     state.reads.clear_range(&s, &mut self.sets);

@@ -35,10 +35,12 @@
 //! Implement [`MemCode`] (per instruction its accesses as `(object,
 //! offset, size)` with exact, unknown or affine offsets, certain or only
 //! possible, guarded or not, or "anything"; per symbol where it changes)
-//! next to `cfg_dom::Graph` for the CFG. `examples/foreign_ir_memdep.rs` does it
-//! for a toy IR in about a hundred lines (`cargo run -p memdep --example
-//! foreign_ir_memdep`). Keel's IR is one implementation ([`KeelCode`], with
-//! [`Summaries`] for calls; [`MemDep::compute_function`]).
+//! next to `cfg_dom::Graph` for the CFG. The `foreign-ir` package does it
+//! for a toy IR in about forty lines (`cargo run -p foreign-ir --example
+//! memdep`). Keel's IR is one implementation ([`KeelCode`], with
+//! [`Summaries`] for calls; [`MemDep::compute_function`]), behind the
+//! default feature `keel`; without it the crate depends on `cfg-dom`,
+//! `rustc-hash` and `smallvec` only.
 //!
 //! # Results are plain data
 //!
@@ -69,22 +71,13 @@
 //! which answer `May` for a site they do not know, since unknown is never
 //! independent. Nothing recurses.
 //!
-//! # Example: the digest's test vector 1
+//! # Features
 //!
-//! ```
-//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/memdep_vector1.kir");
-//! let (module, _) = ir_core::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
-//! let func = module.function(module.function_by_name("vector1").unwrap()).unwrap();
-//! let deps = memdep::MemDep::new().compute_function(&module, func, None).unwrap();
-//! // ir6 (`tsum @v[0, 65]`) depends on ir3 and ir5: ir1's [0, 31] was
-//! // killed in two pieces, by ir3 ([0, 15]) and ir5 ([16, 31]).
-//! let insts: Vec<_> = func.blocks().flat_map(|b| func.block_insts(b)).collect();
-//! let ir = |k: usize| insts[k - 1].as_u32();
-//! assert_eq!(deps.reaching_insts(ir(6)), [ir(3), ir(5)]);
-//! assert_eq!(deps.reaching_insts(ir(4)), [ir(1), ir(3)]);
-//! assert!(deps.depends(ir(1), ir(2)).flow && !deps.depends(ir(1), ir(6)).flow);
-//! ```
-
+//! - `keel` (default): [`KeelCode`] (a Keel function's accesses, offsets
+//!   resolved through `ssa`'s renaming walk), [`Summaries`],
+//!   [`MemDep::compute_function`], [`MemQueries::of_function`].
+//! - `fuzzing`: the oracles as checks and the planted bugs (implies `keel`).
+//!
 #![deny(missing_docs)]
 
 mod code;
@@ -92,10 +85,11 @@ mod deps;
 mod engine;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+#[cfg(feature = "keel")]
 mod keel;
 mod naive;
 mod overlap;
-mod plant;
+mod planted;
 mod queries;
 mod segmap;
 mod sets;
@@ -107,6 +101,7 @@ pub use code::{
 };
 pub use deps::{ANY, DefId, DepKinds, Difference, EdgeCounts, MemDeps, Site, Sites, UseId};
 pub use engine::{MemDep, Options};
+#[cfg(feature = "keel")]
 pub use keel::{KeelBuffers, KeelCode, Summaries, Summary, keel_input};
 pub use naive::{Naive, naive};
 pub use overlap::{Answer, Distance, Reason, may_overlap};

@@ -80,16 +80,6 @@ impl MemQueries {
         Ok(q)
     }
 
-    /// Queries on a Keel function.
-    pub fn of_function(
-        module: &ir_core::Module,
-        func: &ir_core::Function,
-        summaries: Option<&crate::Summaries>,
-    ) -> Result<MemQueries, InputError> {
-        let (cfg, code) = crate::keel_input(module, func, summaries);
-        MemQueries::new(&cfg, &code)
-    }
-
     fn view(&self) -> MemInput<'_, CsrGraph> {
         MemInput::view(&self.graph, self.stamp, &self.input)
     }

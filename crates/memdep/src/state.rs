@@ -27,6 +27,7 @@
 //!   site is a member after a join only if no incoming path has it live
 //!   without being a member (its relation lost on that path).
 
+use crate::planted::{Bug, Planted};
 use crate::segmap::{INF, SegMap};
 use crate::sets::{EMPTY, SetId, SetTable};
 
@@ -150,7 +151,7 @@ impl Layer {
             };
         }
         let m = self.obj_mut(s.obj);
-        if kill && (s.exact || crate::plant::planted(crate::plant::Bug::InexactKills)) {
+        if kill && s.exact {
             m.assign(s.lo, s.hi, item, t);
         } else {
             m.add(s.lo, s.hi, item, t);
@@ -224,14 +225,14 @@ impl Layer {
     }
 
     /// The join of two layers (see the module invariants).
-    pub fn join(&self, other: &Layer, t: &mut SetTable) -> Layer {
+    pub fn join(&self, other: &Layer, t: &mut SetTable, planted: Planted) -> Layer {
         let n = self.objs.len().max(other.objs.len());
         let empty = SegMap::default();
         let objs: Vec<SegMap> = (0..n)
             .map(|o| {
                 let a = self.objs.get(o).unwrap_or(&empty);
                 let b = other.objs.get(o).unwrap_or(&empty);
-                if crate::plant::planted(crate::plant::Bug::JoinIntersects) { a.meet(b, t) } else { a.join(b, t) }
+                if planted.has(Bug::JoinIntersects) { a.meet(b, t) } else { a.join(b, t) }
             })
             .collect();
         let mut classes = Vec::with_capacity(self.classes.len().max(other.classes.len()));
@@ -309,8 +310,8 @@ impl State {
         self.defs.same(&other.defs, t) && self.reads.same(&other.reads, t)
     }
 
-    pub fn join(&self, other: &State, t: &mut SetTable) -> State {
-        State { defs: self.defs.join(&other.defs, t), reads: self.reads.join(&other.reads, t) }
+    pub fn join(&self, other: &State, t: &mut SetTable, planted: Planted) -> State {
+        State { defs: self.defs.join(&other.defs, t, planted), reads: self.reads.join(&other.reads, t, planted) }
     }
 
     pub fn forget(&mut self, sym: u32) {

@@ -1,4 +1,4 @@
-//! The toy IR of `examples/foreign_ir_memdep.rs` (no `ir-core` in it) gives
+//! The toy IR of the `foreign-ir` package (no `ir-core` in it) gives
 //! exactly Keel's answers: 1,000 generated programs (guards, opaque calls,
 //! exact, inexact, symbolic and tiled descriptors, loops, irreducible
 //! regions, input phis, unreachable blocks), copied into the toy IR, get
@@ -7,11 +7,7 @@
 //! dropped) is told apart (on about a tenth of them: where a guarded write
 //! of an exact range would otherwise hide an earlier definition).
 
-#[allow(dead_code)]
-#[path = "../examples/foreign_ir_memdep.rs"]
-mod foreign_ir;
-
-use foreign_ir::{Start, Stmt, Touch, Toy, Var};
+use foreign_ir::{Guard, Start, Stmt, Symbol, Touch, Toy};
 use ir_gen::{GenConfig, generate};
 use memdep::{KeelCode, MemCode, MemDep, MemQueries, Offset, SymbolChange};
 
@@ -27,7 +23,7 @@ fn to_toy(code: &KeelCode, cfg: &cfg_dom::CsrGraph, drop_guards: bool) -> Toy {
                 assert!(!a.may && a.within.is_none(), "single-function programs have no summaries");
                 let start = match a.offset {
                     Offset::Exact(x) => Start::At(x),
-                    Offset::Affine { sym, scale, add } => Start::Var { var: sym, scale, add },
+                    Offset::Affine { sym, scale, add } => Start::Symbol { symbol: sym, scale, add },
                     Offset::Unknown => Start::Unknown,
                 };
                 Touch { buf: a.object, start, len: a.size, write: a.write }
@@ -36,16 +32,17 @@ fn to_toy(code: &KeelCode, cfg: &cfg_dom::CsrGraph, drop_guards: bool) -> Toy {
         stmts.push(Stmt {
             text: format!("i{i}"),
             touches,
-            predicated: e.guarded && !drop_guards,
+            guard: if e.guarded && !drop_guards { Guard::Hidden } else { Guard::None },
             reads_all: e.reads_anything,
             writes_all: e.writes_anything,
+            ..Stmt::default()
         });
     }
-    let mut vars = Vec::new();
+    let mut symbols = Vec::new();
     for s in 0..code.num_symbols() as u32 {
         let mut ch = Vec::new();
         code.symbol_changes(s, &mut ch);
-        let mut v = Var::default();
+        let mut v = Symbol::default();
         for c in ch {
             match c {
                 SymbolChange::Inst(i) => v.set_by.push(i),
@@ -53,13 +50,13 @@ fn to_toy(code: &KeelCode, cfg: &cfg_dom::CsrGraph, drop_guards: bool) -> Toy {
                 SymbolChange::Induction { header, step } => v.counter = Some((header, step)),
             }
         }
-        vars.push(v);
+        symbols.push(v);
     }
     let bufs = (0..code.num_objects() as u32).map(|o| (format!("m{o}"), code.object_len(o).unwrap_or(0))).collect();
     let blocks = (0..code.num_blocks() as u32)
         .map(|b| (code.block_insts(b).collect(), cfg_dom::Graph::successors(cfg, b).collect()))
         .collect();
-    Toy::new(bufs, vars, stmts, blocks)
+    Toy::new(vec![], vec![], stmts, blocks).with_memory(bufs, symbols)
 }
 
 #[test]
@@ -98,10 +95,10 @@ fn the_toy_ir_gets_exactly_keels_answers() {
         if toy_ctx.compute(&wrong, &wrong).unwrap() != keel {
             told_apart += 1;
         }
-        guarded += toy.stmts.iter().filter(|s| s.predicated && !s.touches.is_empty()).count();
+        guarded += toy.stmts.iter().filter(|s| s.guard != Guard::None && !s.touches.is_empty()).count();
         opaque += toy.stmts.iter().filter(|s| s.reads_all).count();
-        affine += toy.stmts.iter().flat_map(|s| &s.touches).filter(|t| matches!(t.start, Start::Var { .. })).count();
-        ivs += toy.vars.iter().filter(|v| v.counter.is_some()).count();
+        affine += toy.stmts.iter().flat_map(|s| &s.touches).filter(|t| matches!(t.start, Start::Symbol { .. })).count();
+        ivs += toy.symbols.iter().filter(|v| v.counter.is_some()).count();
     }
     eprintln!(
         "guarded {guarded}, opaque {opaque}, affine {affine}, induction variables {ivs}, loops {loops}, wrong adapter told apart on {told_apart}"

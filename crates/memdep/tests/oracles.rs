@@ -8,7 +8,7 @@
 use ir_core::Imm;
 use ir_gen::fuzzing::arguments;
 use ir_gen::{GenConfig, Generated, generate};
-use memdep::fuzzing::{Bug, Report, check, check_module, configs, ext_touch as ext, plant};
+use memdep::fuzzing::{Bug, Report, check, check_module, configs, ext_touch as ext, with_bug};
 
 fn exact() -> GenConfig {
     configs()[0].clone()
@@ -76,9 +76,7 @@ fn caught(bug: Bug, config: &GenConfig) {
     for seed in 0..400 {
         let g = generate(config, seed);
         let runs = runs(&g, seed);
-        plant(Some(bug));
-        let r = check_module(&g.module, g.main, &runs, g.fuel, Some(ext));
-        plant(None);
+        let r = with_bug(bug, || check_module(&g.module, g.main, &runs, g.fuel, Some(ext)));
         tried += 1;
         dynamic += r.dynamic.failures.len();
         statics += r.failures.len() - r.dynamic.failures.len();

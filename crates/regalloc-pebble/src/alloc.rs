@@ -101,7 +101,7 @@ pub struct Options {
     /// value `k > 1`, the Keel driver ([`crate::allocate_in_module`],
     /// pebble method) also allocates the function with its innermost
     /// loops unrolled 2..=`k` times and keeps the cheapest per original
-    /// iteration ([`crate::unroll`]). 1 (the default) never unrolls.
+    /// iteration (`unroll`, feature `keel`). 1 (the default) never unrolls.
     pub unroll: u32,
     /// Most bytes the liveness bit matrices may take
     /// ([`cfg_dom::Liveness::matrix_bytes`] over the blocks and the vars

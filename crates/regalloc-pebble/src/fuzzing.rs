@@ -8,6 +8,11 @@
 //!   exact optimum is measured on these), and [`check_dag`]: the heuristic
 //!   plays a legal game on it, no cheaper than the lower bound, the same
 //!   whatever the numbering.
+//! - [`Bug`] and [`with_bug`]: the planted bugs that prove the checker can
+//!   fail.
+
+pub use crate::planted::Bug;
+pub use test_hooks::with_bug;
 
 use crate::alloc::{AllocError, GlobalStep, Options};
 use crate::class::{RegClass, Regs};

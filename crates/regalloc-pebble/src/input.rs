@@ -7,8 +7,9 @@
 //! variables it defines and uses, whether it is guarded) plus two answers
 //! of this trait: each variable's register class, and how each
 //! instruction may move. Loop depths come from `cfg-dom`'s loop forest of
-//! the graph. Keel's [`ir_core::Function`] implements it below; the
-//! `foreign_ir_regalloc` example implements it for a toy IR.
+//! the graph. Keel's `ir_core::Function` implements it (feature `keel`);
+//! the `foreign-ir` package's `regalloc` example implements it for a toy
+//! IR.
 //!
 //! Semantics the allocator assumes (those of `VarCode`):
 //! - an instruction reads its uses, then writes its definitions;
@@ -23,7 +24,6 @@
 
 use crate::class::RegClass;
 use cfg_dom::{InstId, VarCode, VarId};
-use ir_core::{Format, Function, Inst, Opcode};
 
 /// How an instruction may move within its block.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -74,53 +74,4 @@ impl<C: RegCode + ?Sized> RegCode for &C {
     fn is_copy(&self, inst: InstId) -> bool {
         (**self).is_copy(inst)
     }
-}
-
-/// Keel's IR: every var is scalar (Keel has no vector types; tensors live
-/// in memory objects); terminators are terminators; memory, calls,
-/// intrinsics and instructions that may trap (division by a var or by 0
-/// or −1, float-to-int conversions that are not saturating) are effects;
-/// the rest is pure.
-impl RegCode for Function {
-    fn inst_kind(&self, inst: InstId) -> InstKind {
-        let i = Inst::from_u32(inst);
-        let Some(data) = self.inst(i) else { return InstKind::Effect };
-        let op = data.opcode();
-        if op.is_terminator() {
-            return InstKind::Terminator;
-        }
-        match op.format() {
-            Format::Const | Format::Undef | Format::Unary | Format::Select | Format::Compare => InstKind::Pure,
-            Format::Convert => {
-                if matches!(op, Opcode::Fptosi | Opcode::Fptoui) {
-                    InstKind::Effect
-                } else {
-                    InstKind::Pure
-                }
-            }
-            Format::Binary => {
-                if matches!(op, Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem) && !safe_divisor(self, i, op)
-                {
-                    InstKind::Effect
-                } else {
-                    InstKind::Pure
-                }
-            }
-            _ => InstKind::Effect,
-        }
-    }
-
-    fn is_copy(&self, inst: InstId) -> bool {
-        let i = Inst::from_u32(inst);
-        self.inst(i).is_some_and(|d| d.opcode() == Opcode::Copy && d.guard().is_none())
-            && self.operands(i).first().is_some_and(|o| o.as_var().is_some())
-    }
-}
-
-/// The divisor of a division is an immediate that cannot trap it (not 0,
-/// and not −1 for the signed forms, whose `MIN / -1` overflows).
-fn safe_divisor(f: &Function, i: Inst, op: Opcode) -> bool {
-    let Some(d) = f.operands(i).get(1).and_then(|o| o.as_const()).and_then(|c| f.imm(c)) else { return false };
-    let v = d.as_i64();
-    v != 0 && !(v == -1 && matches!(op, Opcode::Sdiv | Opcode::Srem))
 }

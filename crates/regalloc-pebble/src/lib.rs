@@ -18,8 +18,9 @@
 //! instructions; per instruction its uses and defs with each register's
 //! class, [`RegClass`]) and hands over its CFG as any [`cfg_dom::Graph`];
 //! loop depths come from `cfg-dom`'s loop forest. Keel's
-//! `ir_core::Function` implements `RegCode`; `examples/foreign_ir_regalloc.rs` does
-//! it for a toy IR (`cargo run -p regalloc-pebble --example foreign_ir_regalloc`).
+//! `ir_core::Function` implements `RegCode` (feature `keel`); the
+//! `foreign-ir` package does it for a toy IR (`cargo run -p foreign-ir
+//! --example regalloc`).
 //!
 //! **Output.** [`Allocation`]: plain data in CSR form, as regalloc2 returns
 //! it: per instruction the location of each operand and result, and the
@@ -86,16 +87,18 @@
 //! assert_eq!(game.loads, 3);
 //! let spills = game.moves.iter().filter(|m| matches!(m, Move::Store { value } if *value == v)).count();
 //! assert_eq!(spills, 1); // v goes to memory to free a register for z
-//!
-//! // A whole Keel function: allocated, checked, rewritten, interpretable.
-//! let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/pebble_block.kir")).unwrap();
-//! let (module, _) = ir_core::text::parse(&src).unwrap();
-//! let options = regalloc_pebble::Options::with_regs(3);
-//! let (allocated, results) = regalloc_pebble::allocate_module(&module, regalloc_pebble::Method::Pebble, &options);
-//! let done = results[0].1.as_ref().unwrap();
-//! assert_eq!(done.allocation.costs.total(), 0); // params arrive in registers
-//! assert!(allocated.function_by_name("pebble").is_some());
 //! ```
+//!
+//! # Features
+//!
+//! - `keel` (default): Keel IR's binding: `ir_core::Function` as
+//!   [`RegCode`], [`allocate_module`] / [`allocate_in_module`],
+//!   [`lower_phis`], the `rewrite` and `unroll` modules. Without it the
+//!   crate depends on `cfg-dom` and `defuse` (the allocator's live ranges
+//!   are def-use webs) and nothing of Keel's IR.
+//! - `ilp`: [`exact`]'s integer-program optimum (microlp).
+//! - `fuzzing`: the generate-allocate-check-interpret property and the
+//!   planted bugs (implies `keel` and `ilp`).
 
 #![deny(missing_docs)]
 
@@ -129,13 +132,15 @@ pub mod exact;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub use checker::{CheckError, check};
+#[cfg(feature = "keel")]
 mod keel;
-pub mod rewrite;
-pub mod unroll;
+#[cfg(feature = "keel")]
 pub use keel::{
     Allocated, KeelError, Method, ModuleResults, allocate_in_module, allocate_module, lower_phis, needs_destruct,
+    rewrite, unroll,
 };
 pub mod briggs;
+mod planted;
 mod vector;
 pub mod webs;
 pub use vector::{RegisterCount, Trial, min_registers};

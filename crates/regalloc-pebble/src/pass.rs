@@ -13,6 +13,7 @@ use crate::input::RegCode;
 use crate::output::{Allocation, Costs, Edit, ProgPoint, SlotInfo};
 use crate::parallel_move::{Want, sequence};
 use crate::pebble::{PebbleError, Pebbler};
+use crate::planted::{Bug, planted};
 use cfg_dom::{Graph, Input, InstId, Liveness, Node, VarId};
 use smallvec::SmallVec;
 
@@ -89,6 +90,7 @@ impl Work<'_> {
         q: [u32; 2],
         ga: &GlobalAssign,
     ) -> Result<Pass, AllocError> {
+        let drop_stores = planted(Bug::DropStores);
         let g = input.graph();
         let n = fx.nblocks;
         let ni = input.num_insts();
@@ -237,8 +239,7 @@ impl Work<'_> {
                         let e = Edit { from: Loc::Reg(reg), to: Loc::Slot(slot), var: x };
                         pass.costs.add(e.kind(), w);
                         pass.var_cost[x as usize] += w;
-                        #[cfg(test)]
-                        if planted::DROP_STORES.with(|d| d.get()) {
+                        if drop_stores {
                             continue;
                         }
                         items.push(Item::Edit(e));
@@ -789,21 +790,8 @@ impl Pass {
     }
 }
 
-/// A bug planted on purpose (tests only): spill stores are not emitted,
-/// so a later reload reads a slot that never got the value. The checker
-/// must catch it.
-#[cfg(test)]
-pub(crate) mod planted {
-    use std::cell::Cell;
-
-    thread_local! {
-        pub(crate) static DROP_STORES: Cell<bool> = const { Cell::new(false) };
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "fuzzing"))]
 mod tests {
-    use super::planted::DROP_STORES;
     use crate::alloc::{GlobalStep, Options, allocate};
     use crate::checker::check;
     use crate::keel::lower_phis;
@@ -830,9 +818,7 @@ mod tests {
     #[test]
     fn the_checker_catches_a_planted_bug() {
         assert_eq!(rejected().0, 0, "a correct allocator is never rejected");
-        DROP_STORES.with(|d| d.set(true));
-        let (bad, total) = rejected();
-        DROP_STORES.with(|d| d.set(false));
+        let (bad, total) = crate::fuzzing::with_bug(crate::fuzzing::Bug::DropStores, rejected);
         assert!(total > 40 && bad * 2 > total, "the planted bug is caught in {bad} of {total} allocations");
     }
 }

@@ -3,21 +3,23 @@
 //! instructions needing more registers than there are, malformed DAG
 //! descriptions, and damaged allocations handed to the checker.
 
-#[path = "../examples/foreign_ir_regalloc.rs"]
-mod toy;
-
+use foreign_ir::{Kind, Stmt, Toy, Var};
 use regalloc_pebble::fuzzing::{Rng, mutate};
 use regalloc_pebble::{
     AllocError, CodeError, Dag, DagError, InstKind, OpKind, Options, Output, RegClass, Regs, allocate, check,
 };
-use toy::{Stmt, Toy};
 
 fn stmt(defs: &[u32], uses: &[u32], kind: InstKind) -> Stmt {
-    Stmt { text: String::new(), defs: defs.to_vec(), uses: uses.to_vec(), guarded: false, kind, copy: false }
+    let kind = match kind {
+        InstKind::Pure => Kind::Pure,
+        InstKind::Effect => Kind::Effect,
+        InstKind::Terminator => Kind::Terminator,
+    };
+    Stmt { kind, ..Stmt::new("", defs, uses) }
 }
 
-fn vars(n: usize) -> Vec<(String, RegClass)> {
-    (0..n).map(|i| (format!("v{i}"), RegClass::Scalar)).collect()
+fn vars(n: usize) -> Vec<Var> {
+    (0..n).map(|i| Var { name: format!("v{i}"), vector: false }).collect()
 }
 
 #[test]

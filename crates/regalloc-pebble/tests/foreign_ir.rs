@@ -1,39 +1,13 @@
 //! The input trait is the whole interface: generated Keel functions,
-//! converted into the toy IR of `examples/foreign_ir_regalloc.rs` (no `ir-core` in
+//! converted into the toy IR of the `foreign-ir` package (no `ir-core` in
 //! it), get exactly the allocation Keel's own implementation gets, under
 //! every option and by both allocators; the toy's own example allocates
 //! and checks.
 
-#[path = "../examples/foreign_ir_regalloc.rs"]
-mod toy;
-
-use cfg_dom::VarCode;
+use foreign_ir::keel::from_function as to_toy;
+use foreign_ir::programs::pebble_block;
 use ir_gen::{GenConfig, generate};
 use regalloc_pebble::{Options, RegClass, RegCode, Regs, allocate, check, lower_phis, needs_destruct};
-use toy::{Stmt, Toy};
-
-/// A Keel function as a toy function: the same vars, statements, blocks
-/// and answers.
-fn to_toy(f: &ir_core::Function) -> Toy {
-    let vars = (0..VarCode::num_vars(f) as u32)
-        .map(|x| (f.var_name(ir_core::Var::from_u32(x)).to_string(), RegClass::Scalar))
-        .collect();
-    let stmts = (0..VarCode::num_insts(f) as u32)
-        .map(|i| Stmt {
-            text: format!("{:?}", f.opcode(ir_core::Inst::from_u32(i))),
-            defs: VarCode::defs(f, i).collect(),
-            uses: VarCode::uses(f, i).map(|u| u.var).collect(),
-            guarded: VarCode::is_guarded(f, i),
-            kind: f.inst_kind(i),
-            copy: f.is_copy(i),
-        })
-        .collect();
-    let cfg = f.cfg();
-    let blocks = (0..VarCode::num_blocks(f) as u32)
-        .map(|b| (VarCode::block_insts(f, b).collect(), cfg.succ_slice(b).to_vec()))
-        .collect();
-    Toy::new(vars, VarCode::params(f).collect(), stmts, blocks)
-}
 
 #[test]
 fn a_toy_ir_gets_keels_allocation() {
@@ -80,7 +54,7 @@ fn a_toy_ir_gets_keels_allocation() {
 
 #[test]
 fn the_example_allocates_and_checks() {
-    let t = toy::example();
+    let t = pebble_block();
     // `c = a + b` reads two vector values at once: one vector register is
     // too few, and the error names it.
     let e = allocate(&t, &t, &Options { regs: Regs::new(3, 1), ..Options::default() }).unwrap_err();

@@ -1,4 +1,4 @@
-//! `ssa`: SSA construction and destruction for Keel IR.
+//! `ssa`: SSA construction and destruction, on any IR and on Keel IR.
 //!
 //! - [`construct`]: phis at iterated dominance frontiers under a [`Policy`]
 //!   (minimal, semi-pruned — the default and the DU-chain document's
@@ -38,39 +38,34 @@
 //! SSA and destructed functions compute the same results on the same
 //! inputs.
 //!
-//! # Example: the DU-chain document's program
+//! # Features
 //!
-//! ```
-//! let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/du_chains.kir")).unwrap();
-//! let (mut module, _) = ir_core::text::parse(&src).unwrap();
-//! let f = module.function_by_name("du_example").unwrap();
-//! let stats = ssa::construct(module.function_mut(f).unwrap(), &ssa::Options::default()).unwrap();
-//! // x at bb2 and bb4 (none for a, b, p), and the loop counter %i at bb2.
-//! assert_eq!(stats.phis_placed, 3);
-//! ssa::verify(&module, f).unwrap();
-//! let text = ir_core::text::print_module(&module);
-//! assert!(text.contains("%x.2 = phi(bb1: %x.1, bb5: %x.4)"));
-//! assert!(text.contains("@%p.1 %x.5 = add %a.1, %b.1 else %x.2"));
-//! ssa::destruct(module.function_mut(f).unwrap());
-//! ir_core::verify_module(&module, &ir_core::VerifyOptions::default()).unwrap();
-//! ```
-
+//! - `keel` (default): [`construct`], [`destruct`], [`cleanup_phis`] and
+//!   [`verify`] on Keel IR (`ir_core`), in the `keel` module. Without it the
+//!   crate depends on `cfg-dom` alone and offers the IR-independent steps:
+//!   a compiler with its own IR runs `VarFacts`, `PhiPlacement` and the
+//!   `Renamer` on its `Graph` + `VarCode` implementation (the `foreign-ir`
+//!   package's `ssa` example: `cargo run -p foreign-ir --example ssa`).
+//! - `fuzzing`: `fuzzing::check_equivalence` (implies `keel`).
+//!
 #![deny(missing_docs)]
 
-mod cleanup;
-mod construct;
-mod destruct;
 mod facts;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+#[cfg(feature = "keel")]
+mod keel;
 mod placement;
 mod rename;
-mod verify;
 
-pub use cleanup::cleanup_phis;
-pub use construct::{Options, Stats, construct};
-pub use destruct::{Stats as DestructStats, destruct};
 pub use facts::VarFacts;
+#[cfg(feature = "keel")]
+pub use keel::cleanup::cleanup_phis;
+#[cfg(feature = "keel")]
+pub use keel::construct::{Options, Stats, construct};
+#[cfg(feature = "keel")]
+pub use keel::destruct::{Stats as DestructStats, destruct};
+#[cfg(feature = "keel")]
+pub use keel::verify::verify;
 pub use placement::{PhiPlacement, Policy};
 pub use rename::{NO_VERSION, RenameSink, Renamer, Version, VersionDef};
-pub use verify::verify;

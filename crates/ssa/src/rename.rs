@@ -5,7 +5,7 @@
 //! step 4).
 //!
 //! The walk reports to a [`RenameSink`] instead of rewriting anything, so
-//! the same walk builds SSA form in the IR ([`crate::construct`]) and DU
+//! the same walk builds SSA form in the IR (`construct`, feature `keel`) and DU
 //! chains without touching the IR (the `defuse` crate).
 //!
 //! Invariants:

@@ -22,13 +22,14 @@
 //!   ([`configs`]), what the `memdep` fuzz target and `tests/fuzz_smoke.rs`
 //!   run.
 //!
-//! [`plant`] puts a known bug in the analysis on this thread, so tests can
-//! prove each oracle catches it.
+//! [`with_bug`] runs the analysis with a known [`Bug`] planted on this
+//! thread, so tests can prove each oracle catches it.
 
 mod dynamic;
 
-pub use crate::plant::{Bug, plant};
+pub use crate::planted::Bug;
 pub use dynamic::{Analyses, DynamicReport, ExternEffects, ExternFn, check_run};
+pub use test_hooks::with_bug;
 
 use crate::overlap::Answer;
 use crate::{InputError, KeelCode, MemCode, MemDep, MemDeps, MemQueries, Naive, Offset, Options, Summaries};

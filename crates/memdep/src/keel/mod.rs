@@ -1,5 +1,6 @@
-//! Keel's IR as [`MemCode`]: what each instruction of an
-//! `ir_core::Function` touches, with offsets resolved through SSA.
+//! Keel's IR as [`MemCode`] (feature `keel`, on by default): what each
+//! instruction of an `ir_core::Function` touches, with offsets resolved
+//! through SSA.
 //!
 //! - **Accesses.** A `load`/`store` is the descriptor `@M[index, w]`
 //!   (`Function::accesses`); a tensor instruction its descriptors (the
@@ -31,6 +32,22 @@
 //! Invariants: the adapter reads the function once, into flat arrays
 //! ([`KeelCode`]); evaluation uses explicit stacks (no recursion); the
 //! result is a pure function of the module and function.
+//!
+//! # Example: the digest's test vector 1
+//!
+//! ```
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/memdep_vector1.kir");
+//! let (module, _) = ir_core::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+//! let func = module.function(module.function_by_name("vector1").unwrap()).unwrap();
+//! let deps = memdep::MemDep::new().compute_function(&module, func, None).unwrap();
+//! // ir6 (`tsum @v[0, 65]`) depends on ir3 and ir5: ir1's [0, 31] was
+//! // killed in two pieces, by ir3 ([0, 15]) and ir5 ([16, 31]).
+//! let insts: Vec<_> = func.blocks().flat_map(|b| func.block_insts(b)).collect();
+//! let ir = |k: usize| insts[k - 1].as_u32();
+//! assert_eq!(deps.reaching_insts(ir(6)), [ir(3), ir(5)]);
+//! assert_eq!(deps.reaching_insts(ir(4)), [ir(1), ir(3)]);
+//! assert!(deps.depends(ir(1), ir(2)).flow && !deps.depends(ir(1), ir(6)).flow);
+//! ```
 
 use crate::code::{Access, Effects, MemCode, ObjectId, Offset, SymbolChange, SymbolId};
 use cfg_dom::{CsrGraph, DomTree, Idf, InstId, Node, VarId, Versioned};
@@ -667,4 +684,16 @@ pub fn keel_input(module: &Module, func: &Function, summaries: Option<&Summaries
     let mut code = KeelCode::default();
     code.compute(module, func, summaries, &mut buffers);
     (buffers.cfg, code)
+}
+
+impl crate::MemQueries {
+    /// Queries on a Keel function.
+    pub fn of_function(
+        module: &ir_core::Module,
+        func: &ir_core::Function,
+        summaries: Option<&crate::Summaries>,
+    ) -> Result<crate::MemQueries, crate::InputError> {
+        let (cfg, code) = keel_input(module, func, summaries);
+        crate::MemQueries::new(&cfg, &code)
+    }
 }

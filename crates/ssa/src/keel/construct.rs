@@ -17,10 +17,10 @@
 //! The original vars stay declared (unused), so a later pass can map
 //! versions back through `VarData::origin`.
 
-use crate::cleanup;
-use crate::facts::VarFacts;
-use crate::placement::{PhiPlacement, Policy};
-use crate::rename::{NO_VERSION, RenameSink, Renamer, Version, VersionDef};
+use super::cleanup;
+use crate::VarFacts;
+use crate::{NO_VERSION, RenameSink, Renamer, Version, VersionDef};
+use crate::{PhiPlacement, Policy};
 use cfg_dom::{CsrGraph, DomTree, Input, InputBuffers, InputError, InstId, Node, VarId};
 use ir_core::entity::EntityRef;
 use ir_core::{Arg, Function, FunctionBuilder, Guard, Inst, Operand, UseSite, Var, block};

@@ -1,14 +1,37 @@
-//! Keel functions and modules, end to end: out of SSA if needed, allocate
-//! (by pebbling or the Chaitin-Briggs baseline), check, rewrite.
+//! Keel IR's binding (feature `keel`, on by default): Keel functions and
+//! modules, end to end: out of SSA if needed, allocate (by pebbling or the
+//! Chaitin-Briggs baseline), check, rewrite ([`rewrite`]), with loop
+//! unrolling under a bound ([`unroll`]); and `ir_core::Function` as
+//! [`crate::RegCode`].
+//!
+//! Invariant: the allocation itself is the IR-independent
+//! [`crate::allocate`] / [`crate::briggs::allocate`] on the function's CFG
+//! and its `RegCode`; nothing here decides a register.
+//!
+//! # Example: a whole Keel function
+//!
+//! ```
+//! let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/pebble_block.kir")).unwrap();
+//! let (module, _) = ir_core::text::parse(&src).unwrap();
+//! let options = regalloc_pebble::Options::with_regs(3);
+//! let (allocated, results) = regalloc_pebble::allocate_module(&module, regalloc_pebble::Method::Pebble, &options);
+//! let done = results[0].1.as_ref().unwrap();
+//! assert_eq!(done.allocation.costs.total(), 0); // params arrive in registers
+//! assert!(allocated.function_by_name("pebble").is_some());
+//! ```
 
 use crate::alloc::{AllocError, Allocator, Options};
 use crate::checker::{CheckError, check};
 use crate::output::Allocation;
-use crate::rewrite::{Rewritten, rewrite};
-use crate::unroll::{Unrolled, cheaper, unroll_loops, unrolled_cost};
+mod function;
+pub mod rewrite;
+pub mod unroll;
+
 use cfg_dom::Graph;
 use core::fmt;
 use ir_core::{Arg, Block, FuncId, Function, FunctionBuilder, Inst, Module, Opcode, Operand, Var, block, node};
+use rewrite::{Rewritten, rewrite};
+use unroll::{Unrolled, cheaper, unroll_loops, unrolled_cost};
 
 /// Which allocator.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -197,7 +220,7 @@ pub fn allocate_in_module(
 /// `Options::unroll`: allocates function `f` (out of SSA form) as it is
 /// and with its innermost loops unrolled 2, 3, ... `options.unroll` times,
 /// and keeps the function whose allocation is cheapest per original
-/// iteration ([`crate::unroll::unrolled_cost`]; ties keep the smaller
+/// iteration ([`unroll::unrolled_cost`]; ties keep the smaller
 /// factor, so a loop is unrolled only when that pays). The search stops at
 /// the first factor whose unrolled loops carry no cost at all.
 fn unroll_search(module: &mut Module, f: FuncId, options: &Options, ctx: &mut Allocator) -> Result<u32, KeelError> {

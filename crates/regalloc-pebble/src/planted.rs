@@ -1,0 +1,31 @@
+//! Bugs that tests plant on purpose, to prove the checker can fail,
+//! through Keel's one mechanism (the `test-hooks` crate):
+//! `regalloc_pebble::fuzzing::with_bug(Bug::DropStores, || ...)`.
+//!
+//! Invariant: without the `fuzzing` feature nothing can be planted and
+//! [`planted`] is the constant `false`, so a default build checks nothing;
+//! with it, a pass reads its flags once when it starts.
+
+/// A bug the allocator can be made to have (feature `fuzzing`:
+/// `regalloc_pebble::fuzzing::with_bug`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Bug {
+    /// Spill stores are not emitted, so a later reload reads a slot that
+    /// never got the value.
+    DropStores,
+}
+
+/// True when `bug` is planted on this thread (always `false` without the
+/// `fuzzing` feature).
+#[inline(always)]
+pub(crate) fn planted(bug: Bug) -> bool {
+    #[cfg(feature = "fuzzing")]
+    {
+        test_hooks::is_planted(bug)
+    }
+    #[cfg(not(feature = "fuzzing"))]
+    {
+        let _ = bug;
+        false
+    }
+}
