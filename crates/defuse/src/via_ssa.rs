@@ -222,35 +222,3 @@ impl Core {
         Ok(phases)
     }
 }
-
-#[cfg(all(test, feature = "fuzzing"))]
-mod tests {
-    use super::via_ssa;
-    use crate::fuzzing::{Bug, with_bug};
-    use crate::iterative;
-    use ir_gen::{GenConfig, generate};
-
-    /// Functions (of 60 generated modules) on which `via_ssa` disagrees
-    /// with the iterative baseline.
-    fn disagreements() -> usize {
-        let config = GenConfig { blocks: 40, vars: 12, predication: 0.3, ..GenConfig::default() };
-        let mut n = 0;
-        for seed in 0..60 {
-            let g = generate(&config, seed);
-            n += g
-                .module
-                .functions()
-                .filter(|(_, f)| via_ssa(&f.cfg(), *f).unwrap() != iterative(&f.cfg(), *f).unwrap())
-                .count();
-        }
-        n
-    }
-
-    #[test]
-    fn planted_folding_bugs_are_caught() {
-        assert_eq!(disagreements(), 0, "the methods must agree without a bug");
-        assert!(with_bug(Bug::GuardKills, disagreements) > 0, "dropping may-leave links went unnoticed");
-        assert!(with_bug(Bug::FirstOperandOnly, disagreements) > 0, "dropping phi operands went unnoticed");
-        assert_eq!(disagreements(), 0, "the bug is gone after its scope");
-    }
-}

@@ -30,9 +30,9 @@
 //! The output is an [`Allocation`] in statement order (no reordering).
 //! Invariant: [`crate::check`] accepts it.
 
-use crate::alloc::AllocError;
 use crate::class::{Loc, PReg, RegClass, Regs};
 use crate::dag::NONE;
+use crate::error::AllocError;
 use crate::input::RegCode;
 use crate::output::{Allocation, Costs, Edit, ProgPoint, SlotInfo};
 use crate::webs::{WebView, Webs};
@@ -50,7 +50,7 @@ pub fn allocate<G: Graph, C: RegCode>(
 ) -> Result<Allocation, AllocError> {
     let mut buffers = InputBuffers::default();
     let input = Input::new(graph, code, &mut buffers)?;
-    crate::alloc::check_size(&input, crate::alloc::DEFAULT_MAX_LIVENESS_BYTES)?;
+    crate::error::check_size(&input, crate::options::DEFAULT_MAX_LIVENESS_BYTES)?;
     for b in 0..input.num_blocks() as Node {
         for &i in input.block_insts(b) {
             if input.is_phi(i) {

@@ -4,9 +4,9 @@
 //! loop's blocks, per var its class, span (blocks where it is live or
 //! referenced) and static uses.
 
-use crate::alloc::Options;
 use crate::class::RegClass;
 use crate::input::RegCode;
+use crate::options::Options;
 use cfg_dom::{Dfs, Graph, Input, Liveness, LoopForest, Node, VarId};
 
 /// What the passes share about the function.

@@ -14,11 +14,12 @@
 pub use crate::planted::Bug;
 pub use test_hooks::with_bug;
 
-use crate::alloc::{AllocError, GlobalStep, Options};
 use crate::class::{RegClass, Regs};
 use crate::dag::{Dag, DagBuilder, ValueId};
+use crate::error::AllocError;
 use crate::game::{LocalRule, Setup, replay};
 use crate::keel::{KeelError, Method, allocate_module};
+use crate::options::{GlobalStep, Options};
 use ir_core::interp::{Config, run};
 use ir_core::{Imm, Module, VerifyOptions, verify_module};
 

@@ -528,3 +528,35 @@ fn evict_for(dag: &Dag, b: &mut Board, c: RegClass, r: u32, at: usize) -> Result
     b.unred(dag, h);
     Ok(())
 }
+
+/// Why the heuristic could not play.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum PebbleError {
+    /// An operation needs more registers of `class` at once than the game
+    /// has (its distinct inputs, or its outputs).
+    TooFewRegisters {
+        /// The operation.
+        op: OpId,
+        /// The class.
+        class: RegClass,
+        /// Registers it needs.
+        needs: u32,
+        /// Registers in play.
+        have: u32,
+    },
+    /// The setup does not fit the DAG.
+    Setup(GameError),
+}
+
+impl fmt::Display for PebbleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PebbleError::TooFewRegisters { op, class, needs, have } => {
+                write!(f, "operation {op} needs {needs} {class:?} registers at once, but only {have} are in play")
+            }
+            PebbleError::Setup(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PebbleError {}

@@ -14,10 +14,10 @@
 //! register waits for the readers of the register's previous value
 //! (`crate::BlockDag`).
 
-use crate::alloc::GlobalStep;
 use crate::class::{PReg, RegClass, Regs};
 use crate::dag::NONE;
 use crate::facts::Facts;
+use crate::options::GlobalStep;
 use cfg_dom::{Node, VarId};
 
 /// Which vars hold global registers.

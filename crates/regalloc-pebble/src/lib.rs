@@ -113,8 +113,8 @@ mod select;
 
 pub use class::{Loc, PReg, RegClass, Regs};
 pub use dag::{Dag, DagBuilder, DagError, OpId, OpKind, Output, ValueId};
-pub use game::{GameError, LocalRule, Move, Schedule, Setup, SinkNeed, Start, replay};
-pub use pebble::{PebbleError, Pebbler, pebble};
+pub use game::{GameError, LocalRule, Move, PebbleError, Schedule, Setup, SinkNeed, Start, replay};
+pub use pebble::{Pebbler, pebble};
 mod block_dag;
 mod input;
 mod output;
@@ -122,11 +122,15 @@ pub use block_dag::{BlockDag, CodeError};
 pub use input::{InstKind, RegCode};
 pub use output::{Allocation, Costs, Edit, EditKind, ProgPoint, SlotInfo};
 mod alloc;
+mod error;
 mod facts;
 mod global;
+mod options;
 mod parallel_move;
 mod pass;
-pub use alloc::{AllocError, Allocator, DEFAULT_MAX_LIVENESS_BYTES, GlobalStep, Options, allocate};
+pub use alloc::{Allocator, allocate};
+pub use error::AllocError;
+pub use options::{DEFAULT_MAX_LIVENESS_BYTES, GlobalStep, Options};
 mod checker;
 pub mod exact;
 #[cfg(feature = "fuzzing")]

@@ -2,17 +2,18 @@
 //! order, the entry states that carry values across edges, the fix-ups on
 //! edges, and the assembly of the [`Allocation`] (see [`crate::alloc`]).
 
-use crate::alloc::AllocError;
 use crate::block_dag::BlockDag;
 use crate::class::{Loc, PReg, RegClass};
 use crate::dag::{NONE, ValueId};
+use crate::error::AllocError;
 use crate::facts::Facts;
+use crate::game::PebbleError;
 use crate::game::{Move, Setup, SinkNeed, Start};
 use crate::global::{GlobalAssign, local_regs_into};
 use crate::input::RegCode;
 use crate::output::{Allocation, Costs, Edit, ProgPoint, SlotInfo};
 use crate::parallel_move::{Want, sequence};
-use crate::pebble::{PebbleError, Pebbler};
+use crate::pebble::Pebbler;
 use crate::planted::{Bug, planted};
 use cfg_dom::{Graph, Input, InstId, Liveness, Node, VarId};
 use smallvec::SmallVec;
@@ -787,38 +788,5 @@ impl Pass {
             globals: ga.list.clone(),
             local_regs: q,
         }
-    }
-}
-
-#[cfg(all(test, feature = "fuzzing"))]
-mod tests {
-    use crate::alloc::{GlobalStep, Options, allocate};
-    use crate::checker::check;
-    use crate::keel::lower_phis;
-    use ir_gen::{GenConfig, generate};
-
-    /// Allocates generated programs at four registers and counts the
-    /// allocations the checker rejects.
-    fn rejected() -> (usize, usize) {
-        let (mut bad, mut total) = (0, 0);
-        for seed in 0..60 {
-            let cfg = GenConfig { blocks: 16, vars: 10, ..GenConfig::default() };
-            let g = generate(&cfg, seed);
-            let mut f = g.module.function(g.main).expect("main").clone();
-            lower_phis(&mut f);
-            let cfg = f.cfg();
-            let o = Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(4) };
-            let Ok(a) = allocate(&cfg, &f, &o) else { continue };
-            total += 1;
-            bad += usize::from(check(&cfg, &f, &a).is_err());
-        }
-        (bad, total)
-    }
-
-    #[test]
-    fn the_checker_catches_a_planted_bug() {
-        assert_eq!(rejected().0, 0, "a correct allocator is never rejected");
-        let (bad, total) = crate::fuzzing::with_bug(crate::fuzzing::Bug::DropStores, rejected);
-        assert!(total > 40 && bad * 2 > total, "the planted bug is caught in {bad} of {total} allocations");
     }
 }

@@ -45,46 +45,14 @@
 
 use crate::class::{PReg, RegClass};
 use crate::dag::{Dag, NONE, OpId, OpKind, ValueId};
-use crate::game::{Board, GameError, LocalRule, Move, Schedule, Setup};
+use crate::game::PebbleError;
+use crate::game::{Board, LocalRule, Move, Schedule, Setup};
 use crate::replan::Replanner;
 use crate::select::Selector;
-use core::fmt;
 use smallvec::SmallVec;
 
 /// Slide cost of "no input to slide from".
 const NO_SLIDE: u32 = u32::MAX / 2;
-
-/// Why the heuristic could not play.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum PebbleError {
-    /// An operation needs more registers of `class` at once than the game
-    /// has (its distinct inputs, or its outputs).
-    TooFewRegisters {
-        /// The operation.
-        op: OpId,
-        /// The class.
-        class: RegClass,
-        /// Registers it needs.
-        needs: u32,
-        /// Registers in play.
-        have: u32,
-    },
-    /// The setup does not fit the DAG.
-    Setup(GameError),
-}
-
-impl fmt::Display for PebbleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PebbleError::TooFewRegisters { op, class, needs, have } => {
-                write!(f, "operation {op} needs {needs} {class:?} registers at once, but only {have} are in play")
-            }
-            PebbleError::Setup(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for PebbleError {}
 
 /// Plays the heuristic on `dag` with `setup`'s registers and starting
 /// position. Reusable: keep one across DAGs so its buffers are reused.

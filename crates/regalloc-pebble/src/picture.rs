@@ -12,13 +12,14 @@
 //! and one reloaded after a spill orange; each node lists its loads,
 //! stores and registers.
 
-use crate::alloc::AllocError;
 use crate::block_dag::BlockDag;
 use crate::class::Regs;
 use crate::dag::{Dag, OpId, ValueId};
+use crate::error::AllocError;
+use crate::game::PebbleError;
 use crate::game::{LocalRule, Move, Schedule, Setup};
 use crate::input::RegCode;
-use crate::pebble::{PebbleError, Pebbler};
+use crate::pebble::Pebbler;
 use cfg_dom::{Graph, Input, InputBuffers, InputError, InstId, Liveness, Node, VarId};
 use core::fmt::Write;
 
@@ -52,7 +53,7 @@ pub fn block_game<G: Graph, C: RegCode>(
             num_nodes: input.num_blocks(),
         })));
     }
-    crate::alloc::check_size(&input, crate::alloc::DEFAULT_MAX_LIVENESS_BYTES)?;
+    crate::error::check_size(&input, crate::options::DEFAULT_MAX_LIVENESS_BYTES)?;
     let mut liveness = Liveness::new();
     liveness.compute_input(&input);
     let mut bd = BlockDag::default();

@@ -19,8 +19,7 @@
 
 use crate::class::{PReg, RegClass};
 use crate::dag::{Dag, NONE, OpId, OpKind, ValueId};
-use crate::game::{Board, Move, Schedule, Setup};
-use crate::pebble::PebbleError;
+use crate::game::{Board, Move, PebbleError, Schedule, Setup};
 use smallvec::SmallVec;
 
 /// Reusable buffers for [`replan`].

@@ -19,8 +19,9 @@
 
 use crate::class::{RegClass, Regs};
 use crate::dag::Dag;
+use crate::game::PebbleError;
 use crate::game::Setup;
-use crate::pebble::{PebbleError, Pebbler};
+use crate::pebble::Pebbler;
 
 /// One count the search tried.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -20,8 +20,10 @@
 //! assert!(allocated.function_by_name("pebble").is_some());
 //! ```
 
-use crate::alloc::{AllocError, Allocator, Options};
+use crate::alloc::Allocator;
 use crate::checker::{CheckError, check};
+use crate::error::AllocError;
+use crate::options::Options;
 use crate::output::Allocation;
 mod function;
 pub mod rewrite;

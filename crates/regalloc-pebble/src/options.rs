@@ -1,0 +1,87 @@
+//! What the allocator is asked: the registers, the local rule, the global
+//! step, carrying values across edges, loop weights, webs, unrolling and
+//! the liveness budget ([`Options`], [`GlobalStep`]).
+//!
+//! Invariant: plain data, no behaviour beyond defaults; the modules that
+//! read the options depend on this one, never the other way round.
+
+use crate::class::Regs;
+use crate::game::LocalRule;
+
+/// How the registers left after local allocation are given out.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum GlobalStep {
+    /// No global step: every register is local.
+    Off,
+    /// Greedily by local loads + stores weighted by loop depth (default).
+    #[default]
+    Weighted,
+    /// Greedily by lifetime (blocks where live), ties by use count, then
+    /// loop depth (the document's variant).
+    Lifetime,
+}
+
+/// Allocation options.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Options {
+    /// Registers per class (`P`).
+    pub regs: Regs,
+    /// How each block's game decides spills and registers: the document's
+    /// `Local-Alloc` exactly, or (default) refined by a Belady re-plan
+    /// that keeps the cheaper game.
+    pub local_rule: LocalRule,
+    /// The global step.
+    pub global: GlobalStep,
+    /// `q`, the registers per class the local allocation uses when the
+    /// global step runs; `None` searches it.
+    pub local_regs: Option<u32>,
+    /// Keep values in registers across edges (fix-ups on edges); `false`
+    /// is the document's model: block boundaries in memory.
+    pub carry: bool,
+    /// The weight of one loop level: a block at depth `d` counts
+    /// `loop_weight^d`.
+    pub loop_weight: u64,
+    /// Allocate webs rather than vars: a var reused for unrelated values
+    /// becomes several names, each with its own live range, register and
+    /// home slot ([`crate::webs`]). On by default; `false` allocates the
+    /// vars as given.
+    pub webs: bool,
+    /// The document's alternative to fix-up moves on back edges: with a
+    /// value `k > 1`, the Keel driver ([`crate::allocate_in_module`],
+    /// pebble method) also allocates the function with its innermost
+    /// loops unrolled 2..=`k` times and keeps the cheapest per original
+    /// iteration (`unroll`, feature `keel`). 1 (the default) never unrolls.
+    pub unroll: u32,
+    /// Most bytes the liveness bit matrices may take
+    /// ([`cfg_dom::Liveness::matrix_bytes`] over the blocks and the vars
+    /// plus definitions, which bound the webs); a larger function is
+    /// refused with [`AllocError::TooLarge`] before anything is allocated.
+    /// Default [`DEFAULT_MAX_LIVENESS_BYTES`].
+    pub max_liveness_bytes: u64,
+}
+
+/// The default [`Options::max_liveness_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_LIVENESS_BYTES: u64 = 1 << 30;
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            regs: Regs::new(16, 16),
+            local_rule: LocalRule::Refined,
+            global: GlobalStep::Weighted,
+            local_regs: None,
+            carry: true,
+            loop_weight: 10,
+            webs: true,
+            unroll: 1,
+            max_liveness_bytes: DEFAULT_MAX_LIVENESS_BYTES,
+        }
+    }
+}
+
+impl Options {
+    /// `p` scalar and `p` vector registers, defaults otherwise.
+    pub fn with_regs(p: u32) -> Options {
+        Options { regs: Regs::uniform(p), ..Options::default() }
+    }
+}
