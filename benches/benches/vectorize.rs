@@ -21,13 +21,12 @@
 
 use benches::vectorize_graphs::{IN_AXES, big_graph};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ir_core::{Imm, Type};
 use std::hint::black_box;
 use vectorize::eval::{EvalConfig, Evaluator};
 use vectorize::generate::{SplitMix64, random_value};
 use vectorize::lower::{Lanes, LowerOptions, lower};
 use vectorize::text::parse;
-use vectorize::{Graph, Sym, Value, Vectorizer};
+use vectorize::{Graph, Imm, ScalarTy, Sym, Value, Vectorizer};
 
 fn vectorize_time(c: &mut Criterion) {
     let mut group = c.benchmark_group("vectorize-time");
@@ -97,7 +96,7 @@ fn inputs(g: &Graph, f: Sym) -> (Vec<Vec<Value>>, Vec<Value>) {
             tys.iter()
                 .map(|&t| match t.scalar {
                     // Small integers keep the branchy loop short and divisions defined.
-                    Type::I32 => Value::Scalar(Imm::int(Type::I32, (rng.next_u64() % 9) as i64 - 2)),
+                    ScalarTy::I32 => Value::Scalar(Imm::int(ScalarTy::I32, (rng.next_u64() % 9) as i64 - 2)),
                     _ => random_value(t, &mut rng),
                 })
                 .collect()

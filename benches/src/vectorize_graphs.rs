@@ -2,9 +2,8 @@
 //! straight-line scalar code of a given size over random earlier values,
 //! optionally with batched `if`s and `map`s every few nodes.
 
-use ir_core::{FloatCC, Opcode, Type};
 use vectorize::generate::SplitMix64;
-use vectorize::{Arg, Builder, Graph, Sym, ValTy};
+use vectorize::{Arg, BinaryOp, Builder, ConvertOp, FloatCC, Graph, ScalarTy, Sym, UnaryOp, ValTy};
 
 /// The parameters' batching for [`big_graph`]'s function: three of the
 /// four scalars and the array batched, one scalar the same in every lane.
@@ -12,7 +11,7 @@ pub const IN_AXES: [bool; 5] = [true, true, false, true, true];
 
 /// A straight-line (or structured) graph of about `n` nodes.
 pub fn big_graph(n: usize, structured: bool) -> (Graph, Sym) {
-    let f32t = ValTy::scalar(Type::F32);
+    let f32t = ValTy::scalar(ScalarTy::F32);
     let mut g = Graph::new();
     let f = g.add_function("big", &[f32t, f32t, f32t, f32t, f32t.array_of()]).expect("a name");
     let params = g.lambda(f).expect("a lambda").params.clone();
@@ -23,17 +22,17 @@ pub fn big_graph(n: usize, structured: bool) -> (Graph, Sym) {
     // The lambdas the structured shape reuses.
     let (pure_t, pure_e, trap_t, body) = if structured {
         let (lt, pt) = b.lambda(&[f32t, f32t]);
-        let r = b.at(lt).binary(Opcode::Fadd, pt[0], pt[1]).expect("fadd");
+        let r = b.at(lt).binary(BinaryOp::Fadd, pt[0], pt[1]).expect("fadd");
         b.at(lt).ret(&[r]);
         let (le, pe) = b.lambda(&[f32t, f32t]);
-        let r = b.at(le).binary(Opcode::Fmul, pe[0], pe[1]).expect("fmul");
+        let r = b.at(le).binary(BinaryOp::Fmul, pe[0], pe[1]).expect("fmul");
         b.at(le).ret(&[r]);
         let (ltr, ptr) = b.lambda(&[f32t, f32t]);
-        let i = b.at(ltr).convert(Opcode::Fptosi, ptr[0], Type::I32).expect("fptosi");
-        let back = b.at(ltr).convert(Opcode::Sitofp, i, Type::F32).expect("sitofp");
+        let i = b.at(ltr).convert(ConvertOp::Fptosi, ptr[0], ScalarTy::I32).expect("fptosi");
+        let back = b.at(ltr).convert(ConvertOp::Sitofp, i, ScalarTy::F32).expect("sitofp");
         b.at(ltr).ret(&[back]);
         let (lm, pm) = b.lambda(&[f32t, f32t]);
-        let r = b.at(lm).binary(Opcode::Fsub, pm[0], pm[1]).expect("fsub");
+        let r = b.at(lm).binary(BinaryOp::Fsub, pm[0], pm[1]).expect("fsub");
         b.at(lm).ret(&[r]);
         (Some(lt), Some(le), Some(ltr), Some(lm))
     } else {
@@ -51,11 +50,11 @@ pub fn big_graph(n: usize, structured: bool) -> (Graph, Sym) {
             b.sum(m).expect("sum")
         } else {
             match rng.next_u64() % 7 {
-                0 => b.binary(Opcode::Fadd, x, y),
-                1 => b.binary(Opcode::Fmul, x, y),
-                2 => b.binary(Opcode::Fsub, x, y),
-                3 => b.binary(Opcode::Fmin, x, y),
-                4 => b.unary(Opcode::Fneg, x),
+                0 => b.binary(BinaryOp::Fadd, x, y),
+                1 => b.binary(BinaryOp::Fmul, x, y),
+                2 => b.binary(BinaryOp::Fsub, x, y),
+                3 => b.binary(BinaryOp::Fmin, x, y),
+                4 => b.unary(UnaryOp::Fneg, x),
                 _ => {
                     let c = b.fsetp(FloatCC::Lt, x, y).expect("fsetp");
                     b.select(c, x, y)

@@ -4,8 +4,8 @@
 //! Also the hook that lets `keel dot` draw graph-IR files.
 //!
 //! Output goes to the writer `main.rs` hands in (write errors are passed
-//! up); diagnostics (rendered by the `diagnostics` crate, Keel's one renderer) go to
-//! stderr. Exit status: 0 on success, 1 on bad input (a parse, verifier,
+//! up); diagnostics (rendered by the `diagnostics` crate, Keel's one
+//! renderer) go to stderr. Exit status: 0 on success, 1 on bad input (a parse, verifier,
 //! import, rule, vectorization or lowering error), 2 on bad usage (an
 //! unknown `--same` parameter).
 

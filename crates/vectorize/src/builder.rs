@@ -5,9 +5,9 @@
 use crate::graph::{Arg, Graph, NewNode, Sym};
 use crate::infer::{TypeError, infer};
 use crate::ops::Op;
+use crate::scalar::{BinaryOp, ConvertOp, FloatCC, Imm, IntCC, ScalarTy, UnaryOp};
 use crate::types::{NodeTy, ValTy};
 use crate::value::Value;
-use ir_core::{FloatCC, Imm, IntCC, Opcode, Type};
 
 /// Adds nodes to the body of one lambda.
 #[derive(Debug)]
@@ -42,7 +42,7 @@ impl<'g> Builder<'g> {
     }
 
     /// Any node, with the target scalar of a conversion.
-    pub fn node_to(&mut self, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> R {
+    pub fn node_to(&mut self, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, target: Option<ScalarTy>) -> R {
         let ty = infer(self.graph, op, depth, args, mask, target)?;
         Ok(self.graph.add_node(self.scope, NewNode { op, ty, depth, args, mask }))
     }
@@ -73,13 +73,13 @@ impl<'g> Builder<'g> {
         ))
     }
 
-    /// A unary opcode.
-    pub fn unary(&mut self, op: Opcode, a: Sym) -> R {
+    /// A unary operation.
+    pub fn unary(&mut self, op: UnaryOp, a: Sym) -> R {
         self.plain(Op::Unary(op), &[a])
     }
 
-    /// A binary opcode.
-    pub fn binary(&mut self, op: Opcode, a: Sym, b: Sym) -> R {
+    /// A binary operation.
+    pub fn binary(&mut self, op: BinaryOp, a: Sym, b: Sym) -> R {
         self.plain(Op::Binary(op), &[a, b])
     }
 
@@ -99,7 +99,7 @@ impl<'g> Builder<'g> {
     }
 
     /// A conversion to `to`.
-    pub fn convert(&mut self, op: Opcode, a: Sym, to: Type) -> R {
+    pub fn convert(&mut self, op: ConvertOp, a: Sym, to: ScalarTy) -> R {
         self.node_to(Op::Convert(op), 0, &[Arg::mapped(a)], None, Some(to))
     }
 

@@ -7,7 +7,7 @@
 //!
 //! | op | arguments | result |
 //! |---|---|---|
-//! | unary, binary | `S` (, `S`) in the opcode's class | `S` |
+//! | unary, binary | `S` (, `S`) in the operation's class | `S` |
 //! | `select` | `i1, T, T` | `T` |
 //! | `setp.cc` / `fsetp.cc` | `I, I` / `F, F` | `i1` |
 //! | conversion | `S` | the node's declared scalar |
@@ -29,8 +29,8 @@
 
 use crate::graph::{Arg, Graph, MAX_FLAGGED_ARGS, Sym};
 use crate::ops::Op;
+use crate::scalar::{ScalarTy, TypeClass};
 use crate::types::{NodeTy, ValTy};
-use ir_core::{Type, TypeClass};
 
 /// Why a node does not type.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -52,7 +52,7 @@ fn err<T>(msg: impl Into<String>) -> R<T> {
 
 /// The result type of `op` at lift depth `depth` with `args` and `mask`.
 /// `target` is the declared scalar of a conversion (ignored otherwise).
-pub fn infer(g: &Graph, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> R<NodeTy> {
+pub fn infer(g: &Graph, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>, target: Option<ScalarTy>) -> R<NodeTy> {
     let name = PrimName(op);
     if let Some(n) = op.prim().arity()
         && args.len() != n
@@ -103,7 +103,7 @@ impl core::fmt::Display for PrimName {
 }
 
 /// Typing of the lifted (element and array) operations.
-fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Option<Type>) -> R<ValTy> {
+fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Option<ScalarTy>) -> R<ValTy> {
     let name = PrimName(op);
     let mut base: smallvec::SmallVec<[ValTy; 4]> = smallvec::SmallVec::new();
     let mut mapped = false;
@@ -131,19 +131,19 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
     }
     if let Some(m) = mask {
         match g.val_ty(m) {
-            Some(t) if t.scalar == Type::I1 && t.depth <= k => {}
+            Some(t) if t.scalar == ScalarTy::I1 && t.depth <= k => {}
             Some(t) => return err(format!("a mask of `{name}.{k}` must be i1 inside at most {k} arrays, not {t}")),
             None => return err(format!("the mask of `{name}` is not a value")),
         }
     }
-    let scalar = |i: usize| -> R<Type> {
+    let scalar = |i: usize| -> R<ScalarTy> {
         let t = base[i];
         if t.depth == 0 { Ok(t.scalar) } else { err(format!("argument {i} of `{name}` must be a scalar, not {t}")) }
     };
-    let class = |t: Type, c: TypeClass| -> R<()> {
+    let class = |t: ScalarTy, c: TypeClass| -> R<()> {
         if c.admits(t) { Ok(()) } else { err(format!("`{name}` does not apply to {t}")) }
     };
-    let int = |i: usize| -> R<Type> {
+    let int = |i: usize| -> R<ScalarTy> {
         let t = scalar(i)?;
         if t.is_int() { Ok(t) } else { err(format!("argument {i} of `{name}` must be an integer, not {t}")) }
     };
@@ -155,7 +155,7 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
     let result = match op {
         Op::Unary(o) => {
             let t = scalar(0)?;
-            class(t, o.type_class())?;
+            class(t, o.class())?;
             ValTy::scalar(t)
         }
         Op::Binary(o) => {
@@ -163,7 +163,7 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
             if a != b {
                 return err(format!("`{name}` of {a} and {b}"));
             }
-            class(a, o.type_class())?;
+            class(a, o.class())?;
             ValTy::scalar(a)
         }
         Op::Setp(_) | Op::Fsetp(_) => {
@@ -172,7 +172,7 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
                 return err(format!("`{name}` of {a} and {b}"));
             }
             class(a, if matches!(op, Op::Setp(_)) { TypeClass::Int } else { TypeClass::Float })?;
-            ValTy::scalar(Type::I1)
+            ValTy::scalar(ScalarTy::I1)
         }
         Op::Convert(o) => {
             let src = scalar(0)?;
@@ -183,7 +183,7 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
             ValTy::scalar(dst)
         }
         Op::Select => {
-            if base[0] != ValTy::scalar(Type::I1) {
+            if base[0] != ValTy::scalar(ScalarTy::I1) {
                 return err(format!("the condition of `select` is {}, not i1", base[0]));
             }
             if base[1] != base[2] {
@@ -193,7 +193,7 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
         }
         Op::Length => {
             array(0)?;
-            ValTy::scalar(Type::I64)
+            ValTy::scalar(ScalarTy::I64)
         }
         Op::Sum | Op::Max => {
             let e = array(0)?;
@@ -203,16 +203,16 @@ fn lifted(g: &Graph, op: Op, k: u32, args: &[Arg], mask: Option<Sym>, target: Op
             e
         }
         Op::Any => {
-            if base[0] != ValTy::array(Type::I1, 1) {
+            if base[0] != ValTy::array(ScalarTy::I1, 1) {
                 return err(format!("`any` of {}, not array<i1>", base[0]));
             }
-            ValTy::scalar(Type::I1)
+            ValTy::scalar(ScalarTy::I1)
         }
         Op::Assert => {
-            if base[0] != ValTy::scalar(Type::I1) {
+            if base[0] != ValTy::scalar(ScalarTy::I1) {
                 return err(format!("`assert` of {}, not i1", base[0]));
             }
-            ValTy::scalar(Type::I1)
+            ValTy::scalar(ScalarTy::I1)
         }
         Op::Index => {
             let e = array(0)?;
@@ -315,7 +315,7 @@ fn higher_order(g: &Graph, op: Op, args: &[Arg]) -> R<NodeTy> {
             if args.len() < 3 {
                 return err("`if` takes a condition and two lambdas");
             }
-            if g.val_ty(args[0].sym) != Some(ValTy::scalar(Type::I1)) {
+            if g.val_ty(args[0].sym) != Some(ValTy::scalar(ScalarTy::I1)) {
                 return err("the condition of `if` must be an i1 scalar");
             }
             let (pt, rt) = lambda_sig(g, args, 1, "if")?;
@@ -339,7 +339,7 @@ fn higher_order(g: &Graph, op: Op, args: &[Arg]) -> R<NodeTy> {
             if rb != pb {
                 return err("the body of `while` must return its parameters' types");
             }
-            if rc != [ValTy::scalar(Type::I1)] {
+            if rc != [ValTy::scalar(ScalarTy::I1)] {
                 return err("the condition of `while` must return one i1 scalar");
             }
             Ok(results_ty(init))

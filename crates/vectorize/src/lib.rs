@@ -7,16 +7,24 @@
 //!
 //! - **The graph IR** ([`Graph`]): a table from dense `u32` symbols
 //!   ([`Sym`]) to nodes (operation, argument symbols, type); types are
-//!   scalars of `ir-core` nested in `array<...>` to any depth
+//!   scalars ([`ScalarTy`]) nested in `array<...>` to any depth
 //!   ([`ValTy`]); closed lambdas (params, a body, results); primitives
-//!   ([`Op`], [`Prim`]) matching `ir-core`'s scalar operations plus
-//!   `length`, `sum`, `max`, `any`, `index`, `broadcast`, `concat`,
-//!   `partition`, `assert`, constant arrays, `map`, `apply`, `if`, `while`
-//!   and `get`; any first-order primitive may be *lifted* (`fadd.1`: mapped
+//!   ([`Op`], [`Prim`]): the scalar operations ([`UnaryOp`],
+//!   [`BinaryOp`], [`ConvertOp`], compares by [`IntCC`] and [`FloatCC`],
+//!   `select`) plus `length`, `sum`, `max`, `any`, `index`, `broadcast`,
+//!   `concat`, `partition`, `assert`, constant arrays, `map`, `apply`,
+//!   `if`, `while` and `get`; any first-order primitive may be *lifted* (`fadd.1`: mapped
 //!   over one more outer array level, with `*` arguments the same in every
 //!   lane) and *masked* (`@%m`). Text format ([`text`]), verifier
 //!   ([`verify`]), typed builder ([`Builder`]), dependence order
 //!   ([`Schedule`]), Graphviz ([`dot`]).
+//! - **Its own scalar layer**: types, values and literals ([`Imm`],
+//!   [`Imm::parse`]), operations, and their semantics in the evaluator
+//!   (wrapping integers, IEEE floats, trapping divisions and conversions:
+//!   Keel IR's, bit for bit, without depending on it), and the evaluator's
+//!   trap kinds ([`TrapKind`]). Without the `keel` feature the crate needs
+//!   no Keel IR crate: a foreign front end builds graphs through
+//!   [`Builder`] (`examples/foreign_frontend.rs`).
 //! - **The reference evaluator** ([`eval`]): the oracle. Arrays are flat
 //!   and segmented ([`Array`]), so lifted primitives are loops over data;
 //!   reductions fold in the scalar order; every run is bounded by fuel.
@@ -27,13 +35,18 @@
 //!   batched `if` (a `select` when both branches are pure ([`Purity`]),
 //!   masks otherwise), batched `while` (runs while any lane runs, finished
 //!   lanes frozen), data-dependent `index` as a gather.
-//! - **Bridges to Keel IR**: [`import`] turns a scalar Keel function
-//!   (acyclic control flow, as selects and masks) into a graph function;
-//!   [`lower`] turns a vectorized one into a Keel function over memory
-//!   objects whose element-wise work is tensor instructions.
+//! - **Bridges to Keel IR** (feature `keel`, on by default): `import`
+//!   turns a scalar Keel function (acyclic control flow, as selects and
+//!   masks) into a graph function; `lower` turns a vectorized one into a
+//!   Keel function over memory objects whose element-wise work is tensor
+//!   instructions. The graph's types, values and operations convert to
+//!   Keel's and back with `From`/`TryFrom` (`bridge.rs`, the one place the
+//!   two vocabularies meet).
 //! - **Testing aids**: [`generate`] (well-typed random graphs and
-//!   arguments) and, behind the `fuzzing` feature, `fuzzing` (the oracle as
-//!   a check, shared by the fuzz target and the tests).
+//!   arguments, over its own seeded or byte-driven choice source) and,
+//!   behind the `fuzzing` feature, `fuzzing` (the oracle as a check, shared
+//!   by the fuzz target and the tests, and the planted bugs that prove the
+//!   oracles can fail, through Keel's `test-hooks`).
 //!
 //! `docs/design/vectorize.md` explains the design and lists the rule DSL
 //! with the full default rule set.
@@ -42,10 +55,10 @@
 //!
 //! One rule: input that comes from outside (text, rule files, Keel
 //! functions, builder-made graphs, values) is checked and answered with an
-//! error value, never a panic: parse errors are [`ir_core::text::Diagnostic`]s
-//! with spans (rendered with line, column and caret through `ir-core`'s
-//! annotate-snippets path), verifier errors name the symbol and are all
-//! collected, rule sets are checked when built, the vectorizer, evaluator
+//! error value, never a panic: parse errors are [`diagnostics::Diagnostic`]s
+//! with spans (rendered with line, column and caret through Keel's one
+//! renderer, the `diagnostics` crate), verifier errors name the symbol and
+//! are all collected, rule sets are checked when built, the vectorizer, evaluator
 //! and lowering verify their graph first, and evaluations are bounded by
 //! fuel and a size limit. The builder does not check what it is given
 //! (cheap construction, Cranelift's choice); the verifier does. Accessors
@@ -53,7 +66,7 @@
 //! [`Graph::data`], whose `# Panics` says so. No recursion depends on the
 //! input: lambdas, nested types and terms are walked with explicit stacks.
 //!
-//! Choices where the issue is silent: all seven `ir-core` scalar types
+//! Choices where the issue is silent: all seven scalar types of Keel IR
 //! (not only i1, i32, i64, f32, f64); lambdas are closed (values come in as
 //! arguments, so a lambda is vectorized per calling pattern, JAX-style);
 //! evaluation is strict (every node of a called body runs, so a dead node
@@ -94,6 +107,8 @@
 #![deny(missing_docs)]
 
 mod bits;
+#[cfg(feature = "keel")]
+mod bridge;
 mod builder;
 pub mod dot;
 pub mod eval;
@@ -101,14 +116,19 @@ pub mod eval;
 pub mod fuzzing;
 pub mod generate;
 mod graph;
+#[cfg(feature = "keel")]
 pub mod import;
 mod infer;
+#[cfg(feature = "keel")]
 pub mod lower;
 mod ops;
+mod planted;
 mod purity;
 pub mod rules;
+mod scalar;
 mod schedule;
 pub mod text;
+mod trap;
 mod types;
 mod uniform;
 mod value;
@@ -122,12 +142,13 @@ pub use infer::{TypeError, infer};
 pub use ops::{Op, Prim, PrimKind};
 pub use purity::Purity;
 pub use rules::{DEFAULT_RULES, RuleSet};
+pub use scalar::{BinaryOp, ConvertOp, FloatCC, Imm, IntCC, LiteralError, ScalarTy, TypeClass, UnaryOp};
 pub use schedule::{Schedule, StaleSchedule};
+pub use trap::TrapKind;
 pub use types::{NodeTy, ValTy};
 pub use uniform::{Summary, Uniformity};
 pub use value::{Array, ArrayBuilder, Container, Value};
 pub use verify::{VerifyError, verify};
 pub use vmap::{
-    MAX_REWRITE_DEPTH, Plant, Stats, VectorizeConfig, VectorizeError, VectorizeErrorKind, Vectorized, Vectorizer,
-    vectorize,
+    MAX_REWRITE_DEPTH, Stats, VectorizeConfig, VectorizeError, VectorizeErrorKind, Vectorized, Vectorizer, vectorize,
 };

@@ -2,21 +2,29 @@
 //! payload-free keys ([`Prim`]), which key the rule table: one
 //! vectorization rule per primitive.
 //!
-//! Every scalar operation of `ir-core` that computes a value from values
-//! (`docs/ir.md` §6.1–6.4: unary, binary, select, compares, conversions) is
-//! a primitive, plus the array operations (`length`, `sum`, `max`, `any`,
+//! Every scalar operation of the scalar layer ([`UnaryOp`], [`BinaryOp`],
+//! [`ConvertOp`], the compares by [`IntCC`] and [`FloatCC`], and `select`)
+//! is a primitive, plus the array operations (`length`, `sum`, `max`, `any`,
 //! `index`, `broadcast`, `concat`, `partition`, `assert`), the higher-order
 //! ones over lambdas (`map`, `apply`, `if`, `while`), tuple projection
 //! (`get`), constants (`const`, `array`) and the two non-terminals of the
 //! document (`param`, `lambda`).
 //!
-//! Invariant: [`Prim::ALL`] lists every primitive exactly once, in a fixed
-//! order, and [`Prim::index`] is the position in it; the rule table is a
+//! Invariant: [`Prim::all`] lists every primitive exactly once, in a fixed
+//! order (the payload-free primitives of [`Prim::FIXED`] around the scalar
+//! operations in their tables' order), and [`Prim::index`] is the position
+//! in it, computed in O(1) from the tables' lengths; the rule table is a
 //! dense array over that index, so a missing rule is a `None` entry that
 //! [`crate::RuleSet::missing`] reports and a test asserts empty.
+//!
+//! Adding a primitive: a variant in [`Op`] and [`Prim`] (a payload-free
+//! one also in [`Prim::FIXED`] and `word`), its arity and flags here, its
+//! type rule in `infer.rs`, its semantics in `eval/prims.rs`, its rule in
+//! `rules/default.rules`; a scalar operation is one line in its table in
+//! `scalar/ops.rs` plus its arm in `scalar/semantics.rs`.
 
+use crate::scalar::{BinaryOp, ConvertOp, FloatCC, Imm, IntCC, UnaryOp};
 use core::fmt;
-use ir_core::{FloatCC, Format, Imm, IntCC, Opcode};
 
 /// An operation with its payload.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -30,19 +38,19 @@ pub enum Op {
     Const(Imm),
     /// A constant array: the payload indexes the graph's constant pool.
     Array(u32),
-    /// A unary `ir-core` opcode (`copy`, `neg` ... `fnearest`).
-    Unary(Opcode),
-    /// A binary `ir-core` opcode (`add` ... `fcopysign`).
-    Binary(Opcode),
+    /// A unary operation (`copy`, `neg` ... `fnearest`).
+    Unary(UnaryOp),
+    /// A binary operation (`add` ... `fcopysign`).
+    Binary(BinaryOp),
     /// `select c, a, b`: `c ? a : b`, for a value of any type.
     Select,
     /// `setp.cc a, b` on integers.
     Setp(IntCC),
     /// `fsetp.cc a, b` on floats.
     Fsetp(FloatCC),
-    /// A conversion opcode (`sext` ... `bitcast`); the node's type is the
-    /// target type.
-    Convert(Opcode),
+    /// A conversion (`sext` ... `bitcast`); the node's type is the target
+    /// type.
+    Convert(ConvertOp),
     /// `length xs`: the number of elements of an array (`i64`).
     Length,
     /// `sum xs`: the sum of an array of scalars, left to right from the
@@ -78,8 +86,8 @@ pub enum Op {
     Get(u32),
 }
 
-/// A primitive: an [`Op`] without its payload (but with its opcode or
-/// condition code). The rule table is keyed by it.
+/// A primitive: an [`Op`] without its payload (but with its scalar
+/// operation or condition code). The rule table is keyed by it.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub enum Prim {
     /// `param` (non-terminal).
@@ -90,10 +98,10 @@ pub enum Prim {
     Const,
     /// `array`.
     Array,
-    /// A unary opcode.
-    Unary(Opcode),
-    /// A binary opcode.
-    Binary(Opcode),
+    /// A unary operation.
+    Unary(UnaryOp),
+    /// A binary operation.
+    Binary(BinaryOp),
     /// `select`.
     Select,
     /// `setp.cc`.
@@ -101,7 +109,7 @@ pub enum Prim {
     /// `fsetp.cc`.
     Fsetp(FloatCC),
     /// A conversion.
-    Convert(Opcode),
+    Convert(ConvertOp),
     /// `length`.
     Length,
     /// `sum`.
@@ -196,90 +204,87 @@ impl Op {
     /// higher-order ones if their lambdas may: see
     /// [`crate::Purity`].)
     pub fn traps(self) -> bool {
-        matches!(
-            self,
-            Op::Binary(Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem)
-                | Op::Convert(Opcode::Fptosi | Opcode::Fptoui)
-                | Op::Index
-                | Op::Broadcast
-                | Op::Partition
-                | Op::Assert
-        )
+        match self {
+            Op::Binary(o) => o.traps(),
+            Op::Convert(o) => o.traps(),
+            _ => matches!(self, Op::Index | Op::Broadcast | Op::Partition | Op::Assert),
+        }
     }
 }
 
-/// The opcodes of each scalar format that are graph primitives.
-fn opcodes_of(format: Format) -> impl Iterator<Item = Opcode> {
-    Opcode::ALL.iter().copied().filter(move |o| o.format() == format)
-}
-
 impl Prim {
-    /// Every primitive, in a fixed order (the rule table's index order).
+    /// The primitives without a scalar operation or condition code, in
+    /// [`Prim::all`]'s order: the first four come before the scalar
+    /// operations, `select` between the binary operations and the
+    /// compares, the rest after the conversions.
+    pub const FIXED: [Prim; 19] = [
+        Prim::Param,
+        Prim::Lambda,
+        Prim::Const,
+        Prim::Array,
+        Prim::Select,
+        Prim::Length,
+        Prim::Sum,
+        Prim::Max,
+        Prim::Any,
+        Prim::Index,
+        Prim::Broadcast,
+        Prim::Concat,
+        Prim::Partition,
+        Prim::Assert,
+        Prim::Map,
+        Prim::Apply,
+        Prim::If,
+        Prim::While,
+        Prim::Get,
+    ];
+
+    /// Every primitive, in a fixed order (the rule table's index order):
+    /// `param`, `lambda`, `const`, `array`, the unary, then binary
+    /// operations, `select`, the integer, then float compares, the
+    /// conversions, then the array, higher-order and tuple primitives.
     pub fn all() -> &'static [Prim] {
         use std::sync::OnceLock;
         static ALL: OnceLock<Vec<Prim>> = OnceLock::new();
         ALL.get_or_init(|| {
-            let mut v = vec![Prim::Param, Prim::Lambda, Prim::Const, Prim::Array];
-            v.extend(opcodes_of(Format::Unary).map(Prim::Unary));
-            v.extend(opcodes_of(Format::Binary).map(Prim::Binary));
+            let mut v = Prim::FIXED[..4].to_vec();
+            v.extend(UnaryOp::ALL.iter().map(|&o| Prim::Unary(o)));
+            v.extend(BinaryOp::ALL.iter().map(|&o| Prim::Binary(o)));
             v.push(Prim::Select);
             v.extend(IntCC::ALL.iter().map(|&c| Prim::Setp(c)));
             v.extend(FloatCC::ALL.iter().map(|&c| Prim::Fsetp(c)));
-            v.extend(opcodes_of(Format::Convert).map(Prim::Convert));
-            v.extend([
-                Prim::Length,
-                Prim::Sum,
-                Prim::Max,
-                Prim::Any,
-                Prim::Index,
-                Prim::Broadcast,
-                Prim::Concat,
-                Prim::Partition,
-                Prim::Assert,
-                Prim::Map,
-                Prim::Apply,
-                Prim::If,
-                Prim::While,
-                Prim::Get,
-            ]);
+            v.extend(ConvertOp::ALL.iter().map(|&o| Prim::Convert(o)));
+            v.extend_from_slice(&Prim::FIXED[5..]);
             v
         })
     }
 
-    /// The position in [`Prim::all`] (O(1): one or two table reads).
+    /// The position in [`Prim::all`] (O(1): arithmetic on the tables'
+    /// lengths).
     pub fn index(self) -> usize {
-        use std::sync::OnceLock;
-        struct Index {
-            by_opcode: Vec<usize>,
-            setp: usize,
-            fsetp: usize,
-            /// Indices of the payload-free primitives, by [`Prim::slot`].
-            rest: [usize; 19],
-        }
-        static INDEX: OnceLock<Index> = OnceLock::new();
-        let ix = INDEX.get_or_init(|| {
-            let mut by_opcode = vec![usize::MAX; Opcode::ALL.len()];
-            let (mut setp, mut fsetp, mut rest) = (usize::MAX, usize::MAX, [usize::MAX; 19]);
-            for (i, &p) in Prim::all().iter().enumerate() {
-                match p {
-                    Prim::Unary(o) | Prim::Binary(o) | Prim::Convert(o) => by_opcode[o as usize] = i,
-                    Prim::Setp(c) => setp = setp.min(i - c as usize),
-                    Prim::Fsetp(c) => fsetp = fsetp.min(i - c as usize),
-                    other => rest[other.slot()] = i,
-                }
-            }
-            Index { by_opcode, setp, fsetp, rest }
-        });
+        const UNARY: usize = 4;
+        const BINARY: usize = UNARY + UnaryOp::ALL.len();
+        const SELECT: usize = BINARY + BinaryOp::ALL.len();
+        const SETP: usize = SELECT + 1;
+        const FSETP: usize = SETP + IntCC::ALL.len();
+        const CONVERT: usize = FSETP + FloatCC::ALL.len();
+        const REST: usize = CONVERT + ConvertOp::ALL.len();
         match self {
-            Prim::Unary(o) | Prim::Binary(o) | Prim::Convert(o) => ix.by_opcode[o as usize],
-            Prim::Setp(c) => ix.setp + c as usize,
-            Prim::Fsetp(c) => ix.fsetp + c as usize,
-            other => ix.rest[other.slot()],
+            Prim::Unary(o) => UNARY + o as usize,
+            Prim::Binary(o) => BINARY + o as usize,
+            Prim::Setp(c) => SETP + c as usize,
+            Prim::Fsetp(c) => FSETP + c as usize,
+            Prim::Convert(o) => CONVERT + o as usize,
+            Prim::Select => SELECT,
+            other => {
+                let slot = other.slot();
+                if slot < 4 { slot } else { REST + slot - 5 }
+            }
         }
     }
 
-    /// A dense number for the primitives without an opcode or condition
-    /// code (0 for the others).
+    /// The position in [`Prim::FIXED`] of a primitive without a scalar
+    /// operation or condition code (0 for the others).
     fn slot(self) -> usize {
         match self {
             Prim::Param => 0,
@@ -358,14 +363,17 @@ impl Prim {
     /// The text name (`fadd`, `setp.eq`, `length`, ...).
     pub fn name(self) -> String {
         match self {
-            Prim::Unary(o) | Prim::Binary(o) | Prim::Convert(o) => o.name().to_string(),
+            Prim::Unary(o) => o.name().to_string(),
+            Prim::Binary(o) => o.name().to_string(),
+            Prim::Convert(o) => o.name().to_string(),
             Prim::Setp(c) => format!("setp.{c}"),
             Prim::Fsetp(c) => format!("fsetp.{c}"),
             other => other.word().to_string(),
         }
     }
 
-    /// The name of a primitive that has no opcode or condition code.
+    /// The name of a primitive that has no scalar operation or condition
+    /// code.
     fn word(self) -> &'static str {
         match self {
             Prim::Param => "param",
@@ -433,5 +441,29 @@ impl Prim {
 impl fmt::Display for Prim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_is_the_position_in_all_and_names_round_trip() {
+        let all = Prim::all();
+        let expected = Prim::FIXED.len()
+            + UnaryOp::ALL.len()
+            + BinaryOp::ALL.len()
+            + IntCC::ALL.len()
+            + FloatCC::ALL.len()
+            + ConvertOp::ALL.len();
+        assert_eq!(all.len(), expected);
+        for (i, &p) in all.iter().enumerate() {
+            assert_eq!(p.index(), i, "{p}");
+            assert_eq!(Prim::from_name(&p.name()), Some(p), "{p}");
+            if let Some(op) = p.op() {
+                assert_eq!(op.prim(), p);
+            }
+        }
     }
 }

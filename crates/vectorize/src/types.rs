@@ -1,4 +1,4 @@
-//! Value types of the graph IR: a scalar of `ir-core` ([`Type`]) wrapped in
+//! Value types of the graph IR: a scalar type ([`ScalarTy`]) wrapped in
 //! any number of `array<...>` ([`ValTy`]), and a node's type ([`NodeTy`]):
 //! a value, a tuple of values (the results of `if`/`while` with other than
 //! one result), or a lambda.
@@ -7,8 +7,8 @@
 //! (there are no tuples inside arrays), so a [`ValTy`] is eight bytes,
 //! `Copy`, and compares in O(1).
 
+use crate::scalar::ScalarTy;
 use core::fmt;
-use ir_core::Type;
 
 /// `array^depth<scalar>`: a scalar when `depth == 0`, else `depth` nested
 /// arrays of it. Arrays may be ragged: the rows of an
@@ -16,19 +16,19 @@ use ir_core::Type;
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct ValTy {
     /// The element type at the bottom.
-    pub scalar: Type,
+    pub scalar: ScalarTy,
     /// How many arrays wrap it.
     pub depth: u32,
 }
 
 impl ValTy {
     /// A scalar type.
-    pub const fn scalar(scalar: Type) -> ValTy {
+    pub const fn scalar(scalar: ScalarTy) -> ValTy {
         ValTy { scalar, depth: 0 }
     }
 
     /// `array^depth<scalar>`.
-    pub const fn array(scalar: Type, depth: u32) -> ValTy {
+    pub const fn array(scalar: ScalarTy, depth: u32) -> ValTy {
         ValTy { scalar, depth }
     }
 
@@ -72,8 +72,8 @@ impl fmt::Display for ValTy {
     }
 }
 
-impl From<Type> for ValTy {
-    fn from(t: Type) -> ValTy {
+impl From<ScalarTy> for ValTy {
+    fn from(t: ScalarTy) -> ValTy {
         ValTy::scalar(t)
     }
 }

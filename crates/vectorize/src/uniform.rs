@@ -224,7 +224,7 @@ impl<'g> Uniformity<'g> {
         }
     }
 
-    /// Like [`Uniformity::loop_pattern`], analysing whatever is missing.
+    /// Like `Uniformity::loop_pattern`, analysing whatever is missing.
     pub fn while_pattern(&mut self, s: Sym, init: &Bits) -> (Bits, bool) {
         let g = self.g;
         let args = g.args(s);

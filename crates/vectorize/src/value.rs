@@ -17,9 +17,9 @@
 //! fields are (bit-exact, NaN payloads included), and the derived
 //! `PartialEq` is value equality.
 
+use crate::scalar::{Imm, ScalarTy};
 use crate::types::ValTy;
 use core::fmt;
-use ir_core::{Imm, Type};
 use std::rc::Rc;
 
 /// A value.
@@ -36,7 +36,7 @@ pub enum Value {
 /// A possibly nested, possibly ragged array of scalars, stored flat.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Array {
-    elem: Type,
+    elem: ScalarTy,
     depth: u32,
     offsets: Vec<Vec<u32>>,
     data: Vec<u64>,
@@ -86,7 +86,7 @@ impl Container {
 impl Array {
     /// A flat array of scalars of type `elem` given by their bits
     /// (canonicalised).
-    pub fn from_bits(elem: Type, bits: impl IntoIterator<Item = u64>) -> Array {
+    pub fn from_bits(elem: ScalarTy, bits: impl IntoIterator<Item = u64>) -> Array {
         Array {
             elem,
             depth: 1,
@@ -96,7 +96,7 @@ impl Array {
     }
 
     /// A flat array of scalars (all of type `elem`; others are an error).
-    pub fn from_imms(elem: Type, values: &[Imm]) -> Result<Array, String> {
+    pub fn from_imms(elem: ScalarTy, values: &[Imm]) -> Result<Array, String> {
         if let Some(v) = values.iter().find(|v| v.ty() != elem) {
             return Err(format!("a {} in an array of {elem}", v.ty()));
         }
@@ -111,7 +111,7 @@ impl Array {
     }
 
     /// An array from its parts, checked against the invariants.
-    pub fn from_parts(elem: Type, depth: u32, offsets: Vec<Vec<u32>>, data: Vec<u64>) -> Result<Array, String> {
+    pub fn from_parts(elem: ScalarTy, depth: u32, offsets: Vec<Vec<u32>>, data: Vec<u64>) -> Result<Array, String> {
         if depth == 0 || offsets.len() != depth as usize - 1 {
             return Err(format!(
                 "depth {depth} needs {} offset levels, not {}",
@@ -143,7 +143,7 @@ impl Array {
     }
 
     /// The scalar type at the bottom.
-    pub fn elem(&self) -> Type {
+    pub fn elem(&self) -> ScalarTy {
         self.elem
     }
 
@@ -366,16 +366,16 @@ impl Value {
 
     /// An `i64` scalar.
     pub fn i64(v: i64) -> Value {
-        Value::Scalar(Imm::int(Type::I64, v))
+        Value::Scalar(Imm::int(ScalarTy::I64, v))
     }
 
     /// A flat array of `f32`.
     pub fn f32s(v: &[f32]) -> Value {
-        Value::Array(Rc::new(Array::from_bits(Type::F32, v.iter().map(|x| u64::from(x.to_bits())))))
+        Value::Array(Rc::new(Array::from_bits(ScalarTy::F32, v.iter().map(|x| u64::from(x.to_bits())))))
     }
 
     /// A flat array of integers of type `elem`.
-    pub fn ints(elem: Type, v: &[i64]) -> Value {
+    pub fn ints(elem: ScalarTy, v: &[i64]) -> Value {
         Value::Array(Rc::new(Array::from_bits(elem, v.iter().map(|&x| x as u64))))
     }
 

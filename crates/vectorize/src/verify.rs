@@ -35,8 +35,8 @@ impl VerifyError {
     /// (`file:line:col`, the line, a caret), or against the file alone.
     pub fn render(&self, file: &str, src: &str, map: &SourceMap) -> String {
         match self.sym.and_then(|s| map.span(s)) {
-            Some(span) => ir_core::text::render_error(file, src, span, &self.message),
-            None => ir_core::text::render_file_error(file, &self.message),
+            Some(span) => diagnostics::render_error(file, src, span, &self.message),
+            None => diagnostics::render_file_error(file, &self.message),
         }
     }
 }

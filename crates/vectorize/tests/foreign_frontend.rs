@@ -14,9 +14,8 @@
 mod foreign_frontend;
 
 use foreign_frontend::{Expr, fold, function};
-use ir_core::{Imm, Type};
 use vectorize::eval::{EvalConfig, eval};
-use vectorize::{ValTy, Value, Vectorizer};
+use vectorize::{Imm, ScalarTy, ValTy, Value, Vectorizer};
 
 /// SplitMix64: the test's own seeded choices.
 struct Rng(u64);
@@ -115,7 +114,7 @@ fn interpret(e: &Expr, env: &[f64], planted: bool) -> f64 {
 fn check(e: &Expr, mapped: &[bool], lanes: usize, rng: &mut Rng, planted: bool) -> (usize, usize) {
     let (g, f) = function(e, mapped.len());
     let v = Vectorizer::default().vectorize(&g, f, mapped).expect("the toy language vectorizes");
-    let f64t = ValTy::scalar(Type::F64);
+    let f64t = ValTy::scalar(ScalarTy::F64);
     // Per input: one value per lane when mapped, one value for all otherwise.
     let columns: Vec<Vec<f64>> =
         mapped.iter().map(|&m| (0..if m { lanes } else { 1 }).map(|_| rng.float()).collect()).collect();

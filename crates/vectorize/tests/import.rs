@@ -9,11 +9,12 @@
 use ir_core::interp::{Config, run};
 use ir_core::{Imm, Module, Type};
 use vectorize::eval::{EvalConfig, eval};
+use vectorize::fuzzing::{Bug, with_bug};
 use vectorize::generate::{GenConfig, SplitMix64, generate, random_value};
-use vectorize::import::{ImportPlant, ImportedParam, import_function, import_function_planted};
+use vectorize::import::{ImportedParam, import_function};
 use vectorize::lower::{Lanes, LowerOptions, lower};
 use vectorize::text::print_graph;
-use vectorize::{ValTy, Value};
+use vectorize::{ScalarTy, ValTy, Value};
 
 fn module(text: &str) -> Module {
     ir_core::text::parse(text).unwrap_or_else(|e| panic!("{e:?}")).0
@@ -71,23 +72,25 @@ fn agree_with(
         let args: Vec<Imm> = f
             .params()
             .iter()
-            .map(|&p| random_value(ValTy::scalar(f.var_type(p).unwrap()), &mut rng).scalar().unwrap())
+            .map(|&p| random_value(ValTy::scalar(f.var_type(p).unwrap().into()), &mut rng).scalar().unwrap().into())
             .collect();
         let keel = run(m, fid, &args, Config::default());
         let gargs: Vec<Value> = imp
             .params
             .iter()
             .map(|p| match p {
-                ImportedParam::Scalar(v) => Value::Scalar(args[f.params().iter().position(|q| q == v).unwrap()]),
-                ImportedParam::Array { mem, .. } => Value::from(
-                    vectorize::Array::from_imms(m.mem(*mem).unwrap().elem, &m.mem(*mem).unwrap().init).unwrap(),
-                ),
+                ImportedParam::Scalar(v) => Value::Scalar(args[f.params().iter().position(|q| q == v).unwrap()].into()),
+                ImportedParam::Array { mem, .. } => {
+                    let o = m.mem(*mem).unwrap();
+                    let init: Vec<vectorize::Imm> = o.init.iter().map(|&x| x.into()).collect();
+                    Value::from(vectorize::Array::from_imms(o.elem.into(), &init).unwrap())
+                }
             })
             .collect();
         let graph = eval(&imp.graph, imp.func, &gargs, EvalConfig::default());
         let mismatch = match (keel, graph) {
             (Ok(k), Ok(g)) => {
-                let k: Vec<Value> = k.results.into_iter().map(Value::Scalar).collect();
+                let k: Vec<Value> = k.results.into_iter().map(|x| Value::Scalar(x.into())).collect();
                 if k == g {
                     t.same += 1;
                     None
@@ -258,13 +261,13 @@ fn control_flow_imports_to_what_keel_computes() {
 #[test]
 fn planted_import_bugs_are_caught() {
     let m = module(CONTROL);
-    for plant in [ImportPlant::JoinSelectSwapped, ImportPlant::TrapsUnmasked] {
+    for bug in [Bug::JoinSelectSwapped, Bug::TrapsUnmasked] {
         let wrong: usize = ["diamond", "nest", "tri", "sw", "ph", "tr", "rets", "ld"]
             .iter()
             .enumerate()
-            .map(|(i, name)| agree_with(&m, name, 100, i as u64, |m, f| import_function_planted(m, f, plant)).wrong)
+            .map(|(i, name)| with_bug(bug, || agree_with(&m, name, 100, i as u64, import_function)).wrong)
             .sum();
-        assert!(wrong > 0, "{plant:?} went unnoticed");
+        assert!(wrong > 0, "{bug:?} went unnoticed");
     }
 }
 
@@ -354,14 +357,21 @@ fn imported_vectorized_lowered_equals_keel_per_element() {
         )
         .unwrap();
         let xs: Vec<Vec<Imm>> = (0..3)
-            .map(|_| (0..64).map(|_| random_value(ValTy::scalar(Type::F32), &mut rng).scalar().unwrap()).collect())
+            .map(|_| {
+                (0..64).map(|_| random_value(ValTy::scalar(ScalarTy::F32), &mut rng).scalar().unwrap().into()).collect()
+            })
             .collect();
-        let args: Vec<Value> =
-            xs.iter().map(|c| Value::from(vectorize::Array::from_imms(Type::F32, c).unwrap())).collect();
+        let args: Vec<Value> = xs
+            .iter()
+            .map(|c| {
+                let lanes: Vec<vectorize::Imm> = c.iter().map(|&x| x.into()).collect();
+                Value::from(vectorize::Array::from_imms(ScalarTy::F32, &lanes).unwrap())
+            })
+            .collect();
         let got = l.run(&args, Config::default()).unwrap();
         for (i, ((&a, &b), &c)) in xs[0].iter().zip(&xs[1]).zip(&xs[2]).enumerate() {
             let want = run(&m, pid, &[a, b, c], Config::default()).unwrap().results[0];
-            assert_eq!(got[0].array().unwrap().item(1, i), Value::Scalar(want), "lane {i}");
+            assert_eq!(got[0].array().unwrap().item(1, i), Value::Scalar(want.into()), "lane {i}");
         }
     }
     // mean over 7 rows of ragged lengths: write each row to @arr, run @mean.
@@ -374,16 +384,16 @@ fn imported_vectorized_lowered_equals_keel_per_element() {
         LowerOptions { lanes: Lanes::Fixed(7), elements: 256, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
     )
     .unwrap();
-    let rows: Vec<Value> = (0..7).map(|_| random_value(ValTy::array(Type::F32, 1), &mut rng)).collect();
-    let batch = Value::array_of(ValTy::array(Type::F32, 1), &rows).unwrap();
+    let rows: Vec<Value> = (0..7).map(|_| random_value(ValTy::array(ScalarTy::F32, 1), &mut rng)).collect();
+    let batch = Value::array_of(ValTy::array(ScalarTy::F32, 1), &rows).unwrap();
     let got = l.run(&[batch], Config::default()).unwrap();
     let arr = m.mems().find(|(_, o)| &*o.name == "arr").unwrap().0;
     for (i, row) in rows.iter().enumerate() {
         let a = row.array().unwrap();
         let mut interp = ir_core::interp::Interpreter::new(&m, Config::default()).unwrap();
-        interp.memory_mut().write(arr, &a.scalars().collect::<Vec<_>>()).unwrap();
+        interp.memory_mut().write(arr, &a.scalars().map(Imm::from).collect::<Vec<_>>()).unwrap();
         let want = interp.call(mid, &[Imm::int(Type::I64, a.len() as i64)]).unwrap()[0];
-        assert_eq!(got[0].array().unwrap().item(1, i), Value::Scalar(want), "row {i}: {row}");
+        assert_eq!(got[0].array().unwrap().item(1, i), Value::Scalar(want.into()), "row {i}: {row}");
     }
 }
 

@@ -7,9 +7,9 @@
 
 use ir_core::interp::Config;
 use vectorize::eval::{EvalConfig, Evaluator};
-use vectorize::fuzzing::{batch_inputs, stack};
+use vectorize::fuzzing::{Bug, batch_inputs, stack, with_bug};
 use vectorize::generate::{GenConfig, SplitMix64, generate};
-use vectorize::lower::{Lanes, LowerOptions, LowerPlant, Lowered, lower, lower_planted};
+use vectorize::lower::{Lanes, LowerOptions, Lowered, lower};
 use vectorize::text::{parse, print_graph};
 
 fn lowered(text: &str, axes: &[bool], lanes: Lanes) -> (String, vectorize::lower::Lowered) {
@@ -159,8 +159,8 @@ fn generated_programs_lower_to_the_graphs_results() {
 
 #[test]
 fn planted_lowering_bugs_are_caught() {
-    for plant in [LowerPlant::LaneLoopSkipsLastLane, LowerPlant::TsubSwapsOperands] {
-        let t = compare_generated(200, |g, f, o| lower_planted(g, f, o, plant));
-        assert!(t.wrong > 0, "{plant:?} went unnoticed: {t:?}");
+    for bug in [Bug::LaneLoopSkipsLastLane, Bug::TsubSwapsOperands] {
+        let t = with_bug(bug, || compare_generated(200, lower));
+        assert!(t.wrong > 0, "{bug:?} went unnoticed: {t:?}");
     }
 }

@@ -6,20 +6,19 @@
 //! and 64 lanes. The test enumerates `Prim::all()` and fails if a
 //! primitive has no rule or no program here.
 
-use ir_core::{Opcode, Type};
 use vectorize::fuzzing::{batch_inputs, check_vmap};
 use vectorize::generate::SplitMix64;
 use vectorize::text::parse;
-use vectorize::{Graph, Prim, PrimKind, RuleSet, Vectorizer, verify};
+use vectorize::{BinaryOp, Graph, Prim, PrimKind, RuleSet, ScalarTy, TypeClass, Vectorizer, verify};
 
 const BATCHES: [usize; 4] = [0, 1, 7, 64];
 
-/// A scalar type of the opcode's class.
-fn class_type(o: Opcode) -> &'static str {
-    match o.type_class() {
-        ir_core::TypeClass::Int => "i32",
-        ir_core::TypeClass::Float => "f64",
-        ir_core::TypeClass::Any => "f32",
+/// A scalar type of an operation's class.
+fn class_type(class: TypeClass) -> &'static str {
+    match class {
+        TypeClass::Int => "i32",
+        TypeClass::Float => "f64",
+        TypeClass::Any => "f32",
     }
 }
 
@@ -27,12 +26,16 @@ fn class_type(o: Opcode) -> &'static str {
 /// argument, and lifted under a mask.
 fn element_programs(p: Prim) -> Vec<String> {
     let (op, ty, arity, result) = match p {
-        Prim::Unary(o) => (o.name().to_string(), class_type(o).to_string(), 1, class_type(o).to_string()),
-        Prim::Binary(o) => (o.name().to_string(), class_type(o).to_string(), 2, class_type(o).to_string()),
+        Prim::Unary(o) => {
+            (o.name().to_string(), class_type(o.class()).to_string(), 1, class_type(o.class()).to_string())
+        }
+        Prim::Binary(o) => {
+            (o.name().to_string(), class_type(o.class()).to_string(), 2, class_type(o.class()).to_string())
+        }
         Prim::Setp(c) => (format!("setp.{c}"), "i64".into(), 2, "i1".into()),
         Prim::Fsetp(c) => (format!("fsetp.{c}"), "f32".into(), 2, "i1".into()),
         Prim::Convert(o) => {
-            let all = [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64, Type::F32, Type::F64];
+            let all = ScalarTy::ALL;
             let (s, d) = all
                 .iter()
                 .flat_map(|&s| all.iter().map(move |&d| (s, d)))
@@ -216,9 +219,9 @@ fn a_missing_rule_is_an_error_not_a_fallback() {
     let without: String =
         vectorize::DEFAULT_RULES.lines().filter(|l| !l.starts_with("rule fadd(")).collect::<Vec<_>>().join("\n");
     let rules = RuleSet::parse(&without).unwrap();
-    assert_eq!(rules.missing(), vec![Prim::Binary(Opcode::Fadd)]);
+    assert_eq!(rules.missing(), vec![Prim::Binary(BinaryOp::Fadd)]);
     let e = Vectorizer::new(rules.clone()).vectorize(&g, f, &[true, false]).unwrap_err();
-    assert_eq!(e.kind, vectorize::VectorizeErrorKind::NoRule(Prim::Binary(Opcode::Fadd)));
+    assert_eq!(e.kind, vectorize::VectorizeErrorKind::NoRule(Prim::Binary(BinaryOp::Fadd)));
     assert!(e.message.contains("no fallback"), "{e}");
     // Nothing batched: no rule is needed (the node is the same in every lane).
     let text2 = "func @f(%a: f32, %b: f32, %x: f32) -> f32 {\n    %r: f32 = fadd %a, %b\n    %s: f32 = fmul %r, %x\n    ret %s\n}\n";

@@ -1,6 +1,6 @@
 //! The text format: exact round trips, diagnostics with line, column and
-//! caret (rendered by `ir-core`'s annotate-snippets path), and no panic on
-//! any input.
+//! caret (rendered by the `diagnostics` crate, Keel's one renderer), and no
+//! panic on any input.
 
 use vectorize::fuzzing::configs;
 use vectorize::generate::{SplitMix64, generate};
@@ -223,9 +223,9 @@ fn deep_nesting_neither_recurses_nor_overflows() {
             let r = vectorize::eval::eval(&g, f, &[vectorize::Value::i64(5)], Default::default()).unwrap();
             assert_eq!(r, vec![vectorize::Value::i64(-5)]);
             let v = vectorize::vectorize(&g, f, &[true]).unwrap();
-            let xs = vectorize::Value::ints(ir_core::Type::I64, &[1, 2]);
+            let xs = vectorize::Value::ints(vectorize::ScalarTy::I64, &[1, 2]);
             let r = vectorize::eval::eval(&v.graph, v.func, &[xs], Default::default()).unwrap();
-            assert_eq!(r, vec![vectorize::Value::ints(ir_core::Type::I64, &[-1, -2])]);
+            assert_eq!(r, vec![vectorize::Value::ints(vectorize::ScalarTy::I64, &[-1, -2])]);
             // Printing indents each level, so its output grows with the
             // square of the nesting; a tenth of the depth is enough here.
             let (small, _) = parse(&nested(depth / 10)).unwrap();

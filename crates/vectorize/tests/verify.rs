@@ -1,11 +1,11 @@
 //! The verifier: each class of error, on graphs built through the API (the
 //! parser rejects most of these first), collected, never a panic.
 
-use ir_core::{Imm, Opcode, Type};
 use vectorize::{Arg, Graph, NewNode, NodeTy, Op, Sym, ValTy, verify};
+use vectorize::{BinaryOp, Imm, ScalarTy, UnaryOp};
 
 fn f32t() -> ValTy {
-    ValTy::scalar(Type::F32)
+    ValTy::scalar(ScalarTy::F32)
 }
 
 fn node(g: &mut Graph, scope: Sym, op: Op, ty: NodeTy, args: &[Arg]) -> Sym {
@@ -24,31 +24,31 @@ fn has(g: &Graph, what: &str) {
 #[test]
 fn type_errors_name_the_mismatch() {
     let mut g = Graph::new();
-    let f = g.add_function("f", &[f32t(), ValTy::scalar(Type::I32)]).unwrap();
+    let f = g.add_function("f", &[f32t(), ValTy::scalar(ScalarTy::I32)]).unwrap();
     let ps = g.lambda(f).unwrap().params.clone();
-    let r = node(&mut g, f, Op::Binary(Opcode::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(ps[0]), Arg::mapped(ps[1])]);
+    let r = node(&mut g, f, Op::Binary(BinaryOp::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(ps[0]), Arg::mapped(ps[1])]);
     // Declared i64 where i1 is computed.
     let c = node(
         &mut g,
         f,
-        Op::Setp(ir_core::IntCC::Eq),
-        NodeTy::Val(ValTy::scalar(Type::I64)),
+        Op::Setp(vectorize::IntCC::Eq),
+        NodeTy::Val(ValTy::scalar(ScalarTy::I64)),
         &[Arg::mapped(ps[1]), Arg::mapped(ps[1])],
     );
     // A lifted node without a mapped argument, and a flag at depth 0.
     let l = g.add_node(
         f,
         NewNode {
-            op: Op::Unary(Opcode::Fneg),
+            op: Op::Unary(UnaryOp::Fneg),
             ty: NodeTy::Val(f32t().array_of()),
             depth: 1,
             args: &[Arg::same(ps[0])],
             mask: None,
         },
     );
-    let z = node(&mut g, f, Op::Unary(Opcode::Fneg), NodeTy::Val(f32t()), &[Arg::same(ps[0])]);
+    let z = node(&mut g, f, Op::Unary(UnaryOp::Fneg), NodeTy::Val(f32t()), &[Arg::same(ps[0])]);
     // Wrong arity.
-    let w = node(&mut g, f, Op::Binary(Opcode::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(ps[0])]);
+    let w = node(&mut g, f, Op::Binary(BinaryOp::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(ps[0])]);
     g.set_results(f, &[r, c, l, z, w]);
     has(&g, "`fadd` of f32 and i32");
     has(&g, "declared i64, but `setp.eq` gives i1");
@@ -65,11 +65,11 @@ fn scope_errors() {
     let p = g.lambda(f).unwrap().params[0];
     let l = g.add_lambda(f, &[f32t()]);
     // A lambda body reading its parent's param: lambdas are closed.
-    let bad = node(&mut g, l, Op::Unary(Opcode::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(p)]);
+    let bad = node(&mut g, l, Op::Unary(UnaryOp::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(p)]);
     g.set_results(l, &[bad]);
     // A value where a lambda is expected, a lambda where a value is.
     let m = node(&mut g, f, Op::Map, NodeTy::Val(f32t().array_of()), &[Arg::mapped(p), Arg::mapped(p)]);
-    let n = node(&mut g, f, Op::Unary(Opcode::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(l)]);
+    let n = node(&mut g, f, Op::Unary(UnaryOp::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(l)]);
     g.set_results(f, &[m, n]);
     has(&g, "is not in this lambda's body");
     has(&g, "a value where a lambda is expected");
@@ -81,16 +81,16 @@ fn cycles_results_and_names() {
     let mut g = Graph::new();
     let f = g.add_function("f", &[f32t()]).unwrap();
     let p = g.lambda(f).unwrap().params[0];
-    let a = node(&mut g, f, Op::Binary(Opcode::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(p), Arg::mapped(p)]);
-    let b = node(&mut g, f, Op::Binary(Opcode::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(a), Arg::mapped(p)]);
+    let a = node(&mut g, f, Op::Binary(BinaryOp::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(p), Arg::mapped(p)]);
+    let b = node(&mut g, f, Op::Binary(BinaryOp::Fadd), NodeTy::Val(f32t()), &[Arg::mapped(a), Arg::mapped(p)]);
     g.set_name(a, "x").unwrap();
     g.set_name(b, "x").unwrap();
     // Make a read b: a cycle (through the parser's test hook: rebuild).
     let mut h = Graph::new();
     let f2 = h.add_function("g", &[f32t()]).unwrap();
     let q = h.lambda(f2).unwrap().params[0];
-    let x = node(&mut h, f2, Op::Unary(Opcode::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(Sym::from_index(3))]);
-    let y = node(&mut h, f2, Op::Unary(Opcode::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(x)]);
+    let x = node(&mut h, f2, Op::Unary(UnaryOp::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(Sym::from_index(3))]);
+    let y = node(&mut h, f2, Op::Unary(UnaryOp::Fneg), NodeTy::Val(f32t()), &[Arg::mapped(x)]);
     let _ = (q, y);
     h.set_results(f2, &[y]);
     has(&h, "depends on itself");
@@ -103,12 +103,12 @@ fn cycles_results_and_names() {
 #[test]
 fn higher_order_signatures() {
     let mut g = Graph::new();
-    let f = g.add_function("f", &[f32t(), ValTy::scalar(Type::I1)]).unwrap();
+    let f = g.add_function("f", &[f32t(), ValTy::scalar(ScalarTy::I1)]).unwrap();
     let ps = g.lambda(f).unwrap().params.clone();
     let l1 = g.add_lambda(f, &[f32t()]);
     let p1 = g.lambda(l1).unwrap().params[0];
     g.set_results(l1, &[p1]);
-    let l2 = g.add_lambda(f, &[ValTy::scalar(Type::I32)]);
+    let l2 = g.add_lambda(f, &[ValTy::scalar(ScalarTy::I32)]);
     let p2 = g.lambda(l2).unwrap().params[0];
     g.set_results(l2, &[p2]);
     let i = node(
@@ -142,7 +142,7 @@ fn verifying_never_panics_on_garbage() {
                 Sym::from_index((r.next_u64() % (s.len() as u64 + 3)) as usize)
             };
             let ops = [
-                Op::Binary(Opcode::Fadd),
+                Op::Binary(BinaryOp::Fadd),
                 Op::Map,
                 Op::If,
                 Op::While,

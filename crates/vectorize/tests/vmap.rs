@@ -3,12 +3,11 @@
 //! vmap, sizes, optimisation rules and their limits, and bugs planted to
 //! prove the oracle catches them.
 
-use ir_core::Type;
 use vectorize::eval::{EvalConfig, eval};
-use vectorize::fuzzing::{batch_inputs, check_vmap, configs};
+use vectorize::fuzzing::{Bug, batch_inputs, check_vmap, configs, with_bug};
 use vectorize::generate::{SplitMix64, generate};
 use vectorize::text::{parse, print_graph};
-use vectorize::{Bits, Plant, RuleSet, Schedule, Uniformity, ValTy, Value, VectorizeConfig, Vectorizer, verify};
+use vectorize::{Bits, RuleSet, ScalarTy, Schedule, Uniformity, ValTy, Value, VectorizeConfig, Vectorizer, verify};
 
 fn graph(text: &str) -> (vectorize::Graph, vectorize::Sym) {
     let (g, _) = parse(text).unwrap_or_else(|e| panic!("{e:?}"));
@@ -81,7 +80,8 @@ fn mean_over_an_array_of_arrays_is_per_row_sums_and_lengths() {
     );
     let rows = [vec![1.0f32, 2.0, 6.0], vec![], vec![0.5], vec![1e8, 1.0, -1e8]];
     let batch =
-        Value::array_of(ValTy::array(Type::F32, 1), &rows.iter().map(|r| Value::f32s(r)).collect::<Vec<_>>()).unwrap();
+        Value::array_of(ValTy::array(ScalarTy::F32, 1), &rows.iter().map(|r| Value::f32s(r)).collect::<Vec<_>>())
+            .unwrap();
     let got = eval(&vg, vf, &[batch], EvalConfig::default()).unwrap();
     // The scalar order: ((1e8 + 1) + -1e8) in f32 is 0, not 1.
     let want: Vec<f32> = rows.iter().map(|r| r.iter().fold(0.0f32, |a, &x| a + x) / r.len() as f32).collect();
@@ -107,7 +107,7 @@ fn data_dependent_indexing_is_a_gather() {
     let r = eval(
         &vg,
         vf,
-        &[Value::f32s(&[10.0, 20.0, 30.0]), Value::ints(Type::I64, &[2, 0, 1, 2])],
+        &[Value::f32s(&[10.0, 20.0, 30.0]), Value::ints(ScalarTy::I64, &[2, 0, 1, 2])],
         EvalConfig::default(),
     )
     .unwrap();
@@ -166,11 +166,11 @@ fn a_batched_if_with_a_branch_that_may_trap_runs_masked() {
     let r = eval(
         &vg,
         vf,
-        &[Value::ints(Type::I32, &[7, 8, 9]), Value::ints(Type::I32, &[2, 0, -3])],
+        &[Value::ints(ScalarTy::I32, &[7, 8, 9]), Value::ints(ScalarTy::I32, &[2, 0, -3])],
         EvalConfig::default(),
     )
     .unwrap();
-    assert_eq!(r, vec![Value::ints(Type::I32, &[3, 8, -3])]);
+    assert_eq!(r, vec![Value::ints(ScalarTy::I32, &[3, 8, -3])]);
     // The always-masking strategy masks even pure branches.
     let rules = vectorize::DEFAULT_RULES.replace(
         "rule if(c, t, e, xs..) => branch(c, t, e, xs..)",
@@ -209,7 +209,7 @@ fn a_loop_with_a_batched_condition_runs_while_any_lane_runs() {
     let r = eval(
         &vg,
         vf,
-        &[Value::ints(Type::I64, &[0, 3, 1, 7, 9]), Value::f32s(&[1.0, 1.0, 3.0, 1.0, 2.0])],
+        &[Value::ints(ScalarTy::I64, &[0, 3, 1, 7, 9]), Value::f32s(&[1.0, 1.0, 3.0, 1.0, 2.0])],
         EvalConfig::default(),
     )
     .unwrap();
@@ -248,10 +248,10 @@ fn nested_vmap_on_ragged_batches() {
     assert!(text.contains("sum.2 %arr") && text.contains("length.2 %arr"), "{text}");
     let row = |v: &[f32]| Value::f32s(v);
     let inner = |rows: &[&[f32]]| {
-        Value::array_of(ValTy::array(Type::F32, 1), &rows.iter().map(|r| row(r)).collect::<Vec<_>>()).unwrap()
+        Value::array_of(ValTy::array(ScalarTy::F32, 1), &rows.iter().map(|r| row(r)).collect::<Vec<_>>()).unwrap()
     };
     let outer = [inner(&[&[1.0, 3.0], &[5.0]]), inner(&[]), inner(&[&[2.0, 2.0, 2.0]])];
-    let batch = Value::array_of(ValTy::array(Type::F32, 2), &outer).unwrap();
+    let batch = Value::array_of(ValTy::array(ScalarTy::F32, 2), &outer).unwrap();
     let got = eval(&v2.graph, v2.func, &[batch], EvalConfig::default()).unwrap();
     assert_eq!(got[0].to_string(), "[[2.0, 5.0], [], [2.0]]");
 }
@@ -314,8 +314,8 @@ fn a_looping_rule_set_stops_at_its_limit() {
 }
 
 /// Graphs on which a planted bug is caught, of `n` generated.
-fn caught(config: VectorizeConfig, rules: RuleSet, n: u64) -> usize {
-    let vz = Vectorizer::with_config(rules, config);
+fn caught(rules: RuleSet, n: u64) -> usize {
+    let vz = Vectorizer::new(rules);
     (0..n)
         .filter(|&seed| {
             let mut s = SplitMix64::new(seed);
@@ -329,12 +329,12 @@ fn caught(config: VectorizeConfig, rules: RuleSet, n: u64) -> usize {
 
 #[test]
 fn planted_bugs_are_caught_by_the_oracle() {
-    let plant = |p| VectorizeConfig { plant: Some(p), ..Default::default() };
-    assert_eq!(caught(VectorizeConfig::default(), RuleSet::default(), 300), 0, "nothing is flagged without a bug");
-    assert!(caught(plant(Plant::LoopRunsFinishedLanes), RuleSet::default(), 300) > 0);
-    assert!(caught(plant(Plant::SelectSwapsBranches), RuleSet::default(), 300) > 0);
+    assert_eq!(caught(RuleSet::default(), 300), 0, "nothing is flagged without a bug");
+    for bug in [Bug::LoopRunsFinishedLanes, Bug::SelectSwapsBranches] {
+        assert!(with_bug(bug, || caught(RuleSet::default(), 300)) > 0, "{bug:?} went unnoticed");
+    }
     // A wrong user rule is caught the same way.
     let wrong = vectorize::DEFAULT_RULES
         .replace("rule select(c, a, b) => select^(c, a, b)", "rule select(c, a, b) => select^(c, b, a)");
-    assert!(caught(VectorizeConfig::default(), RuleSet::parse(&wrong).unwrap(), 300) > 0);
+    assert!(caught(RuleSet::parse(&wrong).unwrap(), 300) > 0);
 }

@@ -9,8 +9,8 @@
 //! alternates its condition and body. Primitives are `prims.rs`.
 //!
 //! Invariants: no recursion, whatever the nesting of lambdas: calls push
-//! [`Frame`]s on an explicit stack, and a frame waiting for a callee keeps
-//! what it needs in its [`Pending`] state. Values live in one table indexed
+//! `Frame`s on an explicit stack, and a frame waiting for a callee keeps
+//! what it needs in its `Pending` state. Values live in one table indexed
 //! by symbol (a lambda is never active twice at once: lambdas cannot call
 //! themselves, see [`crate::Graph`]). Every run is bounded: one unit of
 //! fuel per node, call and lane, and a cap on the size of any array; a
@@ -23,8 +23,8 @@ mod prims;
 use crate::graph::{Graph, Sym};
 use crate::ops::Op;
 use crate::schedule::Schedule;
+pub use crate::trap::TrapKind;
 use crate::value::{ArrayBuilder, Value};
-pub use ir_core::interp::TrapKind;
 use prims::{Budget, LiftArg};
 
 /// Limits of one evaluation.
@@ -46,7 +46,7 @@ impl Default for EvalConfig {
 /// Why an evaluation stopped.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct EvalError {
-    /// The class (`ir-core`'s trap kinds: the same words as `keel run`).
+    /// The class (for the scalar traps, the same words as `keel run`).
     pub kind: TrapKind,
     /// The node evaluating, if any.
     pub sym: Option<Sym>,

@@ -2,11 +2,12 @@
 //! ([`base`]), and lifted to depth `k` over the lanes of its mapped
 //! arguments ([`lifted`]).
 //!
-//! The scalar operations are `ir-core`'s own ([`ir_core::interp::scalar`]),
-//! so a graph and the Keel program it came from or lowers to compute the
-//! same bits. `sum` and `max` fold left from the first element, exactly as
-//! `tsum` and `tredmax` do; a lifted fold runs the same fold per lane, so
-//! vectorizing never reorders a reduction.
+//! The scalar operations are the scalar layer's (`scalar/semantics.rs`,
+//! Keel IR's semantics bit for bit), so a graph and the Keel program it
+//! came from or lowers to compute the same bits. `sum` and `max` fold left
+//! from the first element, exactly as Keel's `tsum` and `tredmax` do; a
+//! lifted fold runs the same fold per lane, so vectorizing never reorders
+//! a reduction.
 //!
 //! Lifting (the definition the vectorizer must meet): at depth `k` every
 //! mapped argument must have the same outer `k` levels (else a
@@ -24,11 +25,11 @@
 //! the same thing, and the tests compare them.
 
 use crate::ops::Op;
+use crate::scalar::semantics as scalar;
+use crate::scalar::{Imm, ScalarTy};
+use crate::trap::TrapKind;
 use crate::types::ValTy;
 use crate::value::{Array, ArrayBuilder, Container, Value};
-use ir_core::interp::TrapKind;
-use ir_core::interp::scalar;
-use ir_core::{Imm, Type};
 use std::rc::Rc;
 
 /// A trap before the evaluator adds the node.
@@ -37,10 +38,6 @@ type R<T> = Result<T, Fail>;
 
 fn malformed<T>(what: impl Into<String>) -> R<T> {
     Err((TrapKind::Malformed, what.into()))
-}
-
-fn from_trap(t: ir_core::interp::Trap) -> Fail {
-    (t.kind, t.message)
 }
 
 /// Limits and counters shared by one evaluation.
@@ -98,18 +95,18 @@ fn footprint(v: &Value) -> u64 {
 
 /// A scalar operation on scalars (unary, binary, compares, conversions,
 /// `select` of scalars, `assert`).
-fn scalar_op(op: Op, a: &[Imm], target: Type) -> R<Imm> {
+fn scalar_op(op: Op, a: &[Imm], target: ScalarTy) -> R<Imm> {
     let get = |i: usize| a.get(i).copied().map_or_else(|| malformed("missing operand"), Ok);
     match op {
-        Op::Unary(o) => scalar::unary(o, get(0)?).map_err(from_trap),
-        Op::Binary(o) => scalar::binary(o, get(0)?, get(1)?).map_err(from_trap),
-        Op::Setp(cc) => scalar::int_compare(cc, get(0)?, get(1)?).map_err(from_trap),
-        Op::Fsetp(cc) => scalar::float_compare(cc, get(0)?, get(1)?).map_err(from_trap),
-        Op::Convert(o) => scalar::convert(o, get(0)?, target).map_err(from_trap),
+        Op::Unary(o) => scalar::unary(o, get(0)?),
+        Op::Binary(o) => scalar::binary(o, get(0)?, get(1)?),
+        Op::Setp(cc) => scalar::int_compare(cc, get(0)?, get(1)?),
+        Op::Fsetp(cc) => scalar::float_compare(cc, get(0)?, get(1)?),
+        Op::Convert(o) => scalar::convert(o, get(0)?, target),
         Op::Select => Ok(if truth(get(0)?) { get(1)? } else { get(2)? }),
         Op::Assert => {
             let c = get(0)?;
-            if truth(c) { Ok(c) } else { Err((TrapKind::Trap, "assertion failed".into())) }
+            if truth(c) { Ok(c) } else { Err((TrapKind::AssertionFailed, "the condition is false".into())) }
         }
         _ => malformed(format!("`{}` is not a scalar operation", op.prim())),
     }
@@ -119,7 +116,7 @@ fn is_scalar_op(op: Op) -> bool {
     matches!(op, Op::Unary(_) | Op::Binary(_) | Op::Setp(_) | Op::Fsetp(_) | Op::Convert(_) | Op::Select | Op::Assert)
 }
 
-fn fold(a: &[u64], elem: Type, op: Op) -> R<Imm> {
+fn fold(a: &[u64], elem: ScalarTy, op: Op) -> R<Imm> {
     let mut it = a.iter().map(|&b| Imm::from_bits(elem, b));
     match op {
         Op::Any => Ok(Imm::bool(a.iter().any(|&b| b != 0))),
@@ -128,7 +125,7 @@ fn fold(a: &[u64], elem: Type, op: Op) -> R<Imm> {
                 return Ok(if op == Op::Sum { scalar::zero(elem) } else { scalar::lowest(elem) });
             };
             let step = if op == Op::Sum { scalar::sum_step } else { scalar::max_step };
-            it.try_fold(first, step).map_err(from_trap)
+            it.try_fold(first, step)
         }
         _ => malformed("not a reduction"),
     }
@@ -245,7 +242,7 @@ pub(crate) fn lifted(
                 }
                 return lifted(op, k, args, None, result, budget);
             }
-            Value::Array(ma) if ma.depth() <= k && ma.elem() == Type::I1 => {
+            Value::Array(ma) if ma.depth() <= k && ma.elem() == ScalarTy::I1 => {
                 return masked(op, k, args, ma, result, budget);
             }
             _ => return malformed("a mask must be i1 inside at most k arrays"),

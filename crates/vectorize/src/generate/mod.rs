@@ -15,10 +15,10 @@
 //! an empty array indexed, and similar traps happen on some inputs, on
 //! purpose: the oracle then checks that the vectorized graph traps too.
 //!
-//! Like `ir-gn`, it is a decoder over a [`Source`] of choices: a seeded
-//! [`ir_gen::SplitMix64`] or a fuzzer's bytes ([`ir_gen::ByteSource`]);
-//! 0 is always the simplest choice, so an empty input decodes to a small
-//! graph. Recursion is bounded by the configuration (lambda nesting is at
+//! Like Keel's program generator (`ir-gen`), it is a decoder over a
+//! [`Source`] of choices (`source.rs`): a seeded [`SplitMix64`] or a
+//! fuzzer's bytes ([`ByteSource`]); 0 is always the simplest choice, so an
+//! empty input decodes to a small graph. Recursion is bounded by the configuration (lambda nesting is at
 //! most `depth`, types at most two arrays deep), never by the input.
 //!
 //! # Panics
@@ -27,13 +27,14 @@
 //! `expect`ed with a message).
 
 use crate::graph::{Graph, Sym};
+use crate::scalar::{Imm, ScalarTy};
 use crate::types::ValTy;
 use crate::value::{ArrayBuilder, Value};
-use ir_core::{Imm, Type};
-pub use ir_gen::{ByteSource, Source, SplitMix64};
 use nodes::{Body, Gen};
+pub use source::{ByteSource, Source, SplitMix64};
 
 mod nodes;
+mod source;
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -52,13 +53,13 @@ pub struct GenConfig {
     pub trapping: bool,
     /// Generate array types and operations (`map`, `index`, ...); without
     /// them graphs are scalar programs with `if`, `while` and `apply`
-    /// (the subset [`crate::lower`] handles once vectorized).
+    /// (the subset the lowering to Keel IR handles once vectorized).
     pub arrays: bool,
     /// With `arrays` off: some parameters are `array<S>` (always batched),
     /// used only whole by a row reduction (`sum`, `max`, `any`, `length`)
     /// in the function's own body, as `@mean` uses its array. These are the
-    /// programs [`crate::import`] produces, and they stay in the subset
-    /// [`crate::lower`] handles. Ignored when `arrays` is on.
+    /// programs the import from Keel IR produces, and they stay in the
+    /// subset the lowering handles. Ignored when `arrays` is on.
     pub rows: bool,
 }
 
@@ -133,7 +134,7 @@ pub(crate) fn chance(s: &mut dyn Source, percent: u64) -> bool {
     s.choose(100) >= 100 - percent
 }
 
-pub(crate) const SCALARS: [Type; 5] = [Type::I32, Type::F32, Type::I64, Type::F64, Type::I1];
+pub(crate) const SCALARS: [ScalarTy; 5] = [ScalarTy::I32, ScalarTy::F32, ScalarTy::I64, ScalarTy::F64, ScalarTy::I1];
 
 /// A random value of `ty` (arrays of 0 to 4 elements, ragged when nested).
 pub fn random_value(ty: ValTy, s: &mut dyn Source) -> Value {
@@ -169,10 +170,10 @@ pub fn random_value(ty: ValTy, s: &mut dyn Source) -> Value {
     }
 }
 
-pub(crate) fn random_scalar(t: Type, s: &mut dyn Source) -> Imm {
+pub(crate) fn random_scalar(t: ScalarTy, s: &mut dyn Source) -> Imm {
     match t {
-        Type::I1 => Imm::bool(below(s, 2) == 1),
-        Type::F32 | Type::F64 => {
+        ScalarTy::I1 => Imm::bool(below(s, 2) == 1),
+        ScalarTy::F32 | ScalarTy::F64 => {
             let v = match below(s, 12) {
                 0 => f64::NAN,
                 1 => -0.0,
@@ -180,7 +181,7 @@ pub(crate) fn random_scalar(t: Type, s: &mut dyn Source) -> Imm {
                 3 => 1e30,
                 n => (n as f64 - 7.0) * 0.75 + below(s, 3) as f64,
             };
-            if t == Type::F32 { Imm::f32(v as f32) } else { Imm::f64(v) }
+            if t == ScalarTy::F32 { Imm::f32(v as f32) } else { Imm::f64(v) }
         }
         _ => {
             let v = match below(s, 14) {

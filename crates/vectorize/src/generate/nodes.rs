@@ -4,13 +4,13 @@
 //! user operations), each drawing its operands from the body's pool of
 //! typed values or building them.
 
+use super::Source;
 use super::{Features, GenConfig, SCALARS, below, chance, random_scalar};
 use crate::builder::Builder;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::Op;
+use crate::scalar::{BinaryOp, ConvertOp, FloatCC, Imm, IntCC, ScalarTy, TypeClass, UnaryOp};
 use crate::types::ValTy;
-use ir_core::{FloatCC, Format, Imm, IntCC, Opcode, Type, TypeClass};
-pub(crate) use ir_gen::Source;
 
 pub(crate) struct Gen<'s> {
     pub(crate) g: Graph,
@@ -29,13 +29,10 @@ pub(crate) struct Body {
     pub(crate) structured: Vec<Sym>,
 }
 
-/// The opcodes of a format and class, in `Opcode::ALL` order.
-fn opcodes(format: Format, class: TypeClass) -> Vec<Opcode> {
-    Opcode::ALL.iter().copied().filter(|o| o.format() == format && o.type_class() == class).collect()
-}
-
-fn is_div(o: Opcode) -> bool {
-    matches!(o, Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem)
+/// The operations of the class of `t` (integer or float), in table order.
+fn class_ops<O: Copy>(all: &[O], class: impl Fn(O) -> TypeClass, t: ScalarTy) -> Vec<O> {
+    let want = if t.is_float() { TypeClass::Float } else { TypeClass::Int };
+    all.iter().copied().filter(|&o| class(o) == want).collect()
 }
 
 impl Gen<'_> {
@@ -43,7 +40,7 @@ impl Gen<'_> {
         Builder::new(&mut self.g, scope)
     }
 
-    fn pick_scalar(&mut self) -> Type {
+    fn pick_scalar(&mut self) -> ScalarTy {
         SCALARS[below(self.s, SCALARS.len())]
     }
 
@@ -81,7 +78,7 @@ impl Gen<'_> {
         let t = self.g.val_ty(xs).expect("a value").scalar;
         let op = match below(self.s, 4) {
             0 => Op::Length,
-            1 if t == Type::I1 => Op::Any,
+            1 if t == ScalarTy::I1 => Op::Any,
             1 => Op::Max,
             _ => Op::Sum,
         };
@@ -111,7 +108,7 @@ impl Gen<'_> {
         Some(cands[if chance(self.s, 50) { j } else { i }])
     }
 
-    fn constant(&mut self, body: &mut Body, t: Type) -> Sym {
+    fn constant(&mut self, body: &mut Body, t: ScalarTy) -> Sym {
         let v = random_scalar(t, self.s);
         let c = self.b(body.scope).constant(v);
         self.add(body, c)
@@ -140,9 +137,9 @@ impl Gen<'_> {
 
     /// An `i64` in `0..=3`, from the pool when possible (so often batched).
     fn small_count(&mut self, body: &mut Body) -> Sym {
-        let v = self.value_of(body, ValTy::scalar(Type::I64));
-        let three = self.b(body.scope).constant(Imm::int(Type::I64, 3));
-        let r = self.b(body.scope).binary(Opcode::And, v, three).expect("and");
+        let v = self.value_of(body, ValTy::scalar(ScalarTy::I64));
+        let three = self.b(body.scope).constant(Imm::int(ScalarTy::I64, 3));
+        let r = self.b(body.scope).binary(BinaryOp::And, v, three).expect("and");
         self.add(body, r)
     }
 
@@ -158,15 +155,15 @@ impl Gen<'_> {
 
     /// A divisor that is never zero or -1 (unless trapping is allowed and
     /// the dice say so).
-    fn divisor(&mut self, body: &mut Body, b: Sym, t: Type, depth: u32) -> Sym {
+    fn divisor(&mut self, body: &mut Body, b: Sym, t: ScalarTy, depth: u32) -> Sym {
         if self.cfg.trapping && chance(self.s, 10) {
             return b;
         }
         let (m, one) = (Imm::int(t, 63), Imm::int(t, 1));
         let (mc, oc) = (self.b(body.scope).constant(m), self.b(body.scope).constant(one));
         let flags = |x: Sym, c: Sym| [Arg::mapped(x), if depth > 0 { Arg::same(c) } else { Arg::mapped(c) }];
-        let masked = self.b(body.scope).node(Op::Binary(Opcode::And), depth, &flags(b, mc), None).expect("and");
-        self.b(body.scope).node(Op::Binary(Opcode::Or), depth, &flags(masked, oc), None).expect("or")
+        let masked = self.b(body.scope).node(Op::Binary(BinaryOp::And), depth, &flags(b, mc), None).expect("and");
+        self.b(body.scope).node(Op::Binary(BinaryOp::Or), depth, &flags(masked, oc), None).expect("or")
     }
 
     pub(crate) fn step(&mut self, body: &mut Body, budget: usize) {
@@ -198,8 +195,8 @@ impl Gen<'_> {
     fn unary(&mut self, body: &mut Body) {
         let a = self.scalar_value(body);
         let t = self.g.val_ty(a).expect("a value").scalar;
-        let mut ops = opcodes(Format::Unary, if t.is_float() { TypeClass::Float } else { TypeClass::Int });
-        ops.push(Opcode::Copy);
+        let mut ops = class_ops(UnaryOp::ALL, UnaryOp::class, t);
+        ops.push(UnaryOp::Copy);
         let op = ops[below(self.s, ops.len())];
         let r = self.b(body.scope).unary(op, a).expect("unary");
         self.add(body, r);
@@ -209,9 +206,9 @@ impl Gen<'_> {
         let a = self.scalar_value(body);
         let t = self.g.val_ty(a).expect("a value").scalar;
         let b = self.value_of(body, ValTy::scalar(t));
-        let ops = opcodes(Format::Binary, if t.is_float() { TypeClass::Float } else { TypeClass::Int });
+        let ops = class_ops(BinaryOp::ALL, BinaryOp::class, t);
         let op = ops[below(self.s, ops.len())];
-        let b = if is_div(op) { self.divisor(body, b, t, 0) } else { b };
+        let b = if op.traps() { self.divisor(body, b, t, 0) } else { b };
         let r = self.b(body.scope).binary(op, a, b).expect("binary");
         self.add(body, r);
     }
@@ -232,7 +229,7 @@ impl Gen<'_> {
     }
 
     fn condition(&mut self, body: &mut Body) -> Sym {
-        match self.find(body, |t| t == ValTy::scalar(Type::I1)) {
+        match self.find(body, |t| t == ValTy::scalar(ScalarTy::I1)) {
             Some(c) if chance(self.s, 70) => c,
             _ => {
                 self.compare(body);
@@ -257,25 +254,12 @@ impl Gen<'_> {
     fn convert(&mut self, body: &mut Body) {
         let a = self.scalar_value(body);
         let src = self.g.val_ty(a).expect("a value").scalar;
-        let ops: Vec<(Opcode, Type)> = [
-            Opcode::Sext,
-            Opcode::Zext,
-            Opcode::Trunc,
-            Opcode::Fpext,
-            Opcode::Fptrunc,
-            Opcode::Fptosi,
-            Opcode::Fptoui,
-            Opcode::FptosiSat,
-            Opcode::FptouiSat,
-            Opcode::Sitofp,
-            Opcode::Uitofp,
-            Opcode::Bitcast,
-        ]
-        .into_iter()
-        .flat_map(|o| SCALARS.iter().map(move |&d| (o, d)))
-        .filter(|&(o, d)| o.converts(src, d))
-        .filter(|&(o, _)| self.cfg.trapping || !matches!(o, Opcode::Fptosi | Opcode::Fptoui))
-        .collect();
+        let ops: Vec<(ConvertOp, ScalarTy)> = ConvertOp::ALL
+            .iter()
+            .flat_map(|&o| SCALARS.iter().map(move |&d| (o, d)))
+            .filter(|&(o, d)| o.converts(src, d))
+            .filter(|&(o, _)| self.cfg.trapping || !o.traps())
+            .collect();
         if ops.is_empty() {
             return;
         }
@@ -296,7 +280,7 @@ impl Gen<'_> {
                 let t = self.pick_scalar();
                 let xs = self.value_of(body, ValTy::array(t, 1));
                 let op = match (below(self.s, 3), t) {
-                    (_, Type::I1) if chance(self.s, 50) => Op::Any,
+                    (_, ScalarTy::I1) if chance(self.s, 50) => Op::Any,
                     (0, _) => Op::Max,
                     _ => Op::Sum,
                 };
@@ -324,14 +308,14 @@ impl Gen<'_> {
     /// `index xs, i` with `i` taken modulo `max(length xs, 1)`.
     fn index(&mut self, body: &mut Body) {
         let Some(xs) = self.find(body, |t| t.depth > 0) else { return };
-        let v = self.value_of(body, ValTy::scalar(Type::I64));
+        let v = self.value_of(body, ValTy::scalar(ScalarTy::I64));
         let mut b = self.b(body.scope);
         let n = b.length(xs).expect("length");
-        let zero = b.constant(Imm::int(Type::I64, 0));
-        let one = b.constant(Imm::int(Type::I64, 1));
+        let zero = b.constant(Imm::int(ScalarTy::I64, 0));
+        let one = b.constant(Imm::int(ScalarTy::I64, 1));
         let pos = b.setp(IntCC::Sgt, n, zero).expect("setp");
         let safe = b.select(pos, n, one).expect("select");
-        let i = b.binary(Opcode::Urem, v, safe).expect("urem");
+        let i = b.binary(BinaryOp::Urem, v, safe).expect("urem");
         let r = b.index(xs, i).expect("index");
         self.features.indexes += 1;
         self.add(body, r);
@@ -485,9 +469,9 @@ impl Gen<'_> {
         let t = self.g.val_ty(a).expect("a value").scalar;
         let mut b = self.b(body.scope);
         let r = match t {
-            Type::I64 => Ok(a),
-            Type::F32 | Type::F64 => b.convert(Opcode::FptosiSat, a, Type::I64),
-            _ => b.convert(Opcode::Sext, a, Type::I64),
+            ScalarTy::I64 => Ok(a),
+            ScalarTy::F32 | ScalarTy::F64 => b.convert(ConvertOp::FptosiSat, a, ScalarTy::I64),
+            _ => b.convert(ConvertOp::Sext, a, ScalarTy::I64),
         };
         r.expect("a conversion to i64")
     }
@@ -496,10 +480,10 @@ impl Gen<'_> {
     /// value in 0..=3; the body updates one or two other values.
     fn repeat(&mut self, body: &mut Body, budget: usize) {
         let v = self.as_i64(body);
-        let seven = self.b(body.scope).constant(Imm::int(Type::I64, 7));
-        let bound = self.b(body.scope).binary(Opcode::And, v, seven).expect("and");
+        let seven = self.b(body.scope).constant(Imm::int(ScalarTy::I64, 7));
+        let bound = self.b(body.scope).binary(BinaryOp::And, v, seven).expect("and");
         let start = if chance(self.s, 50) {
-            self.b(body.scope).constant(Imm::int(Type::I64, 0))
+            self.b(body.scope).constant(Imm::int(ScalarTy::I64, 0))
         } else {
             self.small_count(body)
         };
@@ -522,8 +506,8 @@ impl Gen<'_> {
         for _ in 0..budget {
             self.step(&mut inner, budget / 2);
         }
-        let one = self.b(lb).constant(Imm::int(Type::I64, 1));
-        let next = self.b(lb).binary(Opcode::Add, pb[0], one).expect("add");
+        let one = self.b(lb).constant(Imm::int(ScalarTy::I64, 1));
+        let next = self.b(lb).binary(BinaryOp::Add, pb[0], one).expect("add");
         let mut rs = vec![next, pb[1]];
         for &t in &tys[2..] {
             let s = match inner.pool.iter().rev().find(|(_, u)| *u == t) {
@@ -549,15 +533,12 @@ impl Gen<'_> {
         let t = xt.scalar;
         self.features.lifted += 1;
         let r = match below(self.s, 4) {
-            0 if t != Type::I1 => {
+            0 if t != ScalarTy::I1 => {
                 // xs op *s, or xs op xs.
                 let s = self.value_of(body, ValTy::scalar(t));
                 // No division here: the lane holding zero would trap.
-                let ops: Vec<Opcode> =
-                    opcodes(Format::Binary, if t.is_float() { TypeClass::Float } else { TypeClass::Int })
-                        .into_iter()
-                        .filter(|&o| !is_div(o))
-                        .collect();
+                let ops: Vec<BinaryOp> =
+                    class_ops(BinaryOp::ALL, BinaryOp::class, t).into_iter().filter(|&o| !o.traps()).collect();
                 let op = ops[below(self.s, ops.len())];
                 let other = if chance(self.s, 50) { Arg::same(s) } else { Arg::mapped(xs) };
                 self.b(body.scope).node(Op::Binary(op), 1, &[Arg::mapped(xs), other], None).expect("binary.1")
@@ -572,7 +553,7 @@ impl Gen<'_> {
                     .node(Op::Select, 1, &[Arg::mapped(cs), Arg::mapped(xs), Arg::same(other)], None)
                     .expect("select.1")
             }
-            2 if t.is_int() && t != Type::I1 => {
+            2 if t.is_int() && t != ScalarTy::I1 => {
                 // @m q = sdiv.1 xs, *d  with m = xs != 0.
                 let zero = self.b(body.scope).constant(Imm::int(t, 0));
                 let m = self
@@ -583,22 +564,22 @@ impl Gen<'_> {
                 let d = self.divisor(body, d, t, 0);
                 self.features.masked += 1;
                 self.b(body.scope)
-                    .node(Op::Binary(Opcode::Srem), 1, &[Arg::mapped(xs), Arg::same(d)], Some(m))
+                    .node(Op::Binary(BinaryOp::Srem), 1, &[Arg::mapped(xs), Arg::same(d)], Some(m))
                     .expect("srem.1")
             }
             _ => {
                 // A gather: index.1 *ys, is  with is in range of ys.
                 let ys = self.find(body, |t| t.depth >= 1).unwrap_or(xs);
-                let ints = self.value_of(body, ValTy::array(Type::I64, 1));
+                let ints = self.value_of(body, ValTy::array(ScalarTy::I64, 1));
                 self.features.indexes += 1;
                 let mut b = self.b(body.scope);
                 let n = b.length(ys).expect("length");
-                let zero = b.constant(Imm::int(Type::I64, 0));
-                let one = b.constant(Imm::int(Type::I64, 1));
+                let zero = b.constant(Imm::int(ScalarTy::I64, 0));
+                let one = b.constant(Imm::int(ScalarTy::I64, 1));
                 let pos = b.setp(IntCC::Sgt, n, zero).expect("setp");
                 let safe = b.select(pos, n, one).expect("select");
                 let is =
-                    b.node(Op::Binary(Opcode::Urem), 1, &[Arg::mapped(ints), Arg::same(safe)], None).expect("urem.1");
+                    b.node(Op::Binary(BinaryOp::Urem), 1, &[Arg::mapped(ints), Arg::same(safe)], None).expect("urem.1");
                 b.node(Op::Index, 1, &[Arg::same(ys), Arg::mapped(is)], None).expect("index.1")
             }
         };

@@ -6,8 +6,9 @@ use super::ImportError;
 use crate::builder::Builder;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::Op;
+use crate::scalar::{BinaryOp, ConvertOp, FloatCC, Imm, IntCC, ScalarTy, UnaryOp};
 use ir_core::entity::EntityRef;
-use ir_core::{Block, Format, Imm, Inst, IntCC, Mem, Module, Opcode, Operand, Slot, Type, Var};
+use ir_core::{Block, Format, Inst, Mem, Module, Opcode, Operand, Slot, Var};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -34,7 +35,10 @@ pub(super) struct Importer<'m> {
     /// The next suffix to try for each base name.
     pub(super) next_suffix: FxHashMap<String, u32>,
     pub(super) consts: FxHashMap<Imm, Sym>,
-    pub(super) plant: Option<super::ImportPlant>,
+    /// Planted bug `JoinSelectSwapped`, read once per import.
+    pub(super) swap_joins: bool,
+    /// Planted bug `TrapsUnmasked`, read once per import.
+    pub(super) unmask_traps: bool,
 }
 
 fn may_trap(op: Opcode) -> bool {
@@ -97,7 +101,7 @@ impl Importer<'_> {
             };
         }
         match self.f.arg(op) {
-            Some(ir_core::Arg::Imm(i)) => Ok(self.constant(i)),
+            Some(ir_core::Arg::Imm(i)) => Ok(self.constant(i.into())),
             _ => err(Some(inst), "an operand that does not exist"),
         }
     }
@@ -106,14 +110,14 @@ impl Importer<'_> {
         match a {
             None => Ok(b),
             Some(a) => {
-                let r = self.b().binary(Opcode::And, a, b);
+                let r = self.b().binary(BinaryOp::And, a, b);
                 self.typed(r, None)
             }
         }
     }
 
     pub(super) fn not(&mut self, c: Sym) -> R<Sym> {
-        let r = self.b().unary(Opcode::Not, c);
+        let r = self.b().unary(UnaryOp::Not, c);
         self.typed(r, None)
     }
 
@@ -127,7 +131,7 @@ impl Importer<'_> {
             acc = Some(match acc {
                 None => p,
                 Some(a) => {
-                    let r = self.b().binary(Opcode::Or, a, p);
+                    let r = self.b().binary(BinaryOp::Or, a, p);
                     self.typed(r, None)?
                 }
             });
@@ -146,11 +150,7 @@ impl Importer<'_> {
             acc = match p {
                 None => v,
                 Some(p) => {
-                    let r = if self.plant == Some(super::ImportPlant::JoinSelectSwapped) {
-                        self.b().select(p, acc, v)
-                    } else {
-                        self.b().select(p, v, acc)
-                    };
+                    let r = if self.swap_joins { self.b().select(p, acc, v) } else { self.b().select(p, v, acc) };
                     self.typed(r, None)?
                 }
             };
@@ -193,7 +193,7 @@ impl Importer<'_> {
                 Some(if gd.negated { self.not(g)? } else { g })
             }
         };
-        let mask = if may_trap(op) && self.plant != Some(super::ImportPlant::TrapsUnmasked) {
+        let mask = if may_trap(op) && !self.unmask_traps {
             match guard {
                 Some(g) => Some(self.and(p, g)?),
                 None => p,
@@ -215,7 +215,9 @@ impl Importer<'_> {
                         let c = self.read(o, inst)?;
                         // A constant takes its result's type.
                         let c = match (result_ty(0), self.f.arg(o)) {
-                            (Some(t), Some(ir_core::Arg::Imm(i))) if i.ty() != t => self.constant(i.with_type(t)),
+                            (Some(t), Some(ir_core::Arg::Imm(i))) if i.ty() != t => {
+                                self.constant(Imm::from(i).with_type(t.into()))
+                            }
                             _ => c,
                         };
                         Some(VState::Def(c))
@@ -225,15 +227,17 @@ impl Importer<'_> {
             Format::Undef => Some(VState::Undef),
             Format::Unary | Format::Binary | Format::Select | Format::Compare | Format::Convert => {
                 let args: Vec<Arg> = ops.iter().map(|&o| self.read(o, inst).map(Arg::mapped)).collect::<R<_>>()?;
+                let not_graph = |_| ImportError { inst: Some(inst), message: format!("`{op}` has no graph operation") };
                 let gop = match op.format() {
-                    Format::Unary => Op::Unary(op),
-                    Format::Binary => Op::Binary(op),
+                    Format::Unary => Op::Unary(UnaryOp::try_from(op).map_err(not_graph)?),
+                    Format::Binary => Op::Binary(BinaryOp::try_from(op).map_err(not_graph)?),
                     Format::Select => Op::Select,
-                    Format::Compare if op == Opcode::Setp => Op::Setp(f.int_cc(inst).unwrap_or(IntCC::Eq)),
-                    Format::Compare => Op::Fsetp(f.float_cc(inst).unwrap_or(ir_core::FloatCC::Eq)),
-                    _ => Op::Convert(op),
+                    Format::Compare if op == Opcode::Setp => Op::Setp(f.int_cc(inst).map_or(IntCC::Eq, IntCC::from)),
+                    Format::Compare => Op::Fsetp(f.float_cc(inst).map_or(FloatCC::Eq, FloatCC::from)),
+                    _ => Op::Convert(ConvertOp::try_from(op).map_err(not_graph)?),
                 };
-                let r = Builder::new(&mut self.g, self.func).node_to(gop, 0, &args, mask, result_ty(0));
+                let target = result_ty(0).map(ScalarTy::from);
+                let r = Builder::new(&mut self.g, self.func).node_to(gop, 0, &args, mask, target);
                 Some(VState::Def(self.typed(r, Some(inst))?))
             }
             Format::Load => {
@@ -252,7 +256,7 @@ impl Importer<'_> {
                 let Some(Slot::Desc(d)) = f.tensor_slots(inst).first().copied() else {
                     return err(Some(inst), "a reduction without a descriptor");
                 };
-                let whole = f.arg(d.offset) == Some(ir_core::Arg::Imm(Imm::int(Type::I64, 0)))
+                let whole = f.arg(d.offset) == Some(ir_core::Arg::Imm(ir_core::Imm::int(ir_core::Type::I64, 0)))
                     || matches!(f.arg(d.offset), Some(ir_core::Arg::Imm(i)) if i.as_i64() == 0);
                 if !whole || d.size.as_var().and_then(|v| self.lengths.get(&v)) != Some(&d.mem) {
                     return err(
@@ -284,7 +288,7 @@ impl Importer<'_> {
             }
             Format::Switch => {
                 let v = self.read(ops[0], inst)?;
-                let vt = self.g.val_ty(v).map_or(Type::I64, |t| t.scalar);
+                let vt = self.g.val_ty(v).map_or(ScalarTy::I64, |t| t.scalar);
                 let table = f
                     .switch_table(inst)
                     .cloned()
@@ -316,7 +320,7 @@ impl Importer<'_> {
                     let mut pred = Some(self.and(p, any_t)?);
                     if target == table.default {
                         let d = default.expect("a default predicate");
-                        let r = self.b().binary(Opcode::Or, pred.expect("a predicate"), d);
+                        let r = self.b().binary(BinaryOp::Or, pred.expect("a predicate"), d);
                         pred = Some(self.typed(r, Some(inst))?);
                         default_added = true;
                     }

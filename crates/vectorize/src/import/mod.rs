@@ -1,5 +1,6 @@
-//! Import: a scalar Keel function as a graph-IR function, so that it can be
-//! vectorized.
+//! Import (feature `keel`): a scalar Keel function as a graph-IR function,
+//! so that it can be vectorized. Keel's types, constants and opcodes become
+//! the graph's through the conversions of `bridge.rs`.
 //!
 //! Supported: acyclic control flow (straight-line code, if/else diamonds,
 //! any acyclic branching, `switch`, several `ret`s, `trap`), phis, guarded
@@ -34,6 +35,8 @@
 //! recursion (the DFS is iterative).
 
 use crate::graph::{Graph, Sym};
+use crate::planted::{Bug, planted};
+use crate::scalar::{ConvertOp, ScalarTy};
 use crate::types::ValTy;
 use convert::{Importer, Term, VState, err};
 use ir_core::entity::EntityRef;
@@ -91,29 +94,8 @@ pub struct Imported {
 /// The edges into a block: predicate, the vars' states, the source.
 type Incoming = Vec<(Option<Sym>, Vec<VState>, Block)>;
 
-/// A deliberate import bug (test-only hook: the tests that prove the
-/// import oracle can fail plant it through [`import_function_planted`]).
-#[doc(hidden)]
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum ImportPlant {
-    /// A join's `select` takes the other edge's value.
-    JoinSelectSwapped,
-    /// Operations that may trap run unmasked (in blocks that do not run).
-    TrapsUnmasked,
-}
-
 /// Imports function `func` of `module` (see the module doc).
 pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, ImportError> {
-    import_with(module, func, None)
-}
-
-/// [`import_function`] with a planted bug (test-only hook).
-#[doc(hidden)]
-pub fn import_function_planted(module: &Module, func: FuncId, plant: ImportPlant) -> Result<Imported, ImportError> {
-    import_with(module, func, Some(plant))
-}
-
-fn import_with(module: &Module, func: FuncId, plant: Option<ImportPlant>) -> Result<Imported, ImportError> {
     let Some(f) = module.function(func) else { return err(None, "no such function") };
     let Some(entry) = f.entry_block() else { return err(None, "the function has no blocks") };
     // Length parameters and the objects read.
@@ -147,13 +129,13 @@ fn import_with(module: &Module, func: FuncId, plant: Option<ImportPlant>) -> Res
     for &p in f.params() {
         if !lengths.contains_key(&p) {
             params.push(ImportedParam::Scalar(p));
-            tys.push(ValTy::scalar(f.var_type(p).unwrap_or(Type::I64)));
+            tys.push(ValTy::scalar(f.var_type(p).unwrap_or(Type::I64).into()));
         }
     }
     for &m in &read {
         let length = lengths.iter().find(|(_, mm)| **mm == m).map(|(v, _)| *v);
         params.push(ImportedParam::Array { mem: m, length });
-        tys.push(ValTy::array(module.mem(m).map_or(Type::I64, |o| o.elem), 1));
+        tys.push(ValTy::array(module.mem(m).map_or(ScalarTy::I64, |o| o.elem.into()), 1));
     }
     let mut g = Graph::new();
     let gf = g.add_function(f.name(), &tys).map_err(|e| ImportError { inst: None, message: e.0 })?;
@@ -167,7 +149,8 @@ fn import_with(module: &Module, func: FuncId, plant: Option<ImportPlant>) -> Res
         lengths: lengths.clone(),
         used_names: FxHashSet::default(),
         next_suffix: FxHashMap::default(),
-        plant,
+        swap_joins: planted(Bug::JoinSelectSwapped),
+        unmask_traps: planted(Bug::TrapsUnmasked),
         consts: FxHashMap::default(),
     };
     for (p, &s) in params.iter().zip(&gparams) {
@@ -194,7 +177,7 @@ fn import_with(module: &Module, func: FuncId, plant: Option<ImportPlant>) -> Res
         let mut n = imp.typed(r, None)?;
         if f.var_type(v) != Some(Type::I64) {
             let t = f.var_type(v).unwrap_or(Type::I64);
-            let r = imp.b().convert(Opcode::Trunc, n, t);
+            let r = imp.b().convert(ConvertOp::Trunc, n, t.into());
             n = imp.typed(r, None)?;
         }
         imp.env[v.index()] = VState::Def(n);

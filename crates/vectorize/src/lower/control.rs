@@ -181,8 +181,8 @@ impl Lower<'_> {
         let tys = self.g.result_types(lam);
         tys.iter()
             .map(|t| match t.depth {
-                0 => Ok(LVal::Scalar(self.var(t.scalar))),
-                1 => Ok(LVal::Lanes(self.temp(t.scalar)?)),
+                0 => Ok(LVal::Scalar(self.var(t.scalar.into()))),
+                1 => Ok(LVal::Lanes(self.temp(t.scalar.into())?)),
                 _ => err(Some(node), "a branch result that is not a scalar or per lane"),
             })
             .collect()

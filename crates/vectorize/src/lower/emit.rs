@@ -5,6 +5,7 @@
 
 use crate::graph::{Graph, Sym};
 use crate::ops::Op;
+use crate::scalar::{BinaryOp, UnaryOp};
 use crate::schedule::Schedule;
 use ir_core::{
     Arg, Block, Desc, Function, FunctionBuilder, Imm, IntCC, Mem, MemSpace, Module, Opcode, TensorArg, Type, Var,
@@ -60,21 +61,24 @@ pub(super) struct Lower<'g> {
     pub(super) temps: usize,
     pub(super) uses: Vec<u32>,
     pub(super) fused: rustc_hash::FxHashSet<Sym>,
-    pub(super) plant: Option<super::LowerPlant>,
+    /// Planted bug `LaneLoopSkipsLastLane`, read once per lowering.
+    pub(super) skip_last_lane: bool,
+    /// Planted bug `TsubSwapsOperands`, read once per lowering.
+    pub(super) swap_tsub: bool,
 }
 
 fn tensor_op(op: Op) -> Option<Opcode> {
     Some(match op {
-        Op::Binary(Opcode::Add | Opcode::Fadd) => Opcode::Tadd,
-        Op::Binary(Opcode::Sub | Opcode::Fsub) => Opcode::Tsub,
-        Op::Binary(Opcode::Mul | Opcode::Fmul) => Opcode::Tmul,
-        Op::Binary(Opcode::Sdiv | Opcode::Fdiv) => Opcode::Tdiv,
-        Op::Binary(Opcode::Smin | Opcode::Fmin) => Opcode::Tmin,
-        Op::Binary(Opcode::Smax | Opcode::Fmax) => Opcode::Tmax,
-        Op::Unary(Opcode::Neg | Opcode::Fneg) => Opcode::Tneg,
-        Op::Unary(Opcode::Fabs) => Opcode::Tabs,
-        Op::Unary(Opcode::Fsqrt) => Opcode::Tsqrt,
-        Op::Unary(Opcode::Copy) => Opcode::Dma,
+        Op::Binary(BinaryOp::Add | BinaryOp::Fadd) => Opcode::Tadd,
+        Op::Binary(BinaryOp::Sub | BinaryOp::Fsub) => Opcode::Tsub,
+        Op::Binary(BinaryOp::Mul | BinaryOp::Fmul) => Opcode::Tmul,
+        Op::Binary(BinaryOp::Sdiv | BinaryOp::Fdiv) => Opcode::Tdiv,
+        Op::Binary(BinaryOp::Smin | BinaryOp::Fmin) => Opcode::Tmin,
+        Op::Binary(BinaryOp::Smax | BinaryOp::Fmax) => Opcode::Tmax,
+        Op::Unary(UnaryOp::Neg | UnaryOp::Fneg) => Opcode::Tneg,
+        Op::Unary(UnaryOp::Fabs) => Opcode::Tabs,
+        Op::Unary(UnaryOp::Fsqrt) => Opcode::Tsqrt,
+        Op::Unary(UnaryOp::Copy) => Opcode::Dma,
         _ => return None,
     })
 }
@@ -168,7 +172,7 @@ impl Lower<'_> {
         self.fb().ins().jump(header);
         self.block = header;
         let more = self.var(Type::I1);
-        if self.plant == Some(super::LowerPlant::LaneLoopSkipsLastLane) {
+        if self.skip_last_lane {
             let next = self.var(Type::I64);
             self.fb().ins().binary(Opcode::Add, next, i, 1i64);
             self.fb().ins().setp(IntCC::Slt, more, next, count);
@@ -218,12 +222,12 @@ impl Lower<'_> {
             None => b.ins(),
         };
         match op {
-            Op::Unary(o) => ins.unary(o, dst, args[0]),
-            Op::Binary(o) => ins.binary(o, dst, args[0], args[1]),
+            Op::Unary(o) => ins.unary(o.into(), dst, args[0]),
+            Op::Binary(o) => ins.binary(o.into(), dst, args[0], args[1]),
             Op::Select => ins.select(dst, args[0], args[1], args[2]),
-            Op::Setp(cc) => ins.setp(cc, dst, args[0], args[1]),
-            Op::Fsetp(cc) => ins.fsetp(cc, dst, args[0], args[1]),
-            Op::Convert(o) => ins.convert(o, dst, args[0]),
+            Op::Setp(cc) => ins.setp(cc.into(), dst, args[0], args[1]),
+            Op::Fsetp(cc) => ins.fsetp(cc.into(), dst, args[0], args[1]),
+            Op::Convert(o) => ins.convert(o.into(), dst, args[0]),
             _ => return err(Some(node), format!("`{}` is not a scalar operation", op.prim())),
         };
         Ok(())
@@ -259,7 +263,7 @@ impl Lower<'_> {
                 _ => return err(Some(node), "a mask the same in every lane on a lifted node is not lowered"),
             },
         };
-        let dst = self.temp_for(node, out_ty.scalar)?;
+        let dst = self.temp_for(node, out_ty.scalar.into())?;
         // One tensor instruction where it computes the same bits.
         if mask.is_none()
             && let Some(t) = tensor_op(n.op)
@@ -276,7 +280,7 @@ impl Lower<'_> {
                         }
                         let (p, other) = (args[first], args[1 - first]);
                         let pn = g.data(p);
-                        if matches!(pn.op, Op::Binary(Opcode::Mul | Opcode::Fmul))
+                        if matches!(pn.op, Op::Binary(BinaryOp::Mul | BinaryOp::Fmul))
                             && pn.mask.is_none()
                             && pn.depth == 1
                             && self.uses[p.index()] == 1
@@ -307,7 +311,7 @@ impl Lower<'_> {
                         Ok(a) => TensorArg::Scalar(*a),
                     })
                     .collect();
-                if t == Opcode::Tsub && self.plant == Some(super::LowerPlant::TsubSwapsOperands) {
+                if t == Opcode::Tsub && self.swap_tsub {
                     srcs.reverse();
                 }
                 let scalar_ok = srcs.iter().all(|s| matches!(s, TensorArg::Desc(_))) || matches!(n.op, Op::Binary(_));
@@ -340,7 +344,7 @@ impl Lower<'_> {
                 Some(v)
             }
         };
-        let r = self.var(out_ty.scalar);
+        let r = self.var(out_ty.scalar.into());
         self.scalar_op(node, n.op, r, &ops, guard)?;
         self.fb().ins().store(dst, i, r);
         self.end_loop(i, header, exit);
@@ -354,6 +358,7 @@ impl Lower<'_> {
         let args = g.args(node);
         match (n.op, n.depth) {
             (Op::Const(imm), _) => {
+                let imm = Imm::from(imm);
                 let v = self.var(imm.ty());
                 self.fb().ins().copy(v, imm);
                 Ok(LVal::Scalar(v))
@@ -396,7 +401,7 @@ impl Lower<'_> {
                     return err(Some(node), "a row reduction of something that is not a per-lane array parameter");
                 };
                 let elem = self.elem(data);
-                let out_ty = if n.op == Op::Length { Type::I64 } else { n.ty.val().map_or(elem, |t| t.scalar) };
+                let out_ty = if n.op == Op::Length { Type::I64 } else { n.ty.val().map_or(elem, |t| t.scalar.into()) };
                 let dst = self.temp_for(node, out_ty)?;
                 let (i, header, exit) = self.begin_loop(self.lanes);
                 let (off, end, next, len) =
@@ -454,7 +459,7 @@ impl Lower<'_> {
                     n.ty.val()
                         .filter(|t| t.depth == 0)
                         .ok_or(LowerError { sym: Some(node), message: "a scalar operation on arrays".into() })?;
-                let dst = self.var(ty.scalar);
+                let dst = self.var(ty.scalar.into());
                 self.scalar_op(node, n.op, dst, &ops, mask)?;
                 Ok(LVal::Scalar(dst))
             }

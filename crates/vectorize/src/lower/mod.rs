@@ -1,7 +1,8 @@
-//! Lowering: a vectorized graph function to a Keel function whose arrays
-//! are memory objects and whose element-wise work is tensor instructions
-//! over descriptors, so that `ir-core`'s interpreter (and later the MLU
-//! backend) runs it.
+//! Lowering (feature `keel`): a vectorized graph function to a Keel
+//! function whose arrays are memory objects and whose element-wise work is
+//! tensor instructions over descriptors, so that `ir-core`'s interpreter
+//! and the MLU backend run it. The graph's types, constants and scalar
+//! operations become Keel's through the conversions of `bridge.rs`.
 //!
 //! The data model of the lowered code:
 //! - a value the same in every lane is a Keel var (a scalar);
@@ -46,6 +47,8 @@
 
 use crate::graph::{Graph, Sym};
 use crate::ops::Op;
+use crate::planted::{Bug, planted};
+use crate::scalar::BinaryOp;
 use crate::schedule::Schedule;
 use crate::value::{Array, Value};
 use emit::{LVal, Lower, err};
@@ -147,29 +150,8 @@ pub struct Lowered {
     pub options: LowerOptions,
 }
 
-/// A deliberate lowering bug (test-only hook: the tests that prove the
-/// lowering oracle can fail plant it through [`lower_planted`]).
-#[doc(hidden)]
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum LowerPlant {
-    /// Lane loops stop one lane early (the last lane keeps 0).
-    LaneLoopSkipsLastLane,
-    /// `tsub` gets its operands the wrong way round.
-    TsubSwapsOperands,
-}
-
 /// Lowers function `func` of `g` (a verified graph; see the module doc).
 pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, LowerError> {
-    lower_with(g, func, options, None)
-}
-
-/// [`lower`] with a planted bug (test-only hook).
-#[doc(hidden)]
-pub fn lower_planted(g: &Graph, func: Sym, options: LowerOptions, plant: LowerPlant) -> Result<Lowered, LowerError> {
-    lower_with(g, func, options, Some(plant))
-}
-
-fn lower_with(g: &Graph, func: Sym, options: LowerOptions, plant: Option<LowerPlant>) -> Result<Lowered, LowerError> {
     if let Err(e) = crate::verify(g) {
         return err(None, format!("the graph does not verify: {}", e[0]));
     }
@@ -190,11 +172,11 @@ fn lower_with(g: &Graph, func: Sym, options: LowerOptions, plant: Option<LowerPl
     let params = g.lambda(func).map_or_else(Vec::new, |l| l.params.clone());
     for (i, t) in ptys.iter().enumerate() {
         if t.depth == 0 {
-            sig_params.push(t.scalar);
+            sig_params.push(t.scalar.into());
             names.push(g.name(params[i]).map_or(format!("p{i}"), str::to_string));
         }
     }
-    let returns: Vec<Type> = rtys.iter().filter(|t| t.depth == 0).map(|t| t.scalar).collect();
+    let returns: Vec<Type> = rtys.iter().filter(|t| t.depth == 0).map(|t| t.scalar.into()).collect();
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut f = Function::new(name, Signature::new(sig_params, returns), &name_refs);
     let entry = FunctionBuilder::new(&mut f).create_block();
@@ -226,7 +208,8 @@ fn lower_with(g: &Graph, func: Sym, options: LowerOptions, plant: Option<LowerPl
         temps: 0,
         uses,
         fused: Default::default(),
-        plant,
+        skip_last_lane: planted(Bug::LaneLoopSkipsLastLane),
+        swap_tsub: planted(Bug::TsubSwapsOperands),
     };
     if lanes_param {
         lw.lanes = Arg::Var(lw.f.params()[0]);
@@ -234,14 +217,14 @@ fn lower_with(g: &Graph, func: Sym, options: LowerOptions, plant: Option<LowerPl
     // Products that a sum reads first (and nothing else reads) become tfma.
     for s in g.syms() {
         let n = g.data(s);
-        if matches!(n.op, Op::Binary(Opcode::Add | Opcode::Fadd)) && n.depth == 1 && n.mask.is_none() {
+        if matches!(n.op, Op::Binary(BinaryOp::Add | BinaryOp::Fadd)) && n.depth == 1 && n.mask.is_none() {
             let float = n.ty.val().is_some_and(|t| t.scalar.is_float());
             for (i, &a) in g.args(s).iter().enumerate() {
                 if n.is_bcast(i) || (float && i == 1) {
                     continue;
                 }
                 let an = g.data(a);
-                if matches!(an.op, Op::Binary(Opcode::Mul | Opcode::Fmul))
+                if matches!(an.op, Op::Binary(BinaryOp::Mul | BinaryOp::Fmul))
                     && an.depth == 1
                     && an.mask.is_none()
                     && lw.uses[a.index()] == 1
@@ -263,12 +246,12 @@ fn lower_with(g: &Graph, func: Sym, options: LowerOptions, plant: Option<LowerPl
                 LVal::Scalar(v)
             }
             1 => {
-                let m = lw.mem(&pname, t.scalar, capacity, MemSpace::Dram)?;
+                let m = lw.mem(&pname, t.scalar.into(), capacity, MemSpace::Dram)?;
                 lparams.push(LoweredParam::Lanes(m));
                 LVal::Lanes(m)
             }
             2 => {
-                let data = lw.mem(&format!("{pname}_data"), t.scalar, options.elements, MemSpace::Dram)?;
+                let data = lw.mem(&format!("{pname}_data"), t.scalar.into(), options.elements, MemSpace::Dram)?;
                 let offsets = lw.mem(&format!("{pname}_offsets"), Type::I64, capacity + 1, MemSpace::Dram)?;
                 lparams.push(LoweredParam::Rows { data, offsets });
                 LVal::Rows { data, offsets }
@@ -342,14 +325,15 @@ impl Lowered {
         }
         for (p, a) in self.params.iter().zip(args) {
             match (p, a) {
-                (LoweredParam::Scalar(_), Value::Scalar(x)) => scalars.push(*x),
+                (LoweredParam::Scalar(_), Value::Scalar(x)) => scalars.push(Imm::from(*x)),
                 (LoweredParam::Lanes(m), Value::Array(arr)) if arr.depth() == 1 => {
                     set_lanes(arr.len())?;
-                    interp.memory_mut().write(*m, &arr.scalars().collect::<Vec<_>>()).map_err(bad)?;
+                    interp.memory_mut().write(*m, &arr.scalars().map(Imm::from).collect::<Vec<_>>()).map_err(bad)?;
                 }
                 (LoweredParam::Rows { data, offsets }, Value::Array(arr)) if arr.depth() == 2 => {
                     set_lanes(arr.len())?;
-                    interp.memory_mut().write(*data, &arr.scalars().collect::<Vec<_>>()).map_err(bad)?;
+                    let elems: Vec<Imm> = arr.scalars().map(Imm::from).collect();
+                    interp.memory_mut().write(*data, &elems).map_err(bad)?;
                     let offs: Vec<Imm> = arr.offsets(0).iter().map(|&o| Imm::int(Type::I64, i64::from(o))).collect();
                     interp.memory_mut().write(*offsets, &offs).map_err(bad)?;
                 }
@@ -378,12 +362,14 @@ impl Lowered {
             .iter()
             .map(|r| match r {
                 LoweredResult::Scalar(i) => {
-                    rets.get(*i).copied().map(Value::Scalar).ok_or_else(|| bad("a missing result".into()))
+                    rets.get(*i).map(|&x| Value::Scalar(x.into())).ok_or_else(|| bad("a missing result".into()))
                 }
                 LoweredResult::Lanes(m) => {
                     let elems = memory.elements(*m);
-                    let elem = memory.elem_type(*m).unwrap_or(Type::I64);
-                    Ok(Value::from(Array::from_imms(elem, &elems[..n.min(elems.len())]).map_err(bad)?))
+                    let elem = memory.elem_type(*m).unwrap_or(Type::I64).into();
+                    let lanes: Vec<crate::scalar::Imm> =
+                        elems[..n.min(elems.len())].iter().map(|&x| x.into()).collect();
+                    Ok(Value::from(Array::from_imms(elem, &lanes).map_err(bad)?))
                 }
             })
             .collect()

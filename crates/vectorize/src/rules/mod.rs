@@ -41,7 +41,7 @@
 
 use crate::ops::{Prim, PrimKind};
 use core::fmt;
-use ir_core::text::{Diagnostic, Span};
+use diagnostics::{Diagnostic, Span};
 use parse::{Cursor, TermKind, Tok, err, lex};
 use std::sync::Arc;
 

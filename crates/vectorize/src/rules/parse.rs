@@ -3,7 +3,7 @@
 
 use super::{Instr, Pat, Strategy};
 use crate::ops::Prim;
-use ir_core::text::{Diagnostic, Span};
+use diagnostics::{Diagnostic, Span};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Tok<'s> {

@@ -6,7 +6,7 @@
 //! line; anything it does not know is an [`Tok::Error`] token covering one
 //! character, which the parser reports.
 
-use ir_core::text::Span;
+use diagnostics::Span;
 
 /// A token.
 #[derive(Clone, PartialEq, Eq, Debug)]

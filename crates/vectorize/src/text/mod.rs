@@ -1,7 +1,7 @@
 //! The graph IR's text format: a line-oriented syntax in the style of
 //! Keel's (`docs/design/vectorize.md` has the grammar), a parser with
-//! `file:line:col` diagnostics rendered by `ir-core`'s one renderer
-//! (`annotate-snippets`), and its inverse, the printer.
+//! `file:line:col` diagnostics rendered by Keel's one renderer (the
+//! `diagnostics` crate), and its inverse, the printer.
 //!
 //! ```text
 //! func @p(%a: f32, %b: f32, %c: f32) -> f32 {

@@ -13,10 +13,10 @@
 use super::lexer::{Tok, lex};
 use crate::graph::{Arg, Graph, NewNode, Sym, valid_name};
 use crate::ops::{Op, Prim};
+use crate::scalar::{FloatCC, Imm, IntCC, ScalarTy};
 use crate::types::{NodeTy, ValTy};
 use crate::value::{ArrayBuilder, Value};
-use ir_core::text::{Diagnostic, Span};
-use ir_core::{FloatCC, IntCC, Type};
+use diagnostics::{Diagnostic, Span};
 use rustc_hash::FxHashMap;
 
 /// Errors reported before the parser gives up.
@@ -167,7 +167,7 @@ impl<'a, 's> Line<'a, 's> {
                 depth = depth.checked_add(1).ok_or_else(|| diag("type nested too deeply", s))?;
                 continue;
             }
-            let Some(scalar) = Type::from_name(w) else {
+            let Some(scalar) = ScalarTy::from_name(w) else {
                 return Err(diag(format!("unknown type `{w}`"), s));
             };
             for _ in 0..depth {
@@ -265,7 +265,7 @@ impl<'a, 's> Line<'a, 's> {
                 stack.push(ArrayBuilder::new(ValTy::array(ty.scalar, ty.depth - level - 1)));
             } else {
                 let (t, s) = self.literal()?;
-                let imm = ir_core::parse_literal(t, ty.scalar).map_err(|e| diag(e.0, s))?;
+                let imm = Imm::parse(t, ty.scalar).map_err(|e| diag(e.to_string(), s))?;
                 if let Some(b) = stack.last_mut() {
                     b.push_scalar(imm);
                 }
@@ -551,7 +551,7 @@ impl<'s> Parser<'s> {
                 let Some(v) = ty.val().filter(|t| t.depth == 0) else {
                     return Err(diag("`const` needs a scalar type", ws));
                 };
-                Op::Const(ir_core::parse_literal(t, v.scalar).map_err(|e| diag(e.0, s))?)
+                Op::Const(Imm::parse(t, v.scalar).map_err(|e| diag(e.to_string(), s))?)
             }
             Prim::Array => {
                 let Some(v) = ty.val() else { return Err(diag("`array` needs an array type", ws)) };

@@ -5,16 +5,17 @@
 //! deeper structure).
 
 use super::stage::Stage;
-use super::{Plant, Stats, VectorizeConfig, VectorizeError, VectorizeErrorKind};
+use super::{Stats, VectorizeConfig, VectorizeError, VectorizeErrorKind};
 use crate::bits::Bits;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::{Op, Prim};
+use crate::planted::{Bug, planted};
 use crate::purity::Purity;
 use crate::rules::{RuleBody, RuleSet};
+use crate::scalar::{BinaryOp, Imm, IntCC, ScalarTy};
 use crate::schedule::Schedule;
 use crate::types::{NodeTy, ValTy};
 use crate::uniform::Uniformity;
-use ir_core::{Imm, IntCC, Opcode, Type};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -91,7 +92,10 @@ pub(super) struct Engine<'a> {
     pub purity: &'a Purity,
     pub uni: Uniformity<'a>,
     pub rules: Arc<RuleSet>,
-    pub plant: Option<Plant>,
+    /// Planted bug [`Bug::LoopRunsFinishedLanes`], read once per run.
+    pub run_finished_lanes: bool,
+    /// Planted bug [`Bug::SelectSwapsBranches`], read once per run.
+    pub swap_branches: bool,
     pub st: Stage,
     ctx: Vec<VSym>,
     tuples: FxHashMap<Sym, Vec<VSym>>,
@@ -126,7 +130,8 @@ impl<'a> Engine<'a> {
             uni,
             st: Stage::new(Arc::clone(&rules), config.max_rewrites, config.max_nodes, src.len() + src.len() / 4),
             rules,
-            plant: config.plant,
+            run_finished_lanes: planted(Bug::LoopRunsFinishedLanes),
+            swap_branches: planted(Bug::SelectSwapsBranches),
             ctx: vec![VSym { sym: Sym::from_index(0), batched: false }; src.len()],
             tuples: FxHashMap::default(),
             memo: FxHashMap::default(),
@@ -160,7 +165,7 @@ impl<'a> Engine<'a> {
         depth: u32,
         args: &[Arg],
         mask: Option<Sym>,
-        target: Option<Type>,
+        target: Option<ScalarTy>,
     ) -> R<Sym> {
         self.st.build(scope, op, depth, args, mask, target).map_err(|m| {
             let kind = if m.contains("exceed") { VectorizeErrorKind::Limit } else { VectorizeErrorKind::Rule };
@@ -248,7 +253,7 @@ impl<'a> Engine<'a> {
             .iter()
             .enumerate()
             .map(|(i, &p)| {
-                let t = src.val_ty(p).unwrap_or(ValTy::scalar(Type::I1));
+                let t = src.val_ty(p).unwrap_or(ValTy::scalar(ScalarTy::I1));
                 if key.pattern.contains(i) { t.array_of() } else { t }
             })
             .collect();
@@ -260,7 +265,7 @@ impl<'a> Engine<'a> {
             (None, None) => return Err(self.error(VectorizeErrorKind::Invalid, None, "a lambda with no scope")),
         };
         let out_params = self.st.g.lambda(out).map_or_else(Vec::new, |l| l.params.clone());
-        let mask = (key.mode == Mode::Masked).then(|| self.st.g.add_param(out, ValTy::array(Type::I1, 1)));
+        let mask = (key.mode == Mode::Masked).then(|| self.st.g.add_param(out, ValTy::array(ScalarTy::I1, 1)));
         let mut witness = None;
         for (i, (&p, &q)) in lam.params.iter().zip(&out_params).enumerate() {
             let batched = key.pattern.contains(i);
@@ -326,7 +331,7 @@ impl<'a> Engine<'a> {
             Some(w) => self.build(Op::Length, 0, &[Arg::mapped(w)], None)?,
             None => {
                 let out = f.out;
-                let p = self.st.g.add_param(out, ValTy::scalar(Type::I64));
+                let p = self.st.g.add_param(out, ValTy::scalar(ScalarTy::I64));
                 self.frame_mut().lanes_param = true;
                 p
             }
@@ -346,7 +351,7 @@ impl<'a> Engine<'a> {
             (Mode::Masked, Some(m)) => self.build(Op::Any, 0, &[Arg::mapped(m)], None)?,
             _ => {
                 let n = self.lanes()?;
-                let zero = self.constant(Imm::int(Type::I64, 0))?;
+                let zero = self.constant(Imm::int(ScalarTy::I64, 0))?;
                 self.build(Op::Setp(IntCC::Sgt), 0, &[Arg::mapped(n), Arg::mapped(zero)], None)?
             }
         };
@@ -379,7 +384,7 @@ impl<'a> Engine<'a> {
     /// scalar the same in every lane.
     pub fn and(&mut self, a: Sym, b: Sym, depth: u32) -> R<Sym> {
         let b_same = depth > 0 && self.st.g.val_ty(b).is_some_and(|t| t.depth == 0);
-        self.build(Op::Binary(Opcode::And), depth, &[Arg::mapped(a), Arg { sym: b, bcast: b_same }], None)
+        self.build(Op::Binary(BinaryOp::And), depth, &[Arg::mapped(a), Arg { sym: b, bcast: b_same }], None)
     }
 
     /// One attempt at `node`.

@@ -62,25 +62,12 @@ pub struct VectorizeConfig {
     pub max_rewrites: u64,
     /// Most nodes in the vectorized graph.
     pub max_nodes: usize,
-    /// A bug to plant, for the tests that prove the oracle can fail.
-    #[doc(hidden)]
-    pub plant: Option<Plant>,
 }
 
 impl Default for VectorizeConfig {
     fn default() -> VectorizeConfig {
-        VectorizeConfig { max_rewrites: 1 << 20, max_nodes: 1 << 26, plant: None }
+        VectorizeConfig { max_rewrites: 1 << 20, max_nodes: 1 << 26 }
     }
-}
-
-/// A deliberate bug (test-only hook).
-#[doc(hidden)]
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Plant {
-    /// A loop with a batched condition does not freeze finished lanes.
-    LoopRunsFinishedLanes,
-    /// A batched `if` selects the wrong branch.
-    SelectSwapsBranches,
 }
 
 /// What went wrong.

@@ -26,8 +26,8 @@ use crate::graph::{Arg, Graph, NewNode, Sym};
 use crate::infer::{flags_for, infer};
 use crate::ops::{Op, Prim};
 use crate::rules::{OptRule, Pat, RuleSet, Slot, Stager};
+use crate::scalar::{Imm, ScalarTy};
 use crate::types::{NodeTy, ValTy};
-use ir_core::Type;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -82,7 +82,7 @@ impl Stage {
         depth: u32,
         args: &[Arg],
         mask: Option<Sym>,
-        target: Option<Type>,
+        target: Option<ScalarTy>,
     ) -> Result<Sym, String> {
         if self.g.len() >= self.max_nodes {
             return Err(format!("the vectorized graph would exceed {} nodes", self.max_nodes));
@@ -210,10 +210,10 @@ impl OptStager<'_> {
 
 /// The scalar type a literal takes at argument `i` of `prim`, given the
 /// scalar types of the other arguments.
-pub(crate) fn literal_type(prim: Prim, i: usize, siblings: &[Option<Type>]) -> Option<Type> {
+pub(crate) fn literal_type(prim: Prim, i: usize, siblings: &[Option<ScalarTy>]) -> Option<ScalarTy> {
     match (prim, i) {
-        (Prim::Select, 0) | (Prim::Assert, 0) => Some(Type::I1),
-        (Prim::Index, 1) | (Prim::Broadcast, 1) => Some(Type::I64),
+        (Prim::Select, 0) | (Prim::Assert, 0) => Some(ScalarTy::I1),
+        (Prim::Index, 1) | (Prim::Broadcast, 1) => Some(ScalarTy::I64),
         _ => siblings
             .iter()
             .enumerate()
@@ -235,7 +235,7 @@ impl Stager for OptStager<'_> {
     fn apply(&mut self, prim: Prim, lift: bool, args: &[Slot], root: bool) -> Result<Slot, String> {
         let op = prim.op().ok_or("a primitive with a payload")?;
         let depth = self.d + u32::from(lift);
-        let scalars: Vec<Option<Type>> = args
+        let scalars: Vec<Option<ScalarTy>> = args
             .iter()
             .map(|s| self.slots[s.0 as usize].as_ref().ok().and_then(|&x| self.stage.g.val_ty(x)).map(|t| t.scalar))
             .collect();
@@ -245,7 +245,7 @@ impl Stager for OptStager<'_> {
                 Ok(x) => syms.push(x),
                 Err(text) => {
                     let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
-                    let imm = ir_core::parse_literal(&text, t).map_err(|e| e.0)?;
+                    let imm = Imm::parse(&text, t).map_err(|e| e.to_string())?;
                     syms.push(self.stage.build(self.scope, Op::Const(imm), 0, &[], None, None)?);
                 }
             }

@@ -22,15 +22,14 @@
 //! - `map` with nothing batched stays a `map` over `/l/` vectorized as a
 //!   per-element lambda, passed the frame's guard.
 
-use super::Plant;
 use super::VectorizeErrorKind;
 use super::engine::{Engine, LamDone, LamKey, Mode, R, Step, VSym};
 use crate::bits::Bits;
 use crate::graph::{Arg, Sym};
 use crate::ops::Op;
 use crate::rules::Strategy;
+use crate::scalar::{BinaryOp, IntCC, ScalarTy, UnaryOp};
 use crate::types::ValTy;
-use ir_core::{Opcode, Type};
 
 /// Values a callee's extra params receive.
 #[derive(Copy, Clone, Default)]
@@ -102,7 +101,7 @@ impl Engine<'_> {
     }
 
     fn ty(&self, s: Sym) -> ValTy {
-        self.st.g.val_ty(s).unwrap_or(ValTy::scalar(Type::I1))
+        self.st.g.val_ty(s).unwrap_or(ValTy::scalar(ScalarTy::I1))
     }
 
     /// `apply`.
@@ -205,7 +204,7 @@ impl Engine<'_> {
         let (xt, xe) = if pure {
             (x, x)
         } else {
-            let not_c = self.build(Op::Unary(Opcode::Not), 1, &[Arg::mapped(c.sym)], None)?;
+            let not_c = self.build(Op::Unary(UnaryOp::Not), 1, &[Arg::mapped(c.sym)], None)?;
             let (mt, me) = match self.frame().mask {
                 Some(m) => (self.and(m, c.sym, 1)?, self.and(m, not_c, 1)?),
                 None => (c.sym, not_c),
@@ -221,7 +220,7 @@ impl Engine<'_> {
         for j in 0..nres {
             let (mut a, mut b) =
                 (Arg { sym: t[j], bcast: !dt.results.contains(j) }, Arg { sym: e[j], bcast: !de.results.contains(j) });
-            if self.plant == Some(Plant::SelectSwapsBranches) {
+            if self.swap_branches {
                 std::mem::swap(&mut a, &mut b);
             }
             let r = self.build(Op::Select, 1, &[Arg::mapped(c.sym), a, b], None)?;
@@ -263,7 +262,7 @@ impl Engine<'_> {
                     let r = match wx.guard {
                         Some(g) => self.build_in(
                             *wi,
-                            Op::Binary(Opcode::And),
+                            Op::Binary(BinaryOp::And),
                             0,
                             &[Arg::mapped(outs[0]), Arg::mapped(g)],
                             None,
@@ -302,7 +301,7 @@ impl Engine<'_> {
             None => c0,
         };
         let mut tys: Vec<ValTy> = state.iter().map(|&s| self.ty(s)).collect();
-        tys.push(ValTy::array(Type::I1, 1));
+        tys.push(ValTy::array(ScalarTy::I1, 1));
         // The condition wrapper: some lane still runs.
         let pc = self.params(w[0], &tys);
         let any = self.build_in(w[0], Op::Any, 0, &[Arg::mapped(pc[n])], None, None)?;
@@ -316,7 +315,7 @@ impl Engine<'_> {
         for j in 0..n {
             s2.push(if !pattern.contains(j) {
                 s[j]
-            } else if self.plant == Some(Plant::LoopRunsFinishedLanes) {
+            } else if self.run_finished_lanes {
                 next[j]
             } else {
                 let nj = Arg { sym: next[j], bcast: !db.results.contains(j) };
@@ -324,7 +323,7 @@ impl Engine<'_> {
             });
         }
         let c = self.apply_in(w[1], &dc, &s2, mx)?[0];
-        let m2 = self.build_in(w[1], Op::Binary(Opcode::And), 1, &[Arg::mapped(m), Arg::mapped(c)], None, None)?;
+        let m2 = self.build_in(w[1], Op::Binary(BinaryOp::And), 1, &[Arg::mapped(m), Arg::mapped(c)], None, None)?;
         let mut res = s2;
         res.push(m2);
         self.st.g.set_results(w[1], &res);
@@ -439,8 +438,7 @@ impl Engine<'_> {
         // Mapped arrays must have equal lengths in every lane.
         for i in (0..vals.len()).filter(|&i| !whole[i] && i != r) {
             let (li, b) = lens_of(self, i)?;
-            let eq =
-                self.build(Op::Setp(ir_core::IntCC::Eq), 1, &[Arg::mapped(lens), Arg { sym: li, bcast: !b }], None)?;
+            let eq = self.build(Op::Setp(IntCC::Eq), 1, &[Arg::mapped(lens), Arg { sym: li, bcast: !b }], None)?;
             let mask = self.frame().mask;
             self.build(Op::Assert, 1, &[Arg::mapped(eq)], mask)?;
         }

@@ -15,7 +15,7 @@ use super::stage::literal_type;
 use crate::graph::{Arg, Sym};
 use crate::ops::{Op, Prim};
 use crate::rules::{Slot, StagedFn, Stager};
-use ir_core::Type;
+use crate::scalar::{Imm, ScalarTy};
 use smallvec::SmallVec;
 
 impl Engine<'_> {
@@ -154,10 +154,10 @@ impl Tpl<'_, '_> {
 impl Tpl<'_, '_> {
     /// `op` at the node's own depth on values the same in every lane
     /// (guarded if it may trap).
-    fn unlifted(&mut self, op: Op, prim: Prim, args: &[Slot], target: Option<Type>) -> Result<Slot, String> {
+    fn unlifted(&mut self, op: Op, prim: Prim, args: &[Slot], target: Option<ScalarTy>) -> Result<Slot, String> {
         let src = self.eng.src;
         let n = src.data(self.node);
-        let scalars: Vec<Option<Type>> = args
+        let scalars: Vec<Option<ScalarTy>> = args
             .iter()
             .map(|s| match &self.slots[s.0 as usize] {
                 TVal::Orig(j) => self.eng.st.g.val_ty(self.eng.vsym(src.args(self.node)[*j]).sym).map(|t| t.scalar),
@@ -174,7 +174,7 @@ impl Tpl<'_, '_> {
                 TVal::Same(x) | TVal::Lifted(x) => Arg::mapped(x),
                 TVal::Lit(text) => {
                     let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
-                    let imm = ir_core::parse_literal(&text, t).map_err(|e| e.0)?;
+                    let imm = Imm::parse(&text, t).map_err(|e| e.to_string())?;
                     let c = self.eng.constant(imm).map_err(|e| e.message)?;
                     Arg { sym: c, bcast: self.k > 0 }
                 }
@@ -241,7 +241,7 @@ impl Stager for Tpl<'_, '_> {
             Some(Aligned::Mapped(x)) => Some(*x),
             _ => None,
         });
-        let scalars: SmallVec<[Option<Type>; 4]> = args
+        let scalars: SmallVec<[Option<ScalarTy>; 4]> = args
             .iter()
             .zip(&aligned)
             .map(|(s, a)| match (a, &self.slots[s.0 as usize]) {
@@ -263,7 +263,7 @@ impl Stager for Tpl<'_, '_> {
                 None => {
                     let TVal::Lit(text) = self.slots[s.0 as usize].clone() else { return Err("a literal".into()) };
                     let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
-                    let imm = ir_core::parse_literal(&text, t).map_err(|e| e.0)?;
+                    let imm = Imm::parse(&text, t).map_err(|e| e.to_string())?;
                     let c = self.eng.constant(imm).map_err(|e| e.message)?;
                     Arg { sym: c, bcast: true }
                 }
