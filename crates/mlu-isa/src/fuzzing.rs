@@ -2,8 +2,7 @@
 //! (feature `fuzzing`): [`check_text`] panics if arbitrary bytes make the
 //! parser or the verifier panic, or if a program that parses does not
 //! print back to itself. [`SplitMix64`] seeds the smoke tests of this crate
-//! and of `mlu-sim`. [`register_pressure`] is a Keel function the register
-//! allocation tests (here and in `mlu-diff`) compile with few GPRs.
+//! and of `mlu-sim`.
 
 use crate::{MachineConfig, text, verify};
 
@@ -34,23 +33,4 @@ pub fn check_text(bytes: &[u8]) {
     assert_eq!(p, q, "the round trip changed the program:\n{printed}");
     assert_eq!(text::print_program(&q), printed, "printing is not a fixed point");
     let _ = verify(&p, &MachineConfig::mlu370());
-}
-
-/// Keel IR of `@f(%a: i64) -> i64`: `values` loads from `@m` then the
-/// stores back in reverse order, so all `values` are live at once (memory
-/// keeps its order): with fewer GPRs the allocator must spill.
-pub fn register_pressure(values: usize) -> String {
-    let mut src = format!("mem @m: i64[{}] nram\n\nfunc @f(%a: i64) -> i64 {{\n", values.max(1));
-    for i in 0..values {
-        src.push_str(&format!("    var %v{i}: i64\n"));
-    }
-    src.push_str("bb0:\n");
-    for i in 0..values {
-        src.push_str(&format!("    %v{i} = load @m[{i}]\n"));
-    }
-    for i in 0..values {
-        src.push_str(&format!("    store @m[{i}], %v{}\n", values - 1 - i));
-    }
-    src.push_str("    ret %a\n}\n");
-    src
 }

@@ -1,9 +1,18 @@
-//! `target-mlu`: an open, documented ISA for an MLU-style deep-learning
+//! `mlu-isa`: an open, documented ISA for an MLU-style deep-learning
 //! accelerator, built only from public facts (`docs/mlu-isa.md` cites
 //! them): machine configurations, instructions, the in-memory program form,
-//! an assembly text format (parser with `file:line:col` diagnostics, exact
-//! printer), a verifier, the numeric semantics and the cost model; and the
-//! compiler from Keel IR ([`compile`]: slice 1, the naive lowering).
+//! an assembly text format (parser with located diagnostics, exact
+//! printer), a verifier, the numeric semantics and the cost model.
+//!
+//! The ISA stands alone: in a default build this crate depends on no other
+//! Keel crate (only `rustc-hash`), so a simulator, an assembler or another
+//! compiler can use it without Keel's IR or analyses. `mlu-sim` runs its
+//! programs and depends on it alone; `target-mlu` compiles Keel IR to it.
+//! Parser errors are plain data ([`text::Span`], [`text::Diagnostic`]);
+//! drawing them (`file:line:col`, the line and a caret) is the optional
+//! `render` feature, which hands them to Keel's one renderer, the
+//! `diagnostics` crate, so an assembler error reads like every other Keel
+//! diagnostic and no second renderer exists.
 //!
 //! The machine (the digest's accelerator section): clusters of four IPU
 //! cores; per core NRAM, WRAM, GPRs, a vector unit, a matrix unit, an
@@ -17,11 +26,12 @@
 //!
 //! Choices where the public facts are silent, all documented in
 //! `docs/mlu-isa.md`: 64-bit GPRs (Keel IR has `i64`/`f64` scalars);
-//! scalar and vector semantics are Keel IR's (`ir_core::interp`) operation
-//! by operation, so lowered code computes what the interpreter computes;
-//! the copy direction is given by the operands' spaces; the memory core is
-//! a DMA engine, not a programmable core, so barrier counts name IPU cores
-//! only; unpublished rates and latencies are model choices in
+//! scalar and vector semantics are Keel IR's (`docs/ir.md` §6) operation
+//! by operation, so code lowered from Keel IR computes what Keel's
+//! interpreter computes (`mlu-sim`'s tests compare every instruction with
+//! it); the copy direction is given by the operands' spaces; the memory
+//! core is a DMA engine, not a programmable core, so barrier counts name
+//! IPU cores only; unpublished rates and latencies are model choices in
 //! [`MachineConfig`].
 //!
 //! # Bad input
@@ -33,18 +43,15 @@
 //! the program holds (ids out of range included). Programs built through
 //! the API are not checked until verified; the simulator checks at run
 //! time what it needs and traps. Accessors taking ids answer `None` for
-//! ids the program does not have. [`compile::compile`] verifies the Keel
-//! module first and answers every problem (an unverified module, a
-//! construct the ISA cannot express, a capacity overflow) with a
-//! [`compile::CompileError`] naming the instruction or objects, never a
-//! panic.
+//! ids the program does not have. [`MachineConfig::parse`] answers a bad
+//! configuration file with a located [`text::Diagnostic`].
 //!
 //! # Example
 //!
 //! Parse a kernel, verify it for an MLU370-like machine, print it back:
 //!
 //! ```
-//! use target_mlu::{MachineConfig, text, verify};
+//! use mlu_isa::{MachineConfig, text, verify};
 //!
 //! let src = "\
 //! .mem @x: f32[64] dram = [1.0, 2.0]
@@ -65,7 +72,6 @@
 
 #![deny(missing_docs)]
 
-pub mod compile;
 mod config;
 pub mod cost;
 mod inst;

@@ -1,10 +1,10 @@
-//! The assembler fuzz check (`target_mlu::fuzzing::check_text`) on a fixed
+//! The assembler fuzz check (`mlu_isa::fuzzing::check_text`) on a fixed
 //! number of seeded inputs: the bundled kernels, byte-mutated (flips,
 //! insertions of syntax characters, truncations, line swaps). No clock is
 //! read: the same work on any machine.
 
+use mlu_isa::fuzzing::SplitMix64;
 use std::path::Path;
-use target_mlu::fuzzing::SplitMix64;
 
 const RUNS_PER_FILE: usize = 3000;
 
@@ -19,7 +19,7 @@ fn mutated_kernels_never_panic_and_round_trip() {
     let mut s = SplitMix64(0xa55e_b1e5);
     for f in files {
         let base = std::fs::read(&f).unwrap();
-        target_mlu::fuzzing::check_text(&base);
+        mlu_isa::fuzzing::check_text(&base);
         for _ in 0..RUNS_PER_FILE {
             let mut b = base.clone();
             for _ in 0..1 + s.next_u64() % 4 {
@@ -33,7 +33,7 @@ fn mutated_kernels_never_panic_and_round_trip() {
                     _ => b.truncate(at),
                 }
             }
-            target_mlu::fuzzing::check_text(&b);
+            mlu_isa::fuzzing::check_text(&b);
         }
     }
 }

@@ -12,6 +12,6 @@ fn random_programs_compile_and_agree() {
     for _ in 0..RUNS {
         let len = (s.next_u64() % 700) as usize;
         let bytes: Vec<u8> = (0..len).map(|_| s.next_u64() as u8).collect();
-        mlu_diff::fuzzing::check(&bytes);
+        target_mlu::fuzzing::check(&bytes);
     }
 }
