@@ -1,7 +1,7 @@
 //! Compile time of `keel compile --target mlu` per IR instruction, with
 //! each register allocator in the same run: `regalloc-pebble` (the
 //! default) against `HomeAllocator` (slice 1's baseline), over the 1,000
-//! generated programs of `crates/mlu-diff/tests/generated.rs` (118,373 IR
+//! generated programs of `crates/target-mlu/tests/generated.rs` (118,373 IR
 //! instructions). Figures are in `docs/design/target-mlu.md`.
 //!
 //! `cargo bench -p benches --bench mlu_compile`
@@ -12,10 +12,10 @@ use std::time::Duration;
 use target_mlu::compile::{AllocatorChoice, CompileOptions, compile};
 
 fn allocators(c: &mut Criterion) {
-    let configs = mlu_diff::fuzzing::configs();
+    let configs = target_mlu::fuzzing::configs();
     let programs: Vec<ir_gen::Generated> =
         (0..1000u64).map(|seed| ir_gen::generate(&configs[(seed % configs.len() as u64) as usize], seed)).collect();
-    let config = target_mlu::MachineConfig::mlu370();
+    let config = mlu_isa::MachineConfig::mlu370();
     let mut g = c.benchmark_group("mlu_compile/generated-1000");
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
     for (name, allocator) in [("pebble", AllocatorChoice::Pebble), ("home", AllocatorChoice::Home)] {

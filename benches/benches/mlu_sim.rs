@@ -12,10 +12,10 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ir_core::Imm;
+use mlu_isa::{MachineConfig, Program, text};
 use mlu_sim::{Mode, RaceMode, SimOptions, Simulator};
 use std::hint::black_box;
 use std::time::Duration;
-use target_mlu::{MachineConfig, Program, text};
 
 const ITERS: u64 = 200_000;
 

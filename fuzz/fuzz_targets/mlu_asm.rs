@@ -1,8 +1,8 @@
 //! Assembler fuzzing: arbitrary bytes never panic the MLU assembly parser
 //! or verifier; what parses prints and parses back to itself
-//! (`target_mlu::fuzzing::check_text`).
+//! (`mlu_isa::fuzzing::check_text`).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    target_mlu::fuzzing::check_text(data);
+    mlu_isa::fuzzing::check_text(data);
 });

@@ -1,13 +1,13 @@
 //! `keel asm FILE.mlu`: parse and verify MLU assembly for a machine
 //! configuration, and print it in canonical form. Shared with `keel sim`:
 //! reading the input, choosing the configuration, rendering diagnostics
-//! (through `target_mlu::text`, drawn by `annotate-snippets` like every
-//! other Keel diagnostic).
+//! (through `mlu_isa::text` with its `render` feature, drawn by the
+//! `diagnostics` crate like every other Keel diagnostic).
 
+use mlu_isa::text::{self, SourceMap, render_file_error};
+use mlu_isa::{MachineConfig, Program, verify};
 use std::io::{self, Write};
 use std::process::ExitCode;
-use target_mlu::text::{self, SourceMap, render_file_error};
-use target_mlu::{MachineConfig, Program, verify};
 
 /// Check MLU assembly and print it in canonical form.
 ///

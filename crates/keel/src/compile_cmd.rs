@@ -86,7 +86,7 @@ pub(crate) fn compile_file(
     config: &str,
     options: &CompileOptions,
     err: &mut dyn Write,
-) -> io::Result<Option<(ir_core::Module, ir_core::FuncId, target_mlu::MachineConfig, Compiled)>> {
+) -> io::Result<Option<(ir_core::Module, ir_core::FuncId, mlu_isa::MachineConfig, Compiled)>> {
     let Some(input) = Input::read(file) else { return Ok(None) };
     let Some((module, _)) = input.parse_verified("; not compiling it") else { return Ok(None) };
     let Some(config) = crate::asm_cmd::load_config(config, err)? else { return Ok(None) };
@@ -116,7 +116,7 @@ pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Wr
     if a.report {
         c.report.write_text(&mut text)?;
     }
-    text.extend_from_slice(target_mlu::text::print_program(&c.program).as_bytes());
+    text.extend_from_slice(mlu_isa::text::print_program(&c.program).as_bytes());
     match &a.output {
         Some(path) => {
             if let Err(e) = std::fs::write(path, &text) {

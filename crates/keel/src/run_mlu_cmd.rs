@@ -4,10 +4,10 @@
 
 use crate::compile_cmd::compile_file;
 use ir_core::{Imm, parse_literal};
-use mlu_diff::{DiffOptions, Verdict};
 use std::io::{self, Write};
 use std::process::ExitCode;
 use target_mlu::compile::CompileOptions;
+use target_mlu::differential::{DiffOptions, Verdict};
 
 /// Exit code for a trap in both runs.
 const TRAP: u8 = 3;
@@ -88,7 +88,7 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) 
         sim_fuel: a.fuel.saturating_mul(10),
         cycles: true,
     };
-    let r = match mlu_diff::run(&module, f, &args, &options) {
+    let r = match target_mlu::differential::run(&module, f, &args, &options) {
         Ok(r) => r,
         Err(e) => {
             writeln!(err, "{}: {e}", a.file)?;

@@ -3,12 +3,12 @@
 //! hazards.
 
 use crate::asm_cmd::load;
+use mlu_isa::text::{format_literal, parse_literal};
+use mlu_isa::{MemDecl, Program, Space};
 use mlu_sim::{Instance, Mode, Outcome, RaceMode, SimOptions, Simulator, Trap};
 use serde_json::{Value, json};
 use std::io::{self, Write};
 use std::process::ExitCode;
-use target_mlu::text::{format_literal, parse_literal};
-use target_mlu::{MemDecl, Program, Space};
 
 /// Exit code for a trap (a deadlock, a race in error mode, ...).
 const TRAP: u8 = 3;

@@ -9,8 +9,8 @@
 //! pending barrier must give the same count (a mismatch is reported);
 //! completion releases exactly the arrived cores, in arrival order.
 
+use mlu_isa::Scope;
 use std::collections::BTreeMap;
-use target_mlu::Scope;
 
 /// A barrier some cores wait at.
 #[derive(Clone, Debug)]

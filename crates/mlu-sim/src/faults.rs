@@ -9,8 +9,8 @@
 //! check.
 
 use crate::trap::TrapKind;
-use target_mlu::text::inst_text;
-use target_mlu::{Addr, Class, Inst, MachineConfig, Program, Route, Space, Ty, VSrc};
+use mlu_isa::text::inst_text;
+use mlu_isa::{Addr, Class, Inst, MachineConfig, Program, Route, Space, Ty, VSrc};
 
 /// Checks what the machine cannot run at all: ids and registers.
 pub(crate) fn check_ids(p: &Program, cfg: &MachineConfig) -> Result<(), String> {

@@ -17,10 +17,17 @@
 //!   and every pipe's busy + stall + idle is the run's cycles; a
 //!   one-core program traps in both modes at the same instruction;
 //! - a second cycle run gives the same cycles and statistics.
+//!
+//! [`Bug`] lists the simulator's planted bugs; a test runs a simulation
+//! under one with [`with_bug`] (Keel's one mechanism, `test-hooks`) to show
+//! that an oracle notices.
+
+pub use crate::planted::Bug;
+pub use test_hooks::with_bug;
 
 use crate::oracle::racy_accesses;
 use crate::{Mode, RaceMode, SimOptions, Simulator};
-use target_mlu::{
+use mlu_isa::{
     Addr, BinOp, ConvOp, FloatCC, Inst, IntCC, LabelId, MachineConfig, MemId, Operand, Program, RedOp, Reg, Scope,
     Space, Sreg, SyncKind, Ty, UnOp, VBinOp, VSrc, VUnOp, text,
 };
@@ -200,7 +207,7 @@ impl Gen<'_> {
         match kind {
             0 => {
                 let op = BinOp::ALL[self.b.below(BinOp::ALL.len())];
-                let tys: &[Ty] = if op.class() == target_mlu::Class::Float {
+                let tys: &[Ty] = if op.class() == mlu_isa::Class::Float {
                     &[Ty::F32, Ty::F64]
                 } else {
                     &[Ty::I1, Ty::I8, Ty::I32, Ty::I64]
@@ -215,7 +222,7 @@ impl Gen<'_> {
                 match self.b.below(5) {
                     0 => {
                         let op = UnOp::ALL[self.b.below(UnOp::ALL.len())];
-                        let ty = if op.class() == target_mlu::Class::Float { Ty::F32 } else { Ty::I16 };
+                        let ty = if op.class() == mlu_isa::Class::Float { Ty::F32 } else { Ty::I16 };
                         let a = self.operand(ty);
                         self.push(Inst::Unary { op, ty, dst, a });
                     }
@@ -344,7 +351,7 @@ impl Gen<'_> {
                 self.push(Inst::Matmul { ty, c, a, b, m, k, n });
             }
             7 | 8 => {
-                let route = target_mlu::Route::ALL[self.b.below(9)];
+                let route = mlu_isa::Route::ALL[self.b.below(9)];
                 let Some((s, _, bs)) = self.obj(route.src) else { return };
                 let Some((d, _, bd)) = self.obj(route.dst) else { return };
                 let max = bs.min(bd);
@@ -467,7 +474,7 @@ pub fn check_program(p: &Program, clusters: u32, cores_per_cluster: u32) {
     let (q, _) =
         text::parse(&printed).unwrap_or_else(|e| panic!("a generated program does not parse back: {e:?}\n{printed}"));
     assert_eq!(&q, p, "the text round trip changed the program:\n{printed}");
-    let _ = target_mlu::verify(p, &cfg);
+    let _ = mlu_isa::verify(p, &cfg);
     let Ok(mut f) = Simulator::new(p, &cfg, options(Mode::Functional, clusters, true)) else { return };
     let fr = f.run();
     if let Some((log, verdicts)) = f.race_log()

@@ -1,8 +1,11 @@
-//! `mlu-sim`: a deterministic simulator for the `target-mlu` ISA,
-//! functional and cycle-level.
+//! `mlu-sim`: a deterministic simulator for the `mlu-isa` ISA,
+//! functional and cycle-level. It depends on the ISA crate alone (and
+//! `serde_json` for traces), so running MLU programs needs no Keel
+//! compiler crate; `target-mlu` compiles Keel IR for it and, with its `sim`
+//! feature, compares its runs with Keel's interpreter.
 //!
 //! - **Functional execution, bit-exact**: every instruction computes what
-//!   `target_mlu::semantics` (Keel IR's semantics) says, through
+//!   `mlu_isa::semantics` (Keel IR's semantics) says, through
 //!   type-specialized kernels checked against it; every run has fuel.
 //! - **SPMD**: `clusters` clusters of up to `cores_per_cluster` cores run the
 //!   same program with their own special registers; NRAM and WRAM are per
@@ -48,7 +51,7 @@
 //!
 //! ```
 //! use mlu_sim::{Instance, Mode, SimOptions, Simulator};
-//! use target_mlu::{MachineConfig, text};
+//! use mlu_isa::{MachineConfig, text};
 //!
 //! let src = "\
 //! .mem @x: f32[256] dram
@@ -88,6 +91,7 @@ mod machine;
 mod memory;
 #[cfg(feature = "fuzzing")]
 pub mod oracle;
+mod planted;
 mod race;
 mod stats;
 mod timing;
@@ -105,7 +109,8 @@ pub use trace::{Trace, TraceEvent};
 pub use trap::{Access, CoreRef, Hazard, Trap, TrapKind};
 
 use machine::Machine;
-use target_mlu::{MachineConfig, Pipe, Program, Route, Space};
+use mlu_isa::{MachineConfig, Pipe, Program, Route, Space};
+use planted::Plants;
 
 /// Functional only, or with the cycle model.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -172,16 +177,6 @@ pub struct Outcome {
     pub trace: Option<Trace>,
 }
 
-/// A planted bug, to prove the oracles can fail (tests only).
-#[cfg(feature = "fuzzing")]
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Plant {
-    /// `sync.io` also forgets the compute pipe's in-flight accesses.
-    SyncIoForgetsCompute,
-    /// `vadd.f32` adds one ulp to its first element.
-    VaddUlp,
-}
-
 /// A program loaded on a machine, ready to run once.
 pub struct Simulator<'p> {
     m: Machine<'p>,
@@ -214,15 +209,6 @@ impl<'p> Simulator<'p> {
             Machine::new(program, config, options.clusters, per, options.races, options.record_races, options.fuel)?;
         m.timing = options.mode == Mode::Cycle;
         Ok(Simulator { m, options })
-    }
-
-    /// Plants a bug (tests only).
-    #[cfg(feature = "fuzzing")]
-    pub fn plant(&mut self, plant: Plant) {
-        match plant {
-            Plant::SyncIoForgetsCompute => self.m.race.plant_sync_forgets_compute = true,
-            Plant::VaddUlp => self.m.plant_vadd_ulp = true,
-        }
     }
 
     /// Sets the first elements of object `name` (without `@`), in every
@@ -273,6 +259,10 @@ impl<'p> Simulator<'p> {
 
     /// Runs the program to the end (every core exited) or to a trap.
     pub fn run(&mut self) -> Result<Outcome, Trap> {
+        // A planted bug (tests only) is read once per run, not per step.
+        let plants = Plants::read();
+        self.m.plants = plants;
+        self.m.race.plants = plants;
         let timed = match self.options.mode {
             Mode::Functional => {
                 functional::run(&mut self.m)?;

@@ -13,16 +13,15 @@
 
 use crate::faults::{check_ids, static_fault};
 use crate::memory::{Memory, load_bits, store_bits};
+use crate::planted::{Bug, Plants};
 use crate::race::{MemAccess, RaceDetector, RaceMode, RawHazard};
 use crate::trap::{Access, CoreRef, Hazard, Trap, TrapKind};
 use crate::vector::{self, Src};
+use mlu_isa::cost::{self, RowShape};
+use mlu_isa::semantics::{self, ArithError};
+use mlu_isa::text::inst_text;
+use mlu_isa::{Addr, Inst, MachineConfig, Operand, Pipe, Program, Reg, Route, Scope, Space, Sreg, SyncKind, Ty, VSrc};
 use std::collections::BTreeSet;
-use target_mlu::cost::{self, RowShape};
-use target_mlu::semantics::{self, ArithError};
-use target_mlu::text::inst_text;
-use target_mlu::{
-    Addr, Inst, MachineConfig, Operand, Pipe, Program, Reg, Route, Scope, Space, Sreg, SyncKind, Ty, VSrc,
-};
 
 /// Where a core is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -96,8 +95,8 @@ pub(crate) struct Machine<'p> {
     faults: Vec<Option<(TrapKind, String)>>,
     scratch: Vec<u8>,
     acc: Vec<MemAccess>,
-    /// A planted bug (tests only): `vadd` on `f32` adds one ulp.
-    pub plant_vadd_ulp: bool,
+    /// The bug planted for this run (tests only; see `planted.rs`).
+    pub plants: Plants,
 }
 
 /// The most hazards kept in warning mode (every one is counted).
@@ -163,7 +162,7 @@ impl<'p> Machine<'p> {
             faults,
             scratch: Vec::new(),
             acc: Vec::new(),
-            plant_vadd_ulp: false,
+            plants: Plants::default(),
         })
     }
 
@@ -463,7 +462,7 @@ impl<'p> Machine<'p> {
                 vector::stage(buf, &mut self.scratch, d, len as usize, &mut srcs);
                 let r = vector::binary(buf, &self.scratch, op, ty, d, srcs, n as usize);
                 r.map_err(|e| self.arith(c, pc, e))?;
-                if self.plant_vadd_ulp && op == target_mlu::VBinOp::Add && ty == Ty::F32 && n > 0 {
+                if self.plants.has(Bug::VaddUlp) && op == mlu_isa::VBinOp::Add && ty == Ty::F32 && n > 0 {
                     let buf = self.mem.buf_mut(Space::Nram, c as u32);
                     let v = u32::from_le_bytes(buf[d..d + 4].try_into().unwrap_or_default());
                     buf[d..d + 4].copy_from_slice(&v.wrapping_add(1).to_le_bytes());

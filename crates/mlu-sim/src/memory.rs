@@ -10,7 +10,7 @@
 //! instance of a per-core or per-cluster object getting the same values.
 
 use crate::trap::TrapKind;
-use target_mlu::{MachineConfig, MemDecl, Program, Space, Ty};
+use mlu_isa::{MachineConfig, MemDecl, Program, Space, Ty};
 
 /// Which copy of a space: a core's NRAM or WRAM, a cluster's SRAM, or DRAM.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn objects_are_placed_and_checked() {
-        let (p, _) = target_mlu::text::parse(
+        let (p, _) = mlu_isa::text::parse(
             ".mem @d: i16[4] dram = [1, -1]\n.mem @n: f32[2] nram = [2.5]\n.mem @s: i8[3] sram = [7]\n    exit\n",
         )
         .unwrap();

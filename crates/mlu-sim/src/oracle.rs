@@ -14,7 +14,7 @@
 //! for tests and fuzzing only.
 
 use crate::race::LogEvent;
-use target_mlu::{Pipe, SyncKind};
+use mlu_isa::{Pipe, SyncKind};
 
 fn join(into: &mut [u32], from: &[u32]) {
     for (a, &b) in into.iter_mut().zip(from) {

@@ -30,7 +30,8 @@
 //! grid has.
 
 use crate::intervals::IntervalMap;
-use target_mlu::{Pipe, Space, SyncKind};
+use crate::planted::{Bug, Plants};
+use mlu_isa::{Pipe, Space, SyncKind};
 
 /// What to do about a hazard.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -132,8 +133,8 @@ pub(crate) struct RaceDetector {
     seen: Vec<Vec<u32>>,
     /// Events and per-access verdicts, when recording for the oracle.
     pub log: Option<(Vec<LogEvent>, Vec<bool>)>,
-    /// A planted bug (tests only): `sync.io` also forgets compute accesses.
-    pub plant_sync_forgets_compute: bool,
+    /// The bug planted for this run (tests only; see `planted.rs`).
+    pub plants: Plants,
 }
 
 fn shared_index(s: Space) -> Option<usize> {
@@ -158,7 +159,7 @@ impl RaceDetector {
             epoch: vec![0; n],
             seen: if cores > 1 { vec![vec![0; n]; n] } else { Vec::new() },
             log: if on && record { Some((Vec::new(), Vec::new())) } else { None },
-            plant_sync_forgets_compute: false,
+            plants: Plants::default(),
         }
     }
 
@@ -269,7 +270,7 @@ impl RaceDetector {
     fn drain(&mut self, core: u32, kind: SyncKind) {
         let c = core as usize;
         for (t, &p) in ASYNC_PIPES.iter().enumerate() {
-            let planted = self.plant_sync_forgets_compute && kind == SyncKind::Io && p == Pipe::Compute;
+            let planted = self.plants.has(Bug::SyncIoForgetsCompute) && kind == SyncKind::Io && p == Pipe::Compute;
             if kind.covers(p) || planted {
                 for space in &mut self.inflight[c][t] {
                     space[0].clear();

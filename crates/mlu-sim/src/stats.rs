@@ -11,10 +11,10 @@
 //! run's cycles (cycle mode); output is deterministic (reasons sorted).
 
 use crate::trap::CoreRef;
+use mlu_isa::{Pipe, Route};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use target_mlu::{Pipe, Route};
 
 /// Why a pipe waited.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]

@@ -29,10 +29,10 @@ use crate::machine::{Machine, Status, Step};
 use crate::stats::{PipeStats, StallReason};
 use crate::trace::{Trace, TraceEvent};
 use crate::trap::{Trap, TrapKind};
+use mlu_isa::cost::{self, Resource};
+use mlu_isa::{Pipe, Route, Scope, SyncKind};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use target_mlu::cost::{self, Resource};
-use target_mlu::{Pipe, Route, Scope, SyncKind};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Then {

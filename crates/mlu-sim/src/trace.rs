@@ -10,9 +10,9 @@
 //! `dropped`); output is deterministic (events in recording order,
 //! metadata first, tracks sorted).
 
+use mlu_isa::Pipe;
 use serde_json::{Value, json};
 use std::io::{self, Write};
-use target_mlu::Pipe;
 
 /// One slice of a track.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -7,7 +7,7 @@
 //! core had issued).
 
 use core::fmt;
-use target_mlu::Pipe;
+use mlu_isa::Pipe;
 
 /// What went wrong.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

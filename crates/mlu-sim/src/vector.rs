@@ -1,5 +1,5 @@
 //! Vector and matrix kernels over a core's NRAM bytes: the fast,
-//! type-specialized form of `target_mlu::semantics`.
+//! type-specialized form of `mlu_isa::semantics`.
 //!
 //! Element-wise operations run in blocks of [`BLOCK`] elements: each block
 //! decodes its sources into arrays, computes, and encodes the result, so the
@@ -16,8 +16,8 @@
 //! semantics module does (tests check each kernel against it).
 
 use crate::memory::{load_bits, store_bits};
-use target_mlu::semantics::{self, ArithError};
-use target_mlu::{ConvOp, RedOp, Ty, VBinOp, VUnOp};
+use mlu_isa::semantics::{self, ArithError};
+use mlu_isa::{ConvOp, RedOp, Ty, VBinOp, VUnOp};
 
 /// Elements per block.
 pub(crate) const BLOCK: usize = 256;
@@ -577,9 +577,9 @@ pub(crate) fn matmul(buf: &mut [u8], wbuf: &[u8], ty: Ty, c: usize, a: usize, b:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use target_mlu::semantics;
+    use mlu_isa::semantics;
 
-    use target_mlu::fuzzing::SplitMix64 as Rng;
+    use mlu_isa::fuzzing::SplitMix64 as Rng;
 
     const SPECIAL_F32: [u32; 8] =
         [0, 0x8000_0000, 0x7fc0_0000, 0xffa0_0001, 0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x3f80_0000];

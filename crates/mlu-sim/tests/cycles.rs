@@ -2,13 +2,13 @@
 //! or within 2%, as the issue asks), bandwidth sharing, statistics
 //! invariants, determinism and the trace.
 
+use mlu_isa::{MachineConfig, Pipe, text};
 use mlu_sim::{Mode, Outcome, SimOptions, Simulator, StallReason};
 use std::path::Path;
-use target_mlu::{MachineConfig, Pipe, text};
 
 fn cycle_run(src: &str, cfg: &MachineConfig, cores: u32) -> Outcome {
     let (p, _) = text::parse(src).unwrap_or_else(|e| panic!("{e:?}"));
-    target_mlu::verify(&p, cfg).unwrap_or_else(|e| panic!("{e:?}"));
+    mlu_isa::verify(&p, cfg).unwrap_or_else(|e| panic!("{e:?}"));
     let opts = SimOptions { cores: Some(cores), mode: Mode::Cycle, trace: Some(100_000), ..SimOptions::default() };
     let o = Simulator::new(&p, cfg, opts).unwrap().run().unwrap_or_else(|t| panic!("{t}"));
     for c in &o.stats.cores {

@@ -5,7 +5,7 @@
 //! the race oracle and with each other. No clock is read: the same work on
 //! any machine.
 
-use target_mlu::fuzzing::SplitMix64;
+use mlu_isa::fuzzing::SplitMix64;
 
 /// Inputs per run.
 const RUNS: usize = 3000;

@@ -6,9 +6,9 @@
 //! reaches at least 90% of its DMA roofline and the single-buffered one
 //! does not.
 
+use mlu_isa::{MachineConfig, Program, text, verify};
 use mlu_sim::{Instance, Mode, Outcome, SimOptions, Simulator};
 use std::path::Path;
-use target_mlu::{MachineConfig, Program, text, verify};
 
 fn load(name: &str) -> Program {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/mlu").join(name);

@@ -7,9 +7,10 @@
 //! reported: 100% of the injected races are detected. A planted bug in the
 //! detector is caught by the same comparison.
 
-use mlu_sim::{Mode, Plant, RaceMode, SimOptions, Simulator, TrapKind, oracle};
+use mlu_isa::{Addr, Inst, MachineConfig, Operand, Program, Space, text};
+use mlu_sim::fuzzing::{self, Bug};
+use mlu_sim::{Mode, RaceMode, SimOptions, Simulator, TrapKind, oracle};
 use std::path::Path;
-use target_mlu::{Addr, Inst, MachineConfig, Operand, Program, Space, text};
 
 struct Kernel {
     file: &'static str,
@@ -34,7 +35,7 @@ fn load(name: &str) -> Program {
 /// Runs a variant in functional mode with warnings and the access log.
 /// Returns (hazards reported, detector verdicts, oracle verdicts), or the
 /// trap if it trapped for another reason than a race.
-fn judge(p: &Program, k: &Kernel, plant: Option<Plant>) -> Result<(u64, Vec<bool>, Vec<bool>), TrapKind> {
+fn judge(p: &Program, k: &Kernel, plant: Option<Bug>) -> Result<(u64, Vec<bool>, Vec<bool>), TrapKind> {
     let opts = SimOptions {
         clusters: k.clusters,
         cores: k.cores,
@@ -44,10 +45,11 @@ fn judge(p: &Program, k: &Kernel, plant: Option<Plant>) -> Result<(u64, Vec<bool
         ..SimOptions::default()
     };
     let mut sim = Simulator::new(p, &MachineConfig::mlu370(), opts).unwrap();
-    if let Some(pl) = plant {
-        sim.plant(pl);
-    }
-    let outcome = sim.run().map_err(|t| t.kind)?;
+    let outcome = match plant {
+        Some(bug) => fuzzing::with_bug(bug, || sim.run()),
+        None => sim.run(),
+    };
+    let outcome = outcome.map_err(|t| t.kind)?;
     let (log, verdicts) = sim.race_log().unwrap();
     let want = oracle::racy_accesses(log, sim.cores());
     Ok((outcome.stats.hazards, verdicts.to_vec(), want))
@@ -87,13 +89,13 @@ fn injections(p: &Program) -> Vec<(String, Program)> {
 
 /// A copy on the other copy pipe writing the same NRAM bytes.
 fn overlapping_copy(p: &Program, inst: &Inst, dst: Addr, bytes: Operand) -> Option<Inst> {
-    if inst.pipe() == target_mlu::Pipe::Io {
+    if inst.pipe() == mlu_isa::Pipe::Io {
         // Move-DMA: NRAM to NRAM onto the same destination.
         Some(Inst::Dma { dst, src: dst, bytes })
     } else {
         // IO-DMA: from the start of a DRAM object onto the same destination.
         let d = p.mems.iter().position(|m| m.space == Space::Dram)?;
-        Some(Inst::Dma { dst, src: Addr::sym(Space::Dram, target_mlu::MemId(d as u32), 0), bytes })
+        Some(Inst::Dma { dst, src: Addr::sym(Space::Dram, mlu_isa::MemId(d as u32), 0), bytes })
     }
 }
 
@@ -221,7 +223,7 @@ fn a_planted_detector_bug_is_caught_by_the_oracle() {
     let k = Kernel { file: "", clusters: 1, cores: Some(1) };
     let (h, v, o) = judge(&p, &k, None).unwrap();
     assert!(h > 0 && v == o);
-    let (h, v, o) = judge(&p, &k, Some(Plant::SyncIoForgetsCompute)).unwrap();
+    let (h, v, o) = judge(&p, &k, Some(Bug::SyncIoForgetsCompute)).unwrap();
     assert_eq!(h, 0);
     assert_ne!(v, o, "the oracle must tell the planted bug apart");
 }

@@ -12,15 +12,16 @@
 //! Operations that move bits (negation, absolute value, fill, copies,
 //! `bitcast`) are compared exactly, NaNs included.
 //!
-//! A planted bug (`Plant::VaddUlp`: `vadd.f32` off by one ulp) must be
+//! A planted bug (`Bug::VaddUlp`: `vadd.f32` off by one ulp) must be
 //! caught, proving the comparison can fail.
 
 use ir_core::interp::{self, Config as IrConfig};
 use ir_core::{Imm, Type};
-use mlu_sim::{Instance, Mode, Plant, SimOptions, Simulator};
-use target_mlu::{BinOp, ConvOp, FloatCC, IntCC, MachineConfig, RedOp, Ty, UnOp, VBinOp, VUnOp, text};
+use mlu_isa::{BinOp, ConvOp, FloatCC, IntCC, MachineConfig, RedOp, Ty, UnOp, VBinOp, VUnOp, text};
+use mlu_sim::fuzzing::{self, Bug};
+use mlu_sim::{Instance, Mode, SimOptions, Simulator};
 
-use target_mlu::fuzzing::SplitMix64 as Rng;
+use mlu_isa::fuzzing::SplitMix64 as Rng;
 
 fn ir_ty(t: Ty) -> Type {
     match t {
@@ -77,23 +78,19 @@ fn config() -> MachineConfig {
 }
 
 /// Runs an MLU program on one core; returns `out` or the trap kind.
-fn run_mlu(
-    src: &str,
-    inputs: &[(&str, &[u64])],
-    out: &str,
-    plant: Option<Plant>,
-) -> Result<Vec<u64>, mlu_sim::TrapKind> {
+fn run_mlu(src: &str, inputs: &[(&str, &[u64])], out: &str, plant: Option<Bug>) -> Result<Vec<u64>, mlu_sim::TrapKind> {
     let (p, _) = text::parse(src).unwrap_or_else(|e| panic!("{e:?}\n{src}"));
-    target_mlu::verify(&p, &config()).unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+    mlu_isa::verify(&p, &config()).unwrap_or_else(|e| panic!("{e:?}\n{src}"));
     let opts = SimOptions { cores: Some(1), mode: Mode::Functional, ..SimOptions::default() };
     let mut sim = Simulator::new(&p, &config(), opts).unwrap();
-    if let Some(pl) = plant {
-        sim.plant(pl);
-    }
     for (n, v) in inputs {
         sim.write(n, v).unwrap();
     }
-    sim.run().map_err(|t| t.kind)?;
+    let outcome = match plant {
+        Some(bug) => fuzzing::with_bug(bug, || sim.run()),
+        None => sim.run(),
+    };
+    outcome.map_err(|t| t.kind)?;
     Ok(sim.read(out, Instance::Core(0)).unwrap())
 }
 
@@ -202,7 +199,7 @@ fn inputs(r: &mut Rng, t: Ty, len: u64) -> Vec<(String, Vec<u64>)> {
         .collect()
 }
 
-fn compare_case(mlu: &str, ir: &str, t: Ty, ins: &[(String, Vec<u64>)], plant: Option<Plant>) -> bool {
+fn compare_case(mlu: &str, ir: &str, t: Ty, ins: &[(String, Vec<u64>)], plant: Option<Bug>) -> bool {
     let mi: Vec<(&str, &[u64])> = ins.iter().map(|(n, v)| (n.as_str(), v.as_slice())).collect();
     let ii: Vec<(&str, Ty, &[u64])> = ins.iter().map(|(n, v)| (n.as_str(), t, v.as_slice())).collect();
     agree(mlu, t, run_mlu(mlu, &mi, "d", plant), run_ir(ir, &ii, "d"))
@@ -356,13 +353,13 @@ fn scalar_operations_match_the_interpreter() {
     let mut r = Rng(0xa1);
     let ints = [Ty::I1, Ty::I8, Ty::I16, Ty::I32, Ty::I64];
     for op in BinOp::ALL {
-        let tys: &[Ty] = if op.class() == target_mlu::Class::Float { &[Ty::F32, Ty::F64] } else { &ints };
+        let tys: &[Ty] = if op.class() == mlu_isa::Class::Float { &[Ty::F32, Ty::F64] } else { &ints };
         for &t in tys {
             scalar_cases(&format!("{op}.{t}"), &format!("{op} %a, %b"), t, t, 2, &mut r);
         }
     }
     for op in UnOp::ALL {
-        let tys: &[Ty] = if op.class() == target_mlu::Class::Float { &[Ty::F32, Ty::F64] } else { &ints };
+        let tys: &[Ty] = if op.class() == mlu_isa::Class::Float { &[Ty::F32, Ty::F64] } else { &ints };
         for &t in tys {
             // fexp .. fsigmoid are Keel's tensor transcendentals, as one-element tensors.
             let ir = match op {
@@ -517,7 +514,7 @@ fn vector_conversions_match_a_plain_loop() {
             ".mem @a: {from}[{n}] nram\n.mem @d: {to}[{n}] nram\n    vcvt.{op}.{to}.{from} nram[@d], nram[@a], {n}\n    exit\n"
         );
         let a: Vec<u64> = (0..n).map(|_| value(&mut r, from)).collect();
-        let want: Result<Vec<u64>, _> = a.iter().map(|&x| target_mlu::semantics::convert(op, to, from, x)).collect();
+        let want: Result<Vec<u64>, _> = a.iter().map(|&x| mlu_isa::semantics::convert(op, to, from, x)).collect();
         let got = run_mlu(&mlu, &[("a", &a)], "d", None);
         match want {
             Ok(w) => assert_eq!(got, Ok(w), "{mlu}"),
@@ -536,5 +533,5 @@ fn a_planted_bug_is_caught() {
     ins[0].1[0] = u64::from(1.5f32.to_bits());
     ins[1].1[0] = u64::from(2.25f32.to_bits());
     assert!(compare_case(&m, &i, t, &ins, None));
-    assert!(!compare_case(&m, &i, t, &ins, Some(Plant::VaddUlp)), "the planted bug went unnoticed");
+    assert!(!compare_case(&m, &i, t, &ins, Some(Bug::VaddUlp)), "the planted bug went unnoticed");
 }

@@ -1,8 +1,8 @@
 //! Every trap kind, in both modes, naming the core, the instruction and the
 //! cycle; and what the simulator refuses to load.
 
+use mlu_isa::{Addr, BinOp, Inst, MachineConfig, Operand, Program, Reg, Space, Ty, text};
 use mlu_sim::{CoreRef, Mode, SimOptions, Simulator, Trap, TrapKind};
-use target_mlu::{Addr, BinOp, Inst, MachineConfig, Operand, Program, Reg, Space, Ty, text};
 
 fn run(p: &Program, clusters: u32, cores: u32, mode: Mode) -> Trap {
     let opts = SimOptions { clusters, cores: Some(cores), mode, fuel: 100_000, ..SimOptions::default() };
@@ -146,7 +146,7 @@ fn what_cannot_load_is_an_error() {
     q.push(Inst::Mov { ty: Ty::I32, dst: Reg(64), src: Operand::Imm(0) });
     assert!(new(&q, SimOptions::default()).contains("%r64 is not one of the 64 registers"));
     let mut q = Program::new();
-    q.push(Inst::Jump { target: target_mlu::LabelId(0) });
+    q.push(Inst::Jump { target: mlu_isa::LabelId(0) });
     assert!(new(&q, SimOptions::default()).contains("label 0 does not exist"));
     let big = parse(".mem @a: f32[1000000] nram\n    exit\n");
     assert!(new(&big, SimOptions::default()).contains("does not fit"));

@@ -1,40 +1,27 @@
-//! The assembler's fuzz property, shared by tests and fuzz targets
-//! (feature `fuzzing`): [`check_text`] panics if arbitrary bytes make the
-//! parser or the verifier panic, or if a program that parses does not
-//! print back to itself. [`SplitMix64`] seeds the smoke tests of this crate
-//! and of `mlu-sim`. [`register_pressure`] is a Keel function the register
-//! allocation tests (here and in `mlu-diff`) compile with few GPRs.
+//! Test support (feature `fuzzing`): the planted compiler bugs, a Keel
+//! function under register pressure, and (with the `sim` feature too) the
+//! compiler's fuzz property.
+//!
+//! - [`Bug`] and [`with_bug`]: a test compiles under a planted bug (Keel's
+//!   one mechanism, `test-hooks`) to show that an oracle notices.
+//! - [`register_pressure`]: a Keel function the register allocation tests
+//!   compile with few GPRs.
+//! - `check` (with `sim`), shared by the `mlu_compile` fuzz target and
+//!   `tests/fuzz_smoke.rs`: generate a program the ISA expresses (ir-gen
+//!   with `mlu_expressible`), compile it (one input in three for four
+//!   cores, with every object in shared memory), simulate it, and compare
+//!   with the interpreter; it panics on a difference, a compile error or a
+//!   simulator refusal. `configs` are the generator settings it draws from.
 
-use crate::{MachineConfig, text, verify};
+pub use crate::planted::Bug;
+pub use test_hooks::with_bug;
 
-/// SplitMix64: a seeded generator for smoke tests and benchmarks (no clock,
-/// the same numbers on every machine).
-#[derive(Clone, Debug)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next number.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-/// Parses `bytes` (as UTF-8, lossily); whatever parses must print, parse
-/// back to the same program, print identically, and verify (or not)
-/// without panicking.
-pub fn check_text(bytes: &[u8]) {
-    let src = String::from_utf8_lossy(bytes);
-    let Ok((p, _)) = text::parse(&src) else { return };
-    let printed = text::print_program(&p);
-    let (q, _) = text::parse(&printed).unwrap_or_else(|e| panic!("printed text does not parse: {e:?}\n{printed}"));
-    assert_eq!(p, q, "the round trip changed the program:\n{printed}");
-    assert_eq!(text::print_program(&q), printed, "printing is not a fixed point");
-    let _ = verify(&p, &MachineConfig::mlu370());
-}
+#[cfg(feature = "sim")]
+use crate::differential::{DiffOptions, Verdict, run};
+#[cfg(feature = "sim")]
+use ir_gen::GenConfig;
+#[cfg(feature = "sim")]
+use ir_gen::fuzzing::{arguments, seed_of};
 
 /// Keel IR of `@f(%a: i64) -> i64`: `values` loads from `@m` then the
 /// stores back in reverse order, so all `values` are live at once (memory
@@ -53,4 +40,49 @@ pub fn register_pressure(values: usize) -> String {
     }
     src.push_str("    ret %a\n}\n");
     src
+}
+
+/// The generator settings the property draws from (by the first input byte):
+/// loops, branches, switches, predication, phis, calls and memory with
+/// tensor ops, `dma`, reductions and `matmul`.
+#[cfg(feature = "sim")]
+pub fn configs() -> Vec<GenConfig> {
+    let base = GenConfig { blocks: 24, vars: 10, mlu_expressible: true, unreachable: 0.1, ..GenConfig::default() };
+    vec![
+        GenConfig { memory: 0.4, predication: 0.3, ..base.clone() },
+        GenConfig { memory: 0.2, phis: 0.4, irreducible: 0.3, functions: 3, ..base.clone() },
+        GenConfig { memory: 0.6, max_depth: 2, max_trips: 4, ..base.clone() },
+        GenConfig { memory: 0.0, predication: 0.5, phis: 0.3, functions: 2, ..base },
+    ]
+}
+
+/// The whole property on the program `bytes` decode to.
+#[cfg(feature = "sim")]
+pub fn check(bytes: &[u8]) {
+    let configs = configs();
+    let first = usize::from(bytes.first().copied().unwrap_or(0));
+    // One input in three: four cores, every object shared (split kernels).
+    let cores = if (first / configs.len()) % 3 == 2 { 4 } else { 1 };
+    let config = GenConfig { shared_memory: cores > 1, ..configs[first % configs.len()].clone() };
+    let g = ir_gen::generate_from_bytes(&config, bytes.get(1..).unwrap_or(&[]));
+    let args = arguments(&g, seed_of(bytes));
+    // Both allocation checkers run whatever the build (fuzz builds are
+    // optimised, without debug assertions).
+    let options = DiffOptions {
+        interp_fuel: g.fuel.max(1),
+        cycles: bytes.len().is_multiple_of(2),
+        compile: crate::compile::CompileOptions { check: true, cores, ..Default::default() },
+        ..DiffOptions::default()
+    };
+    match run(&g.module, g.main, &args, &options) {
+        Ok(r) => match r.verdict {
+            Verdict::Equal | Verdict::Skipped(_) => {}
+            Verdict::Differ(d) => panic!(
+                "the compiled program differs from the interpreter:\n{}\n{}",
+                d.join("\n"),
+                ir_core::text::print_module(&g.module)
+            ),
+        },
+        Err(e) => panic!("{e}\n{}", ir_core::text::print_module(&g.module)),
+    }
 }

@@ -1,87 +1,61 @@
-//! `target-mlu`: an open, documented ISA for an MLU-style deep-learning
-//! accelerator, built only from public facts (`docs/mlu-isa.md` cites
-//! them): machine configurations, instructions, the in-memory program form,
-//! an assembly text format (parser with `file:line:col` diagnostics, exact
-//! printer), a verifier, the numeric semantics and the cost model; and the
-//! compiler from Keel IR ([`compile`]: slice 1, the naive lowering).
+//! `target-mlu`: Keel's compiler from Keel IR to the MLU-style accelerator
+//! ISA of the `mlu-isa` crate ([`compile`]), and, with the `sim` feature,
+//! its differential oracle (module `differential`: compile, run on `mlu-sim`,
+//! compare with Keel's interpreter).
 //!
-//! The machine (the digest's accelerator section): clusters of four IPU
-//! cores; per core NRAM, WRAM, GPRs, a vector unit, a matrix unit, an
-//! IO-DMA and a Move-DMA engine; per cluster a shared SRAM; DRAM shared by
-//! all. Every core runs the same program (SPMD) with its own special
-//! registers (`%coreid`, `%clusterid`, ...). Instructions issue in program
-//! order to four pipes (scalar, compute, IO-DMA, Move-DMA) that run
-//! concurrently; copies are asynchronous until a `sync`; barriers order
-//! the cores of a cluster (`barrier.sync.local`) or of the chip
-//! (`barrier.sync.global`). The `mlu-sim` crate runs programs.
+//! The ISA itself (instructions, configurations, assembly text, verifier,
+//! semantics, cost model) is the `mlu-isa` crate, which depends on no Keel
+//! crate; this crate's public API names its types (`mlu_isa::Program`,
+//! `mlu_isa::MachineConfig`, ...), so a user depends on both and imports
+//! the ISA's types from `mlu_isa` directly (this crate does not re-export
+//! it: one path to each type). `mlu-sim` depends on the ISA alone, so the
+//! compiler may depend on the simulator (feature `sim`) without a cycle;
+//! no crate exists only to break one.
 //!
-//! Choices where the public facts are silent, all documented in
-//! `docs/mlu-isa.md`: 64-bit GPRs (Keel IR has `i64`/`f64` scalars);
-//! scalar and vector semantics are Keel IR's (`ir_core::interp`) operation
-//! by operation, so lowered code computes what the interpreter computes;
-//! the copy direction is given by the operands' spaces; the memory core is
-//! a DMA engine, not a programmable core, so barrier counts name IPU cores
-//! only; unpublished rates and latencies are model choices in
-//! [`MachineConfig`].
+//! The compiler: scalar code and control flow lowered one to one, calls
+//! inlined, tensor operations tiled through NRAM staging buffers, registers
+//! from `regalloc-pebble`, syncs and barriers from `memdep`'s dependences,
+//! double buffering, fused map runs and a multi-core split; module
+//! [`compile`] documents each part and its invariants.
 //!
 //! # Bad input
 //!
-//! Text is parsed into a program or a list of located diagnostics
-//! ([`text::parse`]), never a panic. [`verify`] checks a program against a
-//! configuration and collects every error, each naming the instruction
-//! (its index and text) or the memory object; it never panics, whatever
-//! the program holds (ids out of range included). Programs built through
-//! the API are not checked until verified; the simulator checks at run
-//! time what it needs and traps. Accessors taking ids answer `None` for
-//! ids the program does not have. [`compile::compile`] verifies the Keel
-//! module first and answers every problem (an unverified module, a
-//! construct the ISA cannot express, a capacity overflow) with a
-//! [`compile::CompileError`] naming the instruction or objects, never a
-//! panic.
+//! [`compile::compile`] verifies the Keel module first and answers every
+//! problem (an unverified module, a construct the ISA cannot express, a
+//! capacity overflow) with a [`compile::CompileError`] naming the
+//! instruction or objects, never a panic. The differential oracle answers
+//! a module that does not compile, or a program the simulator refuses,
+//! with its `DiffError`.
+//!
+//! # Planted bugs
+//!
+//! Tests prove the oracles can fail by planting compiler bugs with Keel's
+//! one mechanism (`test-hooks`): `fuzzing::Bug` and `fuzzing::with_bug`,
+//! behind the non-default `fuzzing` feature. A default build has no
+//! planted-bug type, option or field in its public API, and tests no flag
+//! on its hot paths.
 //!
 //! # Example
 //!
-//! Parse a kernel, verify it for an MLU370-like machine, print it back:
-//!
 //! ```
-//! use target_mlu::{MachineConfig, text, verify};
+//! use mlu_isa::{MachineConfig, text, verify};
+//! use target_mlu::compile::{CompileOptions, compile};
 //!
-//! let src = "\
-//! .mem @x: f32[64] dram = [1.0, 2.0]
-//! .mem @buf: f32[64] nram
-//!     dma nram[@buf], dram[@x], 256
-//!     sync.io
-//!     vmul.f32 nram[@buf], nram[@buf], 2.0, 64
-//!     sync.compute
-//!     dma dram[@x], nram[@buf], 256
-//!     exit
-//! ";
-//! let (program, _spans) = text::parse(src).expect("it parses");
-//! verify(&program, &MachineConfig::mlu370()).expect("it verifies");
-//! let printed = text::print_program(&program);
-//! assert!(printed.starts_with(".mem @x: f32[64] dram at 0 = [1.0, 2.0]\n"));
-//! assert_eq!(text::parse(&printed).unwrap().0, program);
+//! let src = "func @f(%a: i64) -> i64 {\nbb0:\n    %a = mul %a, 3\n    ret %a\n}\n";
+//! let (module, _) = ir_core::text::parse(src).unwrap();
+//! let f = module.function_by_name("f").unwrap();
+//! let config = MachineConfig::mlu370();
+//! let compiled = compile(&module, f, &config, &CompileOptions::default()).unwrap();
+//! verify(&compiled.program, &config).unwrap();
+//! assert!(text::print_program(&compiled.program).contains("mul.i64"));
 //! ```
 
 #![deny(missing_docs)]
 
 pub mod compile;
-mod config;
-pub mod cost;
-mod inst;
-mod ops;
-mod program;
-pub mod semantics;
-pub mod text;
-mod types;
-mod verify;
+#[cfg(feature = "sim")]
+pub mod differential;
+mod planted;
 
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-
-pub use config::MachineConfig;
-pub use inst::{Addr, Inst, LabelId, MemId, Operand, Uses, VSrc};
-pub use ops::{BinOp, Class, ConvOp, FloatCC, IntCC, RedOp, Route, Scope, SyncKind, UnOp, VBinOp, VUnOp};
-pub use program::{Label, MemDecl, Names, Program, default_align, is_plain_name};
-pub use types::{Pipe, Reg, Space, Sreg, Ty};
-pub use verify::{VerifyError, VerifyErrorKind, verify};

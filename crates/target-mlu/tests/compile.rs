@@ -1,11 +1,12 @@
-//! The compiler on its own (the simulator-side checks are in `mlu-diff`):
+//! The compiler on its own (the simulator-side checks are the differential
+//! tests beside this file, through `target_mlu::differential`):
 //! compiled programs verify and round-trip through text, compiles are
 //! deterministic, every construct the ISA cannot express is an error
 //! naming it, capacity errors name the objects, the allocator spills when
 //! GPRs run short and the checker accepts the result.
 
+use mlu_isa::{MachineConfig, text, verify};
 use target_mlu::compile::{AllocatorChoice, CompileOptions, compile};
-use target_mlu::{MachineConfig, text, verify};
 
 fn compile_text(src: &str, config: &MachineConfig) -> Result<target_mlu::compile::Compiled, String> {
     let (m, _) = ir_core::text::parse(src).map_err(|d| format!("{d:?}"))?;

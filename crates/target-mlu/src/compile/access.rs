@@ -9,10 +9,8 @@
 use super::CompileError;
 use super::emit::at;
 use super::lower::{Instance, Lowerer, space, ty};
-use crate::inst::{Inst, Operand};
-use crate::ops::{BinOp, ConvOp, IntCC};
-use crate::types::{Space, Ty};
 use ir_core::{Function, Opcode};
+use mlu_isa::{BinOp, ConvOp, Inst, IntCC, Operand, Space, Ty};
 
 impl Lowerer<'_> {
     /// `load` / `store`, narrow or wide (docs/ir.md §6.6), with the
@@ -70,7 +68,7 @@ impl Lowerer<'_> {
             return self.shared_store(sp, |s| s.e.push(Inst::Store { ty: value_ty, addr, value: v }));
         }
         // Wide access to an i8 object: byte by byte, little-endian.
-        let byte = |k: u64| crate::Addr { offset: addr.offset + k as i64, ..addr };
+        let byte = |k: u64| mlu_isa::Addr { offset: addr.offset + k as i64, ..addr };
         if load {
             let d = self.var(inst, f.results(i)[0]);
             let acc = self.e.mov(Ty::I64, Operand::Imm(0))?;

@@ -10,9 +10,8 @@
 
 use super::CompileError;
 use super::regalloc::leaders;
-use crate::inst::Inst;
-use crate::program::Program;
 use cfg_dom::{CsrGraph, Node};
+use mlu_isa::{Inst, Program};
 
 /// A program cut into blocks, with its CFG.
 #[derive(Debug)]

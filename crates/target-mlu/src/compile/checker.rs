@@ -19,8 +19,7 @@
 //! (mismatched lengths or registers out of range are errors).
 
 use super::regalloc::{Allocation, Origin, VirtualCode};
-use crate::inst::{Addr, Inst, Operand};
-use crate::types::Ty;
+use mlu_isa::{Addr, Inst, Operand, Ty};
 
 const NONE: u32 = u32::MAX;
 

@@ -11,10 +11,8 @@
 use super::CompileError;
 use super::emit::at;
 use super::lower::{Instance, Lowerer, Move, ty};
-use crate::inst::{Inst, Operand};
-use crate::ops::IntCC;
-use crate::types::{Space, Ty};
 use ir_core::{Block, Callee, Function, Opcode};
+use mlu_isa::{Inst, IntCC, Operand, Space, Ty};
 
 impl Lowerer<'_> {
     pub(crate) fn lower_call(&mut self, inst: &Instance, f: &Function, i: ir_core::Inst) -> Result<(), CompileError> {

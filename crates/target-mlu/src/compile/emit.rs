@@ -7,10 +7,7 @@
 //! in creation order), as `Program` requires, and remaps every branch.
 
 use super::CompileError;
-use crate::inst::{Addr, Inst, LabelId, MemId, Operand};
-use crate::ops::{Route, SyncKind};
-use crate::program::{Label, Program};
-use crate::types::{Pipe, Reg, Space, Ty};
+use mlu_isa::{Addr, Inst, Label, LabelId, MemId, Operand, Pipe, Program, Reg, Route, Space, SyncKind, Ty};
 
 /// Most virtual registers one compiled function may use (registers are
 /// 16-bit ids in the program form).
@@ -136,13 +133,13 @@ impl Emitter {
     }
 
     /// A fresh register holding `op(a, b)` in `i64`.
-    pub fn bin64(&mut self, op: crate::BinOp, a: Operand, b: Operand) -> Result<Operand, CompileError> {
+    pub fn bin64(&mut self, op: mlu_isa::BinOp, a: Operand, b: Operand) -> Result<Operand, CompileError> {
         if let (Operand::Imm(x), Operand::Imm(y)) = (a, b) {
             let (x, y) = (x as i64, y as i64);
             let folded = match op {
-                crate::BinOp::Add => Some(x.wrapping_add(y)),
-                crate::BinOp::Sub => Some(x.wrapping_sub(y)),
-                crate::BinOp::Mul => Some(x.wrapping_mul(y)),
+                mlu_isa::BinOp::Add => Some(x.wrapping_add(y)),
+                mlu_isa::BinOp::Sub => Some(x.wrapping_sub(y)),
+                mlu_isa::BinOp::Mul => Some(x.wrapping_mul(y)),
                 _ => None,
             };
             if let Some(v) = folded {
@@ -151,10 +148,11 @@ impl Emitter {
         }
         // Identities: `0 + x`, `x + 0`, `x - 0`, `1 * x`, `x * 1`.
         match (op, a, b) {
-            (crate::BinOp::Add, Operand::Imm(0), x) | (crate::BinOp::Add | crate::BinOp::Sub, x, Operand::Imm(0)) => {
+            (mlu_isa::BinOp::Add, Operand::Imm(0), x)
+            | (mlu_isa::BinOp::Add | mlu_isa::BinOp::Sub, x, Operand::Imm(0)) => {
                 return Ok(x);
             }
-            (crate::BinOp::Mul, Operand::Imm(1), x) | (crate::BinOp::Mul, x, Operand::Imm(1)) => return Ok(x),
+            (mlu_isa::BinOp::Mul, Operand::Imm(1), x) | (mlu_isa::BinOp::Mul, x, Operand::Imm(1)) => return Ok(x),
             _ => {}
         }
         let dst = self.vreg()?;
@@ -163,7 +161,7 @@ impl Emitter {
     }
 
     /// A fresh `i1` register: `a CC b` on `i64`.
-    pub fn cmp64(&mut self, cc: crate::IntCC, a: Operand, b: Operand) -> Result<Reg, CompileError> {
+    pub fn cmp64(&mut self, cc: mlu_isa::IntCC, a: Operand, b: Operand) -> Result<Reg, CompileError> {
         let dst = self.vreg()?;
         self.push(Inst::Setp { cc, ty: Ty::I64, dst, a, b })?;
         Ok(dst)
@@ -220,7 +218,7 @@ impl Emitter {
 
     /// The program: instructions, labels in position order, the given
     /// memory objects.
-    pub fn finish(mut self, mems: Vec<crate::MemDecl>) -> Program {
+    pub fn finish(mut self, mems: Vec<mlu_isa::MemDecl>) -> Program {
         if let Some(t) = self.trap {
             self.bind(t);
             self.insts.push(Inst::Trap);

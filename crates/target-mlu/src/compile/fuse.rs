@@ -35,10 +35,8 @@ use super::emit::at;
 use super::lower::{Instance as LowerInstance, Lowerer};
 use super::maps::TileSteps;
 use super::tensor::Desc;
-use crate::inst::{MemId, Operand, VSrc};
-use crate::ops::BinOp;
-use crate::types::{Space, Ty};
 use ir_core::{Format, Function, Opcode, Slot};
+use mlu_isa::{BinOp, MemId, Operand, Space, Ty, VSrc};
 use regalloc_pebble::{DagBuilder, Move, OpKind, Output, Pebbler, RegClass, Setup, Start, ValueId};
 
 /// Most buffers per set a fused tile may use.

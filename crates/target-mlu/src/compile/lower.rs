@@ -17,13 +17,13 @@
 
 use super::emit::{Emitter, SyncNote, at};
 use super::place::PlacedKind;
-use super::{ARGS_OBJECT, CompileError, CompileOptions, PlantedBug, RESULTS_OBJECT, SyncPolicy};
-use crate::config::MachineConfig;
-use crate::inst::{Inst, LabelId, MemId, Operand};
-use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, UnOp};
-use crate::program::{MemDecl, Program, is_plain_name};
-use crate::types::{Reg, Space, Ty};
+use super::{ARGS_OBJECT, CompileError, CompileOptions, RESULTS_OBJECT, SyncPolicy};
+use crate::planted::{Bug, Plants};
 use ir_core::{Block, Callee, FuncId, Function, Module, Opcode, Type, Var};
+use mlu_isa::{
+    BinOp, ConvOp, FloatCC, Inst, IntCC, LabelId, MachineConfig, MemDecl, MemId, Operand, Program, Reg, Space, Ty,
+    UnOp, is_plain_name,
+};
 use std::collections::{HashMap, VecDeque};
 
 /// The MLU type of a Keel type.
@@ -106,7 +106,9 @@ pub(crate) struct Lowerer<'m> {
     pub mm: [Option<MemId>; 3],
     /// DRAM copies of objects whose ranges may alias a destination.
     pub alias: Vec<Option<MemId>>,
-    pub plant: Option<PlantedBug>,
+    /// The bug planted for this compile (tests only), read when the
+    /// lowering starts.
+    pub plants: Plants,
     /// Ping-pong buffers for independent tile loops.
     pub double: bool,
     /// Cores asked for.
@@ -148,7 +150,7 @@ pub(crate) fn lower(
         buffering: Vec::new(),
         mm: [None; 3],
         alias: vec![None; module.mems().len()],
-        plant: options.plant,
+        plants: Plants::read(),
         double: !options.single_buffer,
         cores: options.cores.max(1),
         split: false,
@@ -471,7 +473,7 @@ impl Lowerer<'_> {
                 let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
                 let bop = BinOp::from_name(op.name()).ok_or_else(|| self.unsupported(op.name()))?;
                 let (mut a, mut b) = (arg(self, 0), arg(self, 1));
-                if bop == BinOp::Sub && self.plant == Some(PlantedBug::SwapSubOperands) {
+                if bop == BinOp::Sub && self.plants.has(Bug::SwapSubOperands) {
                     std::mem::swap(&mut a, &mut b);
                 }
                 self.e.push(Inst::Binary { op: bop, ty: t, dst: d, a, b })

@@ -20,10 +20,9 @@ use super::CompileError;
 use super::emit::at;
 use super::lower::{Instance as LowerInstance, Lowerer};
 use super::tensor::Desc;
-use crate::inst::{Addr, Inst, MemId, Operand, VSrc};
-use crate::ops::{BinOp, IntCC, Route, VBinOp, VUnOp};
-use crate::types::{Space, Ty};
+use crate::planted::Bug;
 use ir_core::{Function, Opcode, Slot};
+use mlu_isa::{Addr, BinOp, Inst, IntCC, MemId, Operand, Route, Space, Ty, VBinOp, VSrc, VUnOp};
 
 /// The partition of a split region over `n` elements in tiles of `te`
 /// (module `split`): known when `n` and every descriptor's offset are
@@ -425,12 +424,11 @@ impl Lowerer<'_> {
         let eb = d.elem.bytes() as i64;
         let bytes = self.e.bin64(BinOp::Mul, cnt, Operand::int(eb))?;
         let to = self.elem_addr(d, i)?;
-        let bytes = match self.plant {
-            Some(super::PlantedBug::ShortResultTile) => {
-                let short = self.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
-                self.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
-            }
-            _ => bytes,
+        let bytes = if self.plants.has(Bug::ShortResultTile) {
+            let short = self.e.bin64(BinOp::Sub, bytes, Operand::int(eb))?;
+            self.e.bin64(BinOp::Smax, short, Operand::Imm(0))?
+        } else {
+            bytes
         };
         self.e.dma(to, at(Space::Nram, buf, None, 0), bytes, &format!("a result tile of {what}"))
     }

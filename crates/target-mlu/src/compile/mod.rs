@@ -57,8 +57,8 @@
 //! # Example
 //!
 //! ```
+//! use mlu_isa::{MachineConfig, text, verify};
 //! use target_mlu::compile::{CompileOptions, compile};
-//! use target_mlu::{MachineConfig, text, verify};
 //!
 //! let src = "mem @x: f32[256] dram\n\nfunc @scale(%a: f32) {\nbb0:\n    tmul @x[0, 256], @x[0, 256], %a\n    ret\n}\n";
 //! let (module, _) = ir_core::text::parse(src).unwrap();
@@ -94,10 +94,9 @@ pub use place::{Placed, PlacedKind};
 pub use regalloc::{Allocation, Allocator, HomeAllocator, Origin, VirtualCode};
 pub use report::Report;
 
-use crate::config::MachineConfig;
-use crate::program::Program;
-use crate::types::Ty;
+use crate::planted::{Bug, planted};
 use ir_core::{FuncId, Module};
+use mlu_isa::{MachineConfig, Program, Ty};
 
 /// A compile error: one message, naming the instruction or objects.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -120,24 +119,6 @@ impl std::fmt::Display for CompileError {
 
 impl std::error::Error for CompileError {}
 
-/// A bug planted on purpose (tests only), to prove the oracles can fail.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum PlantedBug {
-    /// The lowering swaps the operands of every scalar `sub`: the
-    /// differential oracle (simulator against interpreter) must notice.
-    SwapSubOperands,
-    /// The allocator gives virtual registers `2k` and `2k + 1` one home:
-    /// the allocation checker must notice where both are live at once.
-    SharedHome,
-    /// Tensor maps copy one element less of each result tile out: the
-    /// differential oracle must notice in memory.
-    ShortResultTile,
-    /// [`PebbleAllocator`] drops the first register move or reload the
-    /// allocation asks for: the allocation checker must notice the value
-    /// missing where it is read.
-    DroppedEdit,
-}
-
 /// How to compile.
 #[derive(Clone, Debug, Default)]
 pub struct CompileOptions {
@@ -149,8 +130,6 @@ pub struct CompileOptions {
     /// run in debug builds): `check_allocation`, and for
     /// [`PebbleAllocator`] also `regalloc_pebble::check`.
     pub check: bool,
-    /// A planted bug (tests of the oracles only).
-    pub plant: Option<PlantedBug>,
     /// The register allocator [`compile`] uses.
     pub allocator: AllocatorChoice,
     /// Where syncs go: from `memdep`'s dependences (the default) or after
@@ -233,23 +212,17 @@ pub const RESULTS_OBJECT: &str = "keel.ret";
 
 /// Compiles `func` of `module` for `config` with the naive lowering and the
 /// allocator `options.allocator` names ([`PebbleAllocator`] by default;
-/// the planted [`PlantedBug::SharedHome`] always uses [`HomeAllocator`]).
+/// under the planted bug `SharedHome`, tests only, [`HomeAllocator`]).
 pub fn compile(
     module: &Module,
     func: FuncId,
     config: &MachineConfig,
     options: &CompileOptions,
 ) -> Result<Compiled, CompileError> {
-    if options.allocator == AllocatorChoice::Home || options.plant == Some(PlantedBug::SharedHome) {
-        compile_with(module, func, config, options, &mut HomeAllocator { plant: options.plant })
+    if options.allocator == AllocatorChoice::Home || planted(Bug::SharedHome) {
+        compile_with(module, func, config, options, &mut HomeAllocator)
     } else {
-        compile_with(
-            module,
-            func,
-            config,
-            options,
-            &mut PebbleAllocator { plant: options.plant, check: options.check, ..Default::default() },
-        )
+        compile_with(module, func, config, options, &mut PebbleAllocator { check: options.check, ..Default::default() })
     }
 }
 

@@ -39,12 +39,9 @@
 use super::CompileError;
 use super::blocks::Blocks;
 use super::regalloc::{Allocation, Allocator, Origin, VirtualCode, add_spill_object, map_regs, slot_addr};
-use crate::config::MachineConfig;
-use crate::inst::{Inst, LabelId, Operand};
-use crate::ops::BinOp;
-use crate::program::{Label, Program};
-use crate::types::{Reg, Ty};
+use crate::planted::{Bug, planted};
 use cfg_dom::{Graph, Node, Use, VarCode, Versioned};
+use mlu_isa::{BinOp, Inst, Label, LabelId, MachineConfig, Operand, Program, Reg, Ty};
 use regalloc_pebble::{InstKind, Loc, Options, ProgPoint, RegClass, RegCode, Regs};
 
 /// The virtual program as `regalloc-pebble` sees it: blocks, CFG, and the
@@ -193,8 +190,6 @@ pub struct PebbleAllocator {
     /// is allocated by [`super::HomeAllocator`] instead, and the report
     /// says so. Default [`DEFAULT_MAX_BLOCK`].
     pub max_block: u32,
-    /// A planted bug (tests of the checker only).
-    pub plant: Option<super::PlantedBug>,
     /// Run `regalloc_pebble::check` on the allocator's output even in
     /// release builds (it always runs in debug builds).
     pub check: bool,
@@ -202,7 +197,7 @@ pub struct PebbleAllocator {
 
 impl Default for PebbleAllocator {
     fn default() -> PebbleAllocator {
-        PebbleAllocator { options: Options::default(), max_block: DEFAULT_MAX_BLOCK, plant: None, check: false }
+        PebbleAllocator { options: Options::default(), max_block: DEFAULT_MAX_BLOCK, check: false }
     }
 }
 
@@ -213,7 +208,7 @@ impl Allocator for PebbleAllocator {
             (0..mlu.num_blocks() as Node).map(|b| mlu.range(b).len()).max().unwrap_or(0)
         };
         if longest > self.max_block as usize {
-            let mut home = super::HomeAllocator { plant: None };
+            let mut home = super::HomeAllocator;
             let mut alloc = home.allocate(code, config)?;
             alloc.allocator = format!(
                 "home: a block of {longest} virtual instructions is longer than the {} regalloc-pebble takes",
@@ -232,7 +227,7 @@ impl Allocator for PebbleAllocator {
                 .map_err(|e| CompileError::new(format!("regalloc-pebble's checker: {e}")))?;
         }
         let mut emitter = Emitter::new(code, &mlu, &out);
-        emitter.drop_one = self.plant == Some(super::PlantedBug::DroppedEdit);
+        emitter.drop_one = planted(Bug::DroppedEdit);
         let mut alloc = emitter.emit()?;
         alloc.renamed = Some(webbed.clone());
         Ok(alloc)
@@ -246,7 +241,7 @@ struct Emitter<'a> {
     out: &'a regalloc_pebble::Allocation,
     program: Program,
     origins: Vec<Origin>,
-    spill: Option<crate::inst::MemId>,
+    spill: Option<mlu_isa::MemId>,
     slots: u32,
     /// The planted bug: drop the next move or reload.
     drop_one: bool,

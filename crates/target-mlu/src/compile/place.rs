@@ -9,9 +9,7 @@
 //! 2's buffer counts bring).
 
 use super::CompileError;
-use crate::config::MachineConfig;
-use crate::program::Program;
-use crate::types::Space;
+use mlu_isa::{MachineConfig, Program, Space};
 
 /// What an object is for.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

@@ -21,11 +21,9 @@
 //! "spill everywhere" baseline (Poletto & Sarkar's linear scan degenerates
 //! to it when every interval spans the function); priorities by use count.
 
-use super::{CompileError, PlantedBug};
-use crate::config::MachineConfig;
-use crate::inst::{Addr, Inst, MemId, Operand, VSrc};
-use crate::program::{Label, MemDecl, Program};
-use crate::types::{Reg, Space, Ty};
+use super::CompileError;
+use crate::planted::{Bug, planted};
+use mlu_isa::{Addr, Inst, Label, MachineConfig, MemDecl, MemId, Operand, Program, Reg, Space, Ty, VSrc};
 
 /// Scratch registers [`HomeAllocator`] reserves for reloads.
 pub const SCRATCH: u16 = 8;
@@ -150,11 +148,8 @@ pub trait Allocator {
 }
 
 /// Slice 1's allocator: one home per virtual register (see the module doc).
-#[derive(Clone, Debug, Default)]
-pub struct HomeAllocator {
-    /// A planted bug (tests of the checker only).
-    pub plant: Option<PlantedBug>,
-}
+#[derive(Copy, Clone, Debug, Default)]
+pub struct HomeAllocator;
 
 #[derive(Copy, Clone, Debug)]
 enum Home {
@@ -271,6 +266,8 @@ pub fn map_regs(inst: &mut Inst, mut f: impl FnMut(Reg, bool) -> Reg) {
 
 impl Allocator for HomeAllocator {
     fn allocate(&mut self, code: &VirtualCode, config: &MachineConfig) -> Result<Allocation, CompileError> {
+        // A planted bug (tests only) is read once, when the pass starts.
+        let shared_home = planted(Bug::SharedHome);
         let gprs = config.gprs;
         if gprs < u32::from(SCRATCH) + 2 {
             return Err(CompileError::new(format!(
@@ -300,7 +297,7 @@ impl Allocator for HomeAllocator {
                 Home::Slot(slots - 1)
             };
         }
-        if self.plant == Some(PlantedBug::SharedHome) {
+        if shared_home {
             for v in 0..n {
                 home[v] = home[v & !1];
             }

@@ -7,11 +7,7 @@
 use super::emit::SyncNote;
 use super::place::{Placed, PlacedKind};
 use super::regalloc::{Allocation, VirtualCode};
-use crate::config::MachineConfig;
-use crate::cost;
-use crate::inst::{Inst, Operand};
-use crate::ops::Route;
-use crate::types::{Pipe, Space};
+use mlu_isa::{Inst, MachineConfig, Operand, Pipe, Route, Space, cost};
 use std::io::{self, Write};
 
 /// What a compile did.

@@ -49,10 +49,8 @@
 use super::CompileError;
 use super::emit::Partition;
 use super::lower::Lowerer;
-use crate::inst::{Inst, LabelId, MemId, Operand};
-use crate::ops::{BinOp, IntCC, Scope};
-use crate::types::{Reg, Space, Ty};
 use ir_core::{FuncId, MemSpace, Module, Slot};
+use mlu_isa::{BinOp, Inst, IntCC, LabelId, MemId, Operand, Reg, Scope, Space, Ty};
 
 /// Why `func` (with the functions it reaches) cannot be split over cores,
 /// or `None` when it can.
@@ -196,7 +194,7 @@ impl Lowerer<'_> {
     /// count branch to `others` (which exits).
     pub(crate) fn core_prologue(&mut self, others: LabelId) -> Result<(), CompileError> {
         let task = self.e.vreg()?;
-        self.e.push(Inst::ReadSreg { dst: task, sreg: crate::Sreg::TaskId })?;
+        self.e.push(Inst::ReadSreg { dst: task, sreg: mlu_isa::Sreg::TaskId })?;
         if self.split {
             let extra = self.e.cmp64(IntCC::Uge, Operand::Reg(task), Operand::int(i64::from(self.cores)))?;
             self.e.push(Inst::Branch { on_zero: false, cond: extra, target: others })?;

@@ -45,12 +45,9 @@
 use super::CompileError;
 use super::blocks::Blocks;
 use super::emit::{Region, SyncNote};
-use crate::inst::{Addr, Inst, Operand, VSrc};
-use crate::ops::SyncKind;
-use crate::program::Program;
-use crate::types::Pipe;
 use cfg_dom::{Graph, InstId, Node, Versioned};
 use memdep::{Access, Effects, MemCode, MemDeps, ObjectId, Offset, SymbolChange, SymbolId};
+use mlu_isa::{Addr, Inst, Operand, Pipe, Program, SyncKind, VSrc};
 
 /// Most instructions one pipe may have in flight before the pass syncs it
 /// anyway (a bound on the pass's work, not a machine limit).
@@ -494,7 +491,7 @@ pub(crate) fn place_syncs(
             accesses_of(inst, &mut scratch);
             for a in &scratch {
                 let space = program.mems.get(a.object as usize).map(|m| m.space);
-                if matches!(space, Some(crate::types::Space::Dram | crate::types::Space::Sram)) {
+                if matches!(space, Some(mlu_isa::Space::Dram | mlu_isa::Space::Sram)) {
                     let offset = match a.offset {
                         Offset::Affine { .. } => Offset::Unknown,
                         o => o,

@@ -24,10 +24,8 @@ use super::CompileError;
 use super::emit::at;
 use super::lower::{Instance as LowerInstance, Lowerer, space, ty};
 use super::place::PlacedKind;
-use crate::inst::{Addr, Inst, MemId, Operand};
-use crate::ops::{BinOp, IntCC, RedOp, Route};
-use crate::types::{Space, Ty};
 use ir_core::{Function, MemDesc, Opcode, Slot};
+use mlu_isa::{Addr, BinOp, Inst, IntCC, MemId, Operand, RedOp, Route, Space, Ty};
 
 /// A descriptor, lowered.
 #[derive(Copy, Clone, Debug)]
@@ -217,7 +215,7 @@ impl Lowerer<'_> {
     }
 
     /// `if n <= 0 goto done`, unless `n` is a positive immediate.
-    pub(super) fn skip_if_empty(&mut self, n: Operand, done: crate::inst::LabelId) -> Result<(), CompileError> {
+    pub(super) fn skip_if_empty(&mut self, n: Operand, done: mlu_isa::LabelId) -> Result<(), CompileError> {
         if n.imm_i64().is_some_and(|v| v > 0) {
             return Ok(());
         }
@@ -322,7 +320,7 @@ impl Lowerer<'_> {
         }
         let dst = Operand::Reg(self.var(inst, res));
         let red = if op == Opcode::Tsum { RedOp::Sum } else { RedOp::Max };
-        let identity = crate::semantics::reduce_empty(red, elem);
+        let identity = mlu_isa::semantics::reduce_empty(red, elem);
         let te = self.tile_elems(elem)?;
         let buf = self.stage(1)?;
         let baddr = at(Space::Nram, buf, None, 0);

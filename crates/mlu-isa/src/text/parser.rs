@@ -10,13 +10,13 @@
 //! syntax, names and literals only; types, spaces, alignment and capacity
 //! are the verifier's.
 
+use super::diagnostic::{Diagnostic, Span};
 use super::lexer::{Tok, lex};
 use super::literal::{parse_literal, parse_unsigned};
 use crate::inst::{Addr, Inst, LabelId, Operand, VSrc};
 use crate::ops::{BinOp, ConvOp, FloatCC, IntCC, RedOp, Scope, SyncKind, UnOp, VBinOp, VUnOp};
 use crate::program::{Names, Program};
 use crate::types::{Reg, Space, Ty};
-use diagnostics::{Diagnostic, Span};
 
 /// Errors kept before the parser gives up.
 pub const MAX_ERRORS: usize = 20;

@@ -3,7 +3,7 @@
 //! argument sets per function.
 
 use ir_core::{Imm, Module, Type};
-use mlu_diff::{DiffOptions, Verdict, run};
+use target_mlu::differential::{DiffOptions, Verdict, run};
 
 fn examples() -> Vec<(String, Module)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples");

@@ -1,13 +1,16 @@
-//! `mlu-diff`: the differential oracle of the Keel IR → MLU compiler.
-//! [`run`] compiles a Keel function with `target_mlu::compile`, runs it on
-//! `mlu-sim` (cycle model, race detector in error mode) and runs the same
-//! function on the reference interpreter (`ir_core::interp`, the judge),
-//! then compares the results and the final contents of every memory object.
+//! The differential oracle of the Keel IR → MLU compiler (feature `sim`).
+//! [`run`] compiles a Keel function with [`compile`],
+//! runs it on `mlu-sim` (cycle model, race detector in error mode) and runs
+//! the same function on the reference interpreter (`ir_core::interp`, the
+//! judge), then compares the results and the final contents of every
+//! memory object. [`sync_removals`] is the sync-removal oracle: which syncs
+//! and barriers of a compiled kernel are reached, and which the race
+//! detector needs.
 //!
-//! It is its own crate because it needs both the compiler and the
-//! simulator: `mlu-sim` depends on `target-mlu`, so `target-mlu`'s tests
-//! cannot see the simulator without a cycle. `keel run-mlu`, the
-//! differential tests and the `mlu_compile` fuzz target all use it.
+//! It lives in the compiler's crate, behind the optional `sim` feature (a
+//! dependency on `mlu-sim`): the simulator depends on the ISA crate alone,
+//! so this edge is downward. `keel run-mlu`, the differential tests
+//! (`tests/`) and the `mlu_compile` fuzz target all judge with it.
 //!
 //! Comparison: integers and bit-moving results bit for bit; floats bit for
 //! bit except that any NaN equals any NaN (the IR leaves the sign and
@@ -17,33 +20,30 @@
 //! undefined value is not reproduced (compiled registers start at zero) and
 //! the run is reported as [`Verdict::Skipped`].
 //!
-//! # Bad input
-//!
-//! Never panics: a module that does not compile is [`DiffError::Compile`],
+//! Invariants: deterministic (the simulator and the interpreter are);
+//! never panics: a module that does not compile is [`DiffError::Compile`],
 //! one the simulator refuses is [`DiffError::Load`].
 //!
 //! # Example
 //!
 //! ```
 //! use ir_core::Imm;
+//! use target_mlu::differential::{DiffOptions, run};
+//!
 //! let src = "func @f(%a: i32) -> i32 {\nbb0:\n    %a = mul %a, 3\n    ret %a\n}\n";
 //! let (module, _) = ir_core::text::parse(src).unwrap();
 //! let f = module.function_by_name("f").unwrap();
-//! let run = mlu_diff::run(&module, f, &[Imm::int(ir_core::Type::I32, 14)], &mlu_diff::DiffOptions::default()).unwrap();
+//! let args = [Imm::int(ir_core::Type::I32, 14)];
+//! let run = run(&module, f, &args, &DiffOptions::default()).unwrap();
 //! assert!(run.verdict.is_equal());
 //! assert_eq!(run.simulated.as_ref().unwrap()[0].as_i64(), 42);
 //! ```
 
-#![deny(missing_docs)]
-
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
-
+use crate::compile::{CompileOptions, Compiled, compile};
 use ir_core::interp::{self, TrapKind};
 use ir_core::{FuncId, Imm, Module, Type};
+use mlu_isa::{Inst, MachineConfig, Program};
 use mlu_sim::{Instance, Mode, RaceMode, SimOptions, Simulator};
-use target_mlu::MachineConfig;
-use target_mlu::compile::{CompileOptions, Compiled, compile};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -146,7 +146,7 @@ pub fn launch(compiled: &Compiled) -> (u32, u32) {
 
 /// `compiled`'s program with `args` as the initial contents of its
 /// parameter object.
-fn with_args(compiled: &Compiled, args: &[Imm]) -> target_mlu::Program {
+fn with_args(compiled: &Compiled, args: &[Imm]) -> Program {
     let mut program = compiled.program.clone();
     if let Some(m) = program.mem_by_name(&compiled.abi.args_object) {
         program.mems[m.index()].init = args.iter().map(|a| a.bits()).collect();
@@ -188,25 +188,21 @@ pub fn sync_removals(
         ..SimOptions::default()
     };
     let program = with_args(compiled, args);
-    let syncs = program
-        .insts
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| matches!(i, target_mlu::Inst::Sync(_) | target_mlu::Inst::Barrier { .. }));
+    let syncs = program.insts.iter().enumerate().filter(|(_, i)| matches!(i, Inst::Sync(_) | Inst::Barrier { .. }));
     let mut out = Vec::new();
     for (k, _) in syncs {
         let mut p = program.clone();
-        let outcome = |p: &target_mlu::Program| -> Result<Option<mlu_sim::Trap>, DiffError> {
+        let outcome = |p: &Program| -> Result<Option<mlu_sim::Trap>, DiffError> {
             Ok(Simulator::new(p, config, options.clone()).map_err(DiffError::Load)?.run().err())
         };
-        p.insts[k] = target_mlu::Inst::Trap;
+        p.insts[k] = Inst::Trap;
         // Reached: the run traps there (or, multi-core, the others then
         // wait for the trapped core at a barrier).
         let executed = outcome(&p)?.is_some_and(|t| {
             (t.kind == mlu_sim::TrapKind::TrapInstruction && t.pc == Some(k as u32))
                 || t.kind == mlu_sim::TrapKind::Deadlock
         });
-        p.insts[k] = target_mlu::Inst::Nop;
+        p.insts[k] = Inst::Nop;
         let fired = outcome(&p)?.is_some_and(|t| t.kind == mlu_sim::TrapKind::Hazard);
         out.push(SyncRemoval { at: k, executed, fired });
     }

@@ -1,28 +1,25 @@
-//! The oracles can fail: bugs planted through test-only hooks are caught —
+//! The oracles can fail: bugs planted through Keel's test-only hook
+//! (`fuzzing::with_bug`, feature `fuzzing`) are caught —
 //! by the differential oracle (scalar and tensor lowering bugs), by the
 //! allocation checker (a shared register home), and by the simulator's race
 //! detector (a sync removed from compiled code).
 
 use ir_gen::fuzzing::{arguments, seed_of};
 use ir_gen::generate;
-use mlu_diff::{DiffOptions, Verdict, run};
+use mlu_isa::{Inst, MachineConfig};
 use mlu_sim::{Mode, RaceMode, SimOptions, Simulator};
-use target_mlu::compile::{CompileOptions, PlantedBug, compile};
-use target_mlu::{Inst, MachineConfig};
+use target_mlu::compile::{CompileOptions, compile};
+use target_mlu::differential::{DiffOptions, Verdict, run};
+use target_mlu::fuzzing::{Bug, with_bug};
 
-fn differ_count(plant: PlantedBug, seeds: u64) -> u64 {
-    let configs = mlu_diff::fuzzing::configs();
+fn differ_count(bug: Bug, seeds: u64) -> u64 {
+    let configs = target_mlu::fuzzing::configs();
     let mut differ = 0;
     for seed in 0..seeds {
         let g = generate(&configs[(seed % configs.len() as u64) as usize], seed);
         let args = arguments(&g, seed_of(&seed.to_le_bytes()));
-        let options = DiffOptions {
-            interp_fuel: g.fuel.max(1),
-            cycles: false,
-            compile: CompileOptions { plant: Some(plant), ..CompileOptions::default() },
-            ..DiffOptions::default()
-        };
-        if let Ok(r) = run(&g.module, g.main, &args, &options)
+        let options = DiffOptions { interp_fuel: g.fuel.max(1), cycles: false, ..DiffOptions::default() };
+        if let Ok(r) = with_bug(bug, || run(&g.module, g.main, &args, &options))
             && matches!(r.verdict, Verdict::Differ(_))
         {
             differ += 1;
@@ -33,14 +30,14 @@ fn differ_count(plant: PlantedBug, seeds: u64) -> u64 {
 
 #[test]
 fn the_differential_oracle_catches_a_wrong_scalar_lowering() {
-    let n = differ_count(PlantedBug::SwapSubOperands, 100);
+    let n = differ_count(Bug::SwapSubOperands, 100);
     eprintln!("swapped `sub` operands: {n} of 100 programs differ");
     assert!(n >= 10, "{n}");
 }
 
 #[test]
 fn the_differential_oracle_catches_a_wrong_tensor_lowering() {
-    let n = differ_count(PlantedBug::ShortResultTile, 100);
+    let n = differ_count(Bug::ShortResultTile, 100);
     eprintln!("short result tiles: {n} of 100 programs differ");
     assert!(n >= 10, "{n}");
 }
@@ -70,8 +67,8 @@ fn the_allocation_checker_catches_a_shared_home() {
     let config = MachineConfig::mlu370();
     let good = CompileOptions { check: true, ..CompileOptions::default() };
     compile(&module, f, &config, &good).expect("the honest allocation checks");
-    let bad = CompileOptions { check: true, plant: Some(PlantedBug::SharedHome), ..CompileOptions::default() };
-    let e = compile(&module, f, &config, &bad).expect_err("the checker must refuse a shared home");
+    let e = with_bug(Bug::SharedHome, || compile(&module, f, &config, &good))
+        .expect_err("the checker must refuse a shared home");
     assert!(e.message.contains("register allocation is wrong"), "{}", e.message);
 }
 
@@ -85,8 +82,8 @@ fn the_allocation_checker_catches_a_dropped_reload_or_move() {
     let config = MachineConfig::parse("base = mlu370\ngprs = 16\n").unwrap();
     let good = CompileOptions { check: true, ..CompileOptions::default() };
     compile(&module, f, &config, &good).expect("the honest allocation checks");
-    let bad = CompileOptions { check: true, plant: Some(PlantedBug::DroppedEdit), ..CompileOptions::default() };
-    let e = compile(&module, f, &config, &bad).expect_err("the checker must refuse a dropped edit");
+    let e = with_bug(Bug::DroppedEdit, || compile(&module, f, &config, &good))
+        .expect_err("the checker must refuse a dropped edit");
     assert!(e.message.contains("register allocation is wrong"), "{}", e.message);
 }
 

@@ -4,8 +4,8 @@
 //! objects, registers and negative offsets), labels and memory objects
 //! print, parse back to themselves, and print identically again.
 
+use mlu_isa::*;
 use proptest::prelude::*;
-use target_mlu::*;
 
 fn ty() -> impl Strategy<Value = Ty> {
     prop::sample::select(Ty::ALL.to_vec())

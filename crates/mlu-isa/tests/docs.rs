@@ -2,8 +2,8 @@
 //! `docs/mlu-isa.md` parses, verifies for `mlu370` and round-trips; every
 //! bundled kernel in `docs/examples/mlu/` does too.
 
+use mlu_isa::{MachineConfig, text, verify};
 use std::path::Path;
-use target_mlu::{MachineConfig, text, verify};
 
 fn check(what: &str, src: &str) {
     let (p, _) = text::parse(src).unwrap_or_else(|e| panic!("{what}: {e:?}"));

@@ -2,7 +2,7 @@
 //! rendering (annotate-snippets, as ir-core draws its diagnostics);
 //! recovery after errors; no panic on hostile input.
 
-use target_mlu::text::{self, MAX_ERRORS, line_col};
+use mlu_isa::text::{self, MAX_ERRORS, line_col};
 
 /// The first error of `src`: its message and 1-based line:column.
 fn first_error(src: &str) -> (String, usize, usize) {

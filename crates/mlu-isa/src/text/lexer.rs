@@ -6,8 +6,8 @@
 //! tabs and `\r` separate tokens. An error stops the line: the parser
 //! reports it and goes on with the next line.
 
+use super::diagnostic::{Diagnostic, Span};
 use crate::types::{Reg, Sreg};
-use diagnostics::{Diagnostic, Span};
 
 /// A token.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

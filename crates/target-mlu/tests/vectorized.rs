@@ -4,8 +4,8 @@
 //! into the lowered module's objects, at one core and at four.
 
 use ir_core::{Imm, Module, Type};
-use mlu_diff::{DiffOptions, run};
 use target_mlu::compile::CompileOptions;
+use target_mlu::differential::{DiffOptions, run};
 use vectorize::import::import_function;
 use vectorize::lower::{DEFAULT_ON_CHIP, Lanes, LowerOptions, LoweredParam, lower};
 

@@ -19,7 +19,7 @@ use crate::config::MachineConfig;
 use crate::inst::{Addr, Inst, Operand, VSrc};
 use crate::ops::{Class, Route};
 use crate::program::{Program, is_plain_name};
-use crate::text::{SourceMap, inst_text, render_error, render_file_error};
+use crate::text::{SourceMap, Span, inst_text};
 use crate::types::{Reg, Space, Ty};
 use crate::{LabelId, MemId};
 use core::fmt;
@@ -83,10 +83,10 @@ impl fmt::Display for VerifyError {
 impl std::error::Error for VerifyError {}
 
 impl VerifyError {
-    /// Renders the error against the text the program was parsed from
-    /// (`file:line:col`, the line and a caret), or as a file error when the
-    /// source map has no span for the entity.
-    pub fn render(&self, file: &str, src: &str, smap: &SourceMap) -> String {
+    /// Where the entity the error names (its instruction, object or label)
+    /// is in the text the program was parsed from, if the source map has
+    /// it.
+    pub fn span(&self, smap: &SourceMap) -> Option<Span> {
         let span = if let Some(i) = self.inst {
             smap.insts.get(i as usize)
         } else if let Some(m) = self.mem {
@@ -96,9 +96,18 @@ impl VerifyError {
         } else {
             None
         };
-        match span {
-            Some(&s) => render_error(file, src, s, &self.message),
-            None => render_file_error(file, &self.message),
+        span.copied()
+    }
+
+    /// Renders the error against the text the program was parsed from
+    /// (`file:line:col`, the line and a caret), or as a file error when the
+    /// source map has no span for the entity (feature `render`: drawn by
+    /// the `diagnostics` crate).
+    #[cfg(feature = "render")]
+    pub fn render(&self, file: &str, src: &str, smap: &SourceMap) -> String {
+        match self.span(smap) {
+            Some(s) => crate::text::render_error(file, src, s, &self.message),
+            None => crate::text::render_file_error(file, &self.message),
         }
     }
 }

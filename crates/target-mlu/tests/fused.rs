@@ -6,8 +6,9 @@
 
 use ir_core::Imm;
 use ir_gen::{Source, SplitMix64};
-use mlu_diff::{DiffOptions, Verdict, run};
-use target_mlu::compile::{CompileOptions, PlantedBug};
+use target_mlu::compile::CompileOptions;
+use target_mlu::differential::{DiffOptions, Verdict, run};
+use target_mlu::fuzzing::{Bug, with_bug};
 
 const BINARY: [&str; 6] = ["tadd", "tsub", "tmul", "tmin", "tmax", "tdiv"];
 const UNARY: [&str; 3] = ["tneg", "tabs", "trelu"];
@@ -55,7 +56,7 @@ fn source(rng: &mut SplitMix64, descs: &[String]) -> String {
 }
 
 /// Runs `count` programs; returns (fused, differ) counts.
-fn sweep(count: u64, cores: u32, plant: Option<PlantedBug>) -> (u64, u64) {
+fn sweep(count: u64, cores: u32, plant: Option<Bug>) -> (u64, u64) {
     let (mut fused, mut differ) = (0, 0);
     let mut rng = SplitMix64::new(11 + u64::from(cores));
     for seed in 0..count {
@@ -63,9 +64,13 @@ fn sweep(count: u64, cores: u32, plant: Option<PlantedBug>) -> (u64, u64) {
         let (module, _) = ir_core::text::parse(&src).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
         let f = module.function_by_name("f").unwrap();
         let tile_bytes = if seed % 2 == 0 { Some(512) } else { None };
-        let compile = CompileOptions { tile_bytes, cores, plant, check: true, ..CompileOptions::default() };
+        let compile = CompileOptions { tile_bytes, cores, check: true, ..CompileOptions::default() };
         let options = DiffOptions { compile, cycles: seed % 8 == 0, ..DiffOptions::default() };
-        let r = run(&module, f, &[Imm::f32(1.25)], &options).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let r = match plant {
+            Some(bug) => with_bug(bug, || run(&module, f, &[Imm::f32(1.25)], &options)),
+            None => run(&module, f, &[Imm::f32(1.25)], &options),
+        };
+        let r = r.unwrap_or_else(|e| panic!("{e}\n{src}"));
         fused += u64::from(r.compiled.report.buffering.iter().any(|b| b.contains("fused")));
         match r.verdict {
             Verdict::Equal => {}
@@ -92,7 +97,7 @@ fn fused_runs_of_maps_run_equal_on_four_cores() {
 
 #[test]
 fn a_short_result_tile_in_the_fused_path_is_caught() {
-    let (fused, differ) = sweep(40, 1, Some(PlantedBug::ShortResultTile));
+    let (fused, differ) = sweep(40, 1, Some(Bug::ShortResultTile));
     eprintln!("short result tiles: {differ} of 40 fused-map programs differ ({fused} fused)");
     assert!(differ >= 10, "{differ}");
 }

@@ -6,8 +6,8 @@
 //! are pinned; each run is also equal to the interpreter.
 
 use ir_core::Imm;
-use mlu_diff::{DiffOptions, run};
 use target_mlu::compile::CompileOptions;
+use target_mlu::differential::{DiffOptions, run};
 
 fn kernel(name: &str, args: &[Imm], compile: CompileOptions) -> mlu_sim::Stats {
     let path = format!("{}/kernels/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -87,13 +87,13 @@ fn p_vectorized_over_a_hundred_thousand_floats() {
 /// cycles; deterministic, so no clock is read). Compile time is the
 /// `mlu_compile` criterion bench. Ignored by default (it compiles every
 /// program twice); run by hand:
-/// `cargo test --release -p mlu-diff --test figures -- --ignored --nocapture`.
+/// `cargo test --release -p target-mlu --test figures -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn register_allocators_on_generated_programs() {
     use target_mlu::compile::{AllocatorChoice, CompileOptions, compile};
-    let configs = mlu_diff::fuzzing::configs();
-    let config = target_mlu::MachineConfig::mlu370();
+    let configs = target_mlu::fuzzing::configs();
+    let config = mlu_isa::MachineConfig::mlu370();
     for allocator in [AllocatorChoice::Pebble, AllocatorChoice::Home] {
         let (mut ir, mut mlu, mut cycles) = (0usize, 0usize, 0u64);
         for seed in 0..1000u64 {

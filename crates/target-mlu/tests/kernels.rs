@@ -7,8 +7,8 @@
 //! padded tiles, and small staging buffers.
 
 use ir_core::{Imm, Type};
-use mlu_diff::{DiffOptions, Verdict, run};
 use target_mlu::compile::CompileOptions;
+use target_mlu::differential::{DiffOptions, Verdict, run};
 
 fn check(src: &str, argsets: &[&[Imm]], tile_bytes: Option<u64>) -> usize {
     let (module, _) = ir_core::text::parse(src).unwrap_or_else(|d| panic!("{d:?}"));

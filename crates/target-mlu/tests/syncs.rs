@@ -5,9 +5,9 @@
 //! syncs are counted beside them (many of those are redundant).
 
 use ir_core::{Imm, Type};
-use mlu_diff::{DiffOptions, SyncRemoval, run, sync_removals};
-use target_mlu::MachineConfig;
+use mlu_isa::MachineConfig;
 use target_mlu::compile::{CompileOptions, compile};
+use target_mlu::differential::{DiffOptions, SyncRemoval, run, sync_removals};
 
 /// What the sync-removal oracle found for one compile.
 struct Found {
@@ -45,7 +45,7 @@ fn removals(src: &str, argsets: &[Vec<Imm>], options: &CompileOptions) -> Found 
     let window = |k: usize| {
         let mut text = format!("--- sync at {k}:\n");
         for j in k.saturating_sub(8)..(k + 3).min(p.insts.len()) {
-            text.push_str(&format!("{j:>6}  {}\n", target_mlu::text::inst_text(p, &p.insts[j])));
+            text.push_str(&format!("{j:>6}  {}\n", mlu_isa::text::inst_text(p, &p.insts[j])));
         }
         text
     };

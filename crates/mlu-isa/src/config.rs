@@ -15,8 +15,7 @@
 //! numbers fit a [`Reg`](crate::Reg). The text form (`key = value` lines,
 //! [`MachineConfig::parse`]) and [`MachineConfig::to_text`] are inverse.
 
-use crate::text::Diagnostic;
-use diagnostics::Span;
+use crate::text::{Diagnostic, Span};
 
 macro_rules! config_fields {
     ($($(#[$doc:meta])* $field:ident : $ty:ty),+ $(,)?) => {

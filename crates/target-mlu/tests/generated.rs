@@ -6,14 +6,14 @@
 
 use ir_gen::fuzzing::{arguments, seed_of};
 use ir_gen::{GenConfig, generate};
-use mlu_diff::{DiffOptions, Verdict, run};
 use target_mlu::compile::CompileOptions;
+use target_mlu::differential::{DiffOptions, Verdict, run};
 
 /// Runs the 1,000 programs on `cores` cores (with `shared`, their NRAM
 /// objects in DRAM, as split kernels need); returns how many were split.
 fn thousand(cores: u32, shared: bool) -> u64 {
     let configs: Vec<GenConfig> =
-        mlu_diff::fuzzing::configs().into_iter().map(|c| GenConfig { shared_memory: shared, ..c }).collect();
+        target_mlu::fuzzing::configs().into_iter().map(|c| GenConfig { shared_memory: shared, ..c }).collect();
     let (mut equal, mut skipped, mut tensor_ops, mut split, mut fused) = (0, 0, 0u64, 0u64, 0u64);
     for seed in 0..1000u64 {
         let config: &GenConfig = &configs[(seed % configs.len() as u64) as usize];
