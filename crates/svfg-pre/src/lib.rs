@@ -22,8 +22,10 @@
 //!   against slow recomputations (an oracle for tests);
 //!   [`ValueNumbers::of_code`] is the numbering alone.
 //!
-//! Without the default feature `keel` the crate depends on `cfg-dom`,
-//! `rustc-hash` and `smallvec` only.
+//! `examples/foreign_ir_pre.rs` does all of it for a toy SSA IR in one
+//! file (`cargo run -p svfg-pre --no-default-features --example
+//! foreign_ir_pre`). Without the default feature `keel` the crate depends
+//! on `cfg-dom`, `rustc-hash` and `smallvec` only.
 //!
 //! # The pieces
 //!
