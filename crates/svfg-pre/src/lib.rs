@@ -43,11 +43,12 @@
 //!   [`verify_svfg_of`] checks the three SVFG conditions, the construction
 //!   and the extension's end against slow textbook recomputations.
 //! - [`Plan`] ([`plan`]): the transform's edits.
-//! - Keel's binding (module [`keel`], feature `keel`, re-exported here):
-//!   [`svfg_pre_in`] (a function of a module: loads numbered through
-//!   `memdep`) and [`svfg_pre`] (a function alone: every load its own
-//!   number) apply the plan to a Keel function; [`gvn`] (dominator-based
-//!   removal, no insertion) and [`lcm`] (Knoop–Rüthing–Steffen lazy code
+//! - Keel's binding (module `keel`, feature `keel`, on by default, its
+//!   items re-exported here):
+//!   `svfg_pre_in` (a function of a module: loads numbered through
+//!   `memdep`) and `svfg_pre` (a function alone: every load its own
+//!   number) apply the plan to a Keel function; `gvn` (dominator-based
+//!   removal, no insertion) and `lcm` (Knoop–Rüthing–Steffen lazy code
 //!   motion over lexically equal expressions, bit vectors, edge insertion,
 //!   Keel IR only) are the public baselines.
 //!
