@@ -64,8 +64,7 @@ fn corpus(c: &mut Criterion) {
                 || f.clone(),
                 |mut f| {
                     let memory = memdep::MemDep::new().compute_function(&m, &f, None).expect("valid input");
-                    svfg_pre::run_with(&mut f, svfg_pre::Method::Svfg, Default::default(), Some(&memory))
-                        .expect("SSA input")
+                    svfg_pre::run_with(&mut f, svfg_pre::Method::Svfg, Some(&memory)).expect("SSA input")
                 },
                 BatchSize::LargeInput,
             )

@@ -90,7 +90,7 @@ pub(crate) fn pre(
                     _ => Method::Gvn,
                 };
                 // Loads are numbered through memdep's dependences.
-                let result = svfg_pre::run_in(&mut module, f, m, svfg_pre::Plant::default());
+                let result = svfg_pre::run_in(&mut module, f, m);
                 if destruct && let Some(body) = module.function_mut(f) {
                     ssa::destruct(body);
                 }
@@ -180,7 +180,7 @@ pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, Strin
         let expr = match vns.kind(p.value) {
             Some(svfg_pre::ValueKind::Expr(k)) => {
                 let args: Vec<String> = k.args.iter().map(|a| format!("v{}", a.0)).collect();
-                format!("{} {}", k.opcode.name(), args.join(", "))
+                format!("{} {}", k.op.opcode.name(), args.join(", "))
             }
             _ => String::new(),
         };
@@ -203,8 +203,9 @@ pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, Strin
         for (k, src) in p.sources.iter().enumerate() {
             match src {
                 Source::Real(v) => {
-                    if let Some(b) = def_block[ir_core::entity::EntityRef::index(*v)] {
-                        s.push_str(&format!("  {b} -> phi{i} [color=blue, label=\"{k}: %{}\"];\n", f.var_name(*v)));
+                    let v = ir_core::Var::from_u32(*v);
+                    if let Some(b) = def_block[ir_core::entity::EntityRef::index(v)] {
+                        s.push_str(&format!("  {b} -> phi{i} [color=blue, label=\"{k}: %{}\"];\n", f.var_name(v)));
                     }
                 }
                 Source::Phi(q) => s.push_str(&format!("  phi{q} -> phi{i} [color=blue, label=\"{k}\"];\n")),

@@ -14,7 +14,7 @@
 //!
 //! then runs `Search`: one explicit-stack preorder walk of the dominator
 //! tree with a stack of sources per value number and a stack of available
-//! vars per value number. A phi pushes itself; a computation of `t` with a
+//! values per value number. A phi pushes itself; a computation of `t` with a
 //! real definition on top becomes a copy of it, with a phi on top it is
 //! recorded as that phi's use; then it pushes itself. At the end of each
 //! node the successors' phi operands take the top of their operand value's
@@ -28,23 +28,59 @@
 //! Invariants: phis are grouped by value number in increasing order (a
 //! value's extension phi after its IDF phis); the walk never recurses;
 //! its cost is linear in the blocks, instructions and phis for each build.
+//! The [`Method`] and the rewrite of each computation ([`Repl`]) live
+//! here, below every module that reads them.
 
-use crate::pre::{Method, Repl};
+use crate::flat::Flat;
+use crate::input::{Key, ValueId};
 use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
-use crate::vn::{ValueKind, ValueNumber, ValueNumbers, is_computation};
-use cfg_dom::{CsrGraph, DomTree, Graph, Idf, Node};
-use ir_core::{Function, Inst, Var, block};
+use crate::vn::{ValueKind, ValueNumber, ValueNumbers, result_number};
+use cfg_dom::{DomTree, Graph, Idf, InstId, Node};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-/// What a build reads: the function and its graphs.
-pub(crate) struct Ctx<'a> {
-    pub func: &'a Function,
-    pub cfg: &'a CsrGraph,
+/// Which transform a run applies.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum Method {
+    /// Semantic PRE on the SVFG: the semi-SVFG extended for the values of
+    /// B (phi translation; see `extend.rs`).
+    #[default]
+    Svfg,
+    /// Semantic PRE on the semi-SVFG alone, without the extension step:
+    /// fewer insertions and less time, no phi translation.
+    SemiSvfg,
+    /// Plain GVN: dominator-based removal, no insertion.
+    Gvn,
+}
+
+impl Method {
+    /// Whether the method places phis and inserts (PRE), as opposed to
+    /// plain GVN.
+    pub fn inserts(self) -> bool {
+        matches!(self, Method::Svfg | Method::SemiSvfg)
+    }
+}
+
+/// How a computation is rewritten.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Repl {
+    /// It stays.
+    Keep,
+    /// It becomes a copy of this value.
+    Value(ValueId),
+    /// It becomes a copy of this phi (index into `Svfg::phis`), if the
+    /// phi is materialized.
+    Phi(u32),
+}
+
+/// What a build reads: the checked code and its graphs.
+pub(crate) struct Ctx<'a, G, O, I> {
+    pub flat: &'a Flat<O, I>,
+    pub cfg: &'a G,
     pub dt: &'a DomTree,
     pub preds: &'a [SmallVec<[Node; 2]>],
-    /// Per node: its distinct predecessor blocks, sorted.
-    pub distinct: &'a [SmallVec<[ir_core::Block; 4]>],
+    /// Per node: its distinct predecessors, sorted.
+    pub distinct: &'a [SmallVec<[Node; 4]>],
     pub root: Node,
     pub method: Method,
 }
@@ -59,9 +95,8 @@ pub(crate) struct Extension {
 }
 
 /// The numbering and extension state a build reads.
-#[derive(Copy, Clone)]
-pub(crate) struct State<'a> {
-    pub vns: &'a ValueNumbers,
+pub(crate) struct State<'a, O, I> {
+    pub vns: &'a ValueNumbers<O, I>,
     /// `dn` of every number.
     pub dn: &'a [Option<Node>],
     /// The blocks computing each number ([`real_occurrences`]).
@@ -72,19 +107,27 @@ pub(crate) struct State<'a> {
     pub exts: &'a [Extension],
 }
 
+impl<O, I> Clone for State<'_, O, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<O, I> Copy for State<'_, O, I> {}
+
 /// Buffers a build reuses: the IDF index of the graph (computed once),
 /// and the per-value stacks, which every walk leaves empty.
 pub(crate) struct Scratch {
     pub idf: Idf,
     pub stack: Vec<Vec<Source>>,
-    pub avail: Vec<Vec<Var>>,
+    pub avail: Vec<Vec<ValueId>>,
     pub frontier: Vec<Node>,
     pub out: Vec<Node>,
 }
 
 impl Scratch {
     /// Buffers for builds over `cfg` with tree `dt`.
-    pub(crate) fn new(cfg: &CsrGraph, dt: &DomTree) -> Scratch {
+    pub(crate) fn new(cfg: &impl Graph, dt: &DomTree) -> Scratch {
         Scratch {
             idf: Idf::of(cfg, dt).expect("the tree belongs to the graph"),
             stack: Vec::new(),
@@ -99,7 +142,7 @@ impl Scratch {
 pub(crate) struct Built {
     pub svfg: Svfg,
     /// Computations and their rewrites, in walk order.
-    pub occurrences: Vec<(Inst, Repl)>,
+    pub occurrences: Vec<(InstId, Repl)>,
     /// Per candidate (same order as the `candidates` argument): ζ_t reaches
     /// an ε node or an exit, so it is not semi movable down-safe.
     pub zeta_bad: Vec<bool>,
@@ -107,17 +150,20 @@ pub(crate) struct Built {
 
 /// The blocks computing each insertable expression number, in dominator
 /// tree preorder (one entry per block).
-pub(crate) fn real_occurrences(ctx: &Ctx<'_>, vns: &ValueNumbers) -> Vec<SmallVec<[Node; 2]>> {
+pub(crate) fn real_occurrences<G, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
+    vns: &ValueNumbers<O, I>,
+) -> Vec<SmallVec<[Node; 2]>> {
     let nv = vns.len();
     let mut j0: Vec<SmallVec<[Node; 2]>> = vec![SmallVec::new(); nv];
     if !ctx.method.inserts() {
         return j0;
     }
     for &b in ctx.dt.preorder() {
-        for inst in ctx.func.block_insts(block(b)) {
-            if is_computation(ctx.func, inst) {
-                let vn = vns.of_var(ctx.func.results(inst)[0]);
-                if vn != ValueNumber::NONE && insertable(vns, vn) && j0[vn.index()].last() != Some(&b) {
+        for e in ctx.flat.positions(b) {
+            if ctx.flat.is_computation(e) {
+                let vn = result_number(vns, ctx.flat, e);
+                if vn != ValueNumber::NONE && vns.insertable(vn) && j0[vn.index()].last() != Some(&b) {
                     j0[vn.index()].push(b);
                 }
             }
@@ -126,17 +172,12 @@ pub(crate) fn real_occurrences(ctx: &Ctx<'_>, vns: &ValueNumbers) -> Vec<SmallVe
     j0
 }
 
-/// Whether `vn` is an expression PRE may insert (it cannot trap).
-pub(crate) fn insertable(vns: &ValueNumbers, vn: ValueNumber) -> bool {
-    matches!(vns.kind(vn), Some(ValueKind::Expr(k)) if !crate::vn::can_trap(k.opcode))
-}
-
 /// The needs the extension adds to `J0`: per translated value, the
 /// predecessors through which an extension phi carries it (sorted).
 pub(crate) type ExtraNeeds = rustc_hash::FxHashMap<u32, SmallVec<[Node; 2]>>;
 
 /// [`ExtraNeeds`] of `exts`.
-pub(crate) fn extra_needs(ctx: &Ctx<'_>, exts: &[Extension]) -> ExtraNeeds {
+pub(crate) fn extra_needs<G, O, I>(ctx: &Ctx<'_, G, O, I>, exts: &[Extension]) -> ExtraNeeds {
     let mut extra = ExtraNeeds::default();
     for e in exts {
         for (k, &p) in ctx.preds[e.node as usize].iter().enumerate() {
@@ -165,17 +206,17 @@ pub(crate) fn needs_of<'a>(
 /// a restricted build for the extension's smds: only the values marked
 /// get phis and stacks (the walk of each value is independent of the
 /// others'), and no insertion operands or occurrences are recorded.
-pub(crate) fn build(
-    ctx: &Ctx<'_>,
+pub(crate) fn build<G: Graph, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
     scratch: &mut Scratch,
-    state: &State<'_>,
+    state: &State<'_, O, I>,
     candidates: &[ValueNumber],
     only: Option<&[bool]>,
     planted_uses_end_regions: bool,
 ) -> Built {
     let State { vns, dn, real, extra, exts } = *state;
     let follows = |vn: ValueNumber| only.is_none_or(|o| o.get(vn.index()).copied().unwrap_or(false));
-    let (func, cfg, dt) = (ctx.func, ctx.cfg, ctx.dt);
+    let (flat, cfg, dt) = (ctx.flat, ctx.cfg, ctx.dt);
     let n = cfg.num_nodes();
     let nv = vns.len();
     let mut svfg = Svfg {
@@ -270,8 +311,8 @@ pub(crate) fn build(
     let mut undo: Vec<(u32, bool)> = Vec::new();
     let mut marks: Vec<usize> = Vec::new();
     if only.is_none() {
-        for &p in func.params() {
-            let vn = vns.of_var(p);
+        for &p in &flat.params {
+            let vn = vns.of_value(p);
             if vn != ValueNumber::NONE {
                 avail[vn.index()].push(p);
                 undo.push((vn.0, false));
@@ -302,22 +343,22 @@ pub(crate) fn build(
             stack[vn.index()].push(Source::Phi(p));
             undo.push((vn.0, true));
         }
-        for inst in func.block_insts(block(b)) {
-            let results = func.results(inst);
-            if is_computation(func, inst) {
+        for e in flat.positions(b) {
+            let results = flat.results(e);
+            if flat.is_computation(e) {
                 let r = results[0];
-                let vn = vns.of_var(r);
+                let vn = vns.of_value(r);
                 if vn != ValueNumber::NONE
                     && follows(vn)
                     && matches!(vns.kind(vn), Some(ValueKind::Expr(_) | ValueKind::Load { .. }))
                 {
                     if only.is_none() {
                         let repl = match stack[vn.index()].last() {
-                            Some(Source::Real(v)) => Repl::Var(*v),
+                            Some(Source::Real(v)) => Repl::Value(*v),
                             Some(Source::Phi(p)) => Repl::Phi(*p),
                             _ => Repl::Keep,
                         };
-                        occurrences.push((inst, repl));
+                        occurrences.push((flat.inst[e], repl));
                     }
                     stack[vn.index()].push(Source::Real(r));
                     undo.push((vn.0, true));
@@ -327,15 +368,16 @@ pub(crate) fn build(
                 continue; // a restricted build needs no insertion operands
             }
             for &r in results {
-                let vn = vns.of_var(r);
+                let vn = vns.of_value(r);
                 if vn != ValueNumber::NONE {
                     avail[vn.index()].push(r);
                     undo.push((vn.0, false));
                 }
             }
         }
-        let succs = cfg.succ_slice(b);
-        for &s in succs {
+        let mut has_succ = false;
+        for s in cfg.successors(b) {
+            has_succ = true;
             for k in 0..ctx.preds[s as usize].len() {
                 if ctx.preds[s as usize][k] != b {
                     continue;
@@ -381,7 +423,7 @@ pub(crate) fn build(
                 svfg.phis[p as usize].down_safe = false;
             }
         }
-        if succs.is_empty() {
+        if !has_succ {
             for &vn in &with_phis {
                 if let Some(Source::Phi(p)) = stack[vn.index()].last() {
                     svfg.phis[*p as usize].down_safe = false;
@@ -413,7 +455,13 @@ pub(crate) fn build(
     Built { svfg, occurrences, zeta_bad }
 }
 
-fn push_phi(svfg: &mut Svfg, ctx: &Ctx<'_>, value: ValueNumber, x: Node, operand_values: SmallVec<[ValueNumber; 2]>) {
+fn push_phi<G, O, I>(
+    svfg: &mut Svfg,
+    ctx: &Ctx<'_, G, O, I>,
+    value: ValueNumber,
+    x: Node,
+    operand_values: SmallVec<[ValueNumber; 2]>,
+) {
     let id = svfg.phis.len() as u32;
     let k = ctx.preds[x as usize].len();
     svfg.phis.push(SvfgPhi {
@@ -431,17 +479,17 @@ fn push_phi(svfg: &mut Svfg, ctx: &Ctx<'_>, value: ValueNumber, x: Node, operand
 
 /// Where each operand of `vn` comes from for an insertion at the end of
 /// the `k`-th predecessor of `s` (for a phi of `value`): an immediate, a
-/// var available there, or the same operand of a phi of a smaller value
+/// value available there, or the same operand of a phi of a smaller value
 /// at `s` carrying the operand's value on that edge; `None` when one is
 /// unavailable.
 #[allow(clippy::too_many_arguments)]
-fn insert_args(
-    vns: &ValueNumbers,
+fn insert_args<O: Key, I: Key>(
+    vns: &ValueNumbers<O, I>,
     vn: ValueNumber,
     value: ValueNumber,
     s: Node,
     k: usize,
-    avail: &[Vec<Var>],
+    avail: &[Vec<ValueId>],
     phi_of: &FxHashMap<(u32, Node), u32>,
     ext_operand: &FxHashMap<(u32, Node, u32), u32>,
     phis: &[SvfgPhi],
@@ -452,7 +500,7 @@ fn insert_args(
         if let Some(ValueKind::Const(_)) = vns.kind(a) {
             out.push(ArgSource::Imm);
         } else if let Some(&v) = avail[a.index()].last() {
-            out.push(ArgSource::Var(v));
+            out.push(ArgSource::Value(v));
         } else {
             // A sub-value phi of a smaller value, so that the rewrite,
             // which goes value by value, has its edge value ready.

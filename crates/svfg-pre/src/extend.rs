@@ -12,7 +12,7 @@
 //! defined strictly above `dn(t)` (itself), a phi of `dn(t)` (its
 //! operand for `p_k`) or an expression of B at the same node (translated
 //! in turn). The translation `t_k` is interned as a value number
-//! ([`ValueNumbers::intern_expr`]); it is new when nothing computes it.
+//! (`ValueNumbers::intern_translation`); it is new when nothing computes it.
 //!
 //! **smds** is the greatest fixpoint of: a node (a phi, or ζ_t of a
 //! candidate) is smds when no ε node or exit is reached from it with its
@@ -37,10 +37,10 @@
 //! compute more.
 
 use crate::construct::{Ctx, Extension, ExtraNeeds};
+use crate::input::Key;
 use crate::svfg::{Source, Svfg};
-use crate::vn::{ExprKey, ValueKind, ValueNumber, ValueNumbers};
+use crate::vn::{Args, ValueKind, ValueNumber, ValueNumbers};
 use cfg_dom::{Dfs, Node};
-use ir_core::{Block, block, node};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -69,7 +69,14 @@ impl Translatable {
     /// Whether `t` (an expression whose `dn` is the join `j`) translates
     /// through every predecessor of `j`. Explicit stack: the depth of
     /// nested expressions never recurses.
-    fn check(&mut self, ctx: &Ctx<'_>, vns: &ValueNumbers, dn: &[Option<Node>], t: ValueNumber, j: Node) -> bool {
+    fn check<G, O: Key, I: Key>(
+        &mut self,
+        ctx: &Ctx<'_, G, O, I>,
+        vns: &ValueNumbers<O, I>,
+        dn: &[Option<Node>],
+        t: ValueNumber,
+        j: Node,
+    ) -> bool {
         self.memo.resize(vns.len(), UNKNOWN);
         let distinct = ctx.distinct[j as usize].len();
         let mut stack: Vec<(ValueNumber, bool)> = vec![(t, false)];
@@ -105,9 +112,9 @@ impl Translatable {
 /// For an operand `b` of an expression at the join `j`: `Some(true)` when
 /// it translates as itself or as a phi operand, `Some(false)` when it
 /// cannot, `None` when it is an expression of `j` to translate in turn.
-fn leaf_ok(
-    ctx: &Ctx<'_>,
-    vns: &ValueNumbers,
+fn leaf_ok<G, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
+    vns: &ValueNumbers<O, I>,
     dn: &[Option<Node>],
     b: ValueNumber,
     j: Node,
@@ -115,16 +122,16 @@ fn leaf_ok(
 ) -> Option<bool> {
     match vns.kind(b) {
         Some(ValueKind::Const(_)) => Some(true),
-        Some(ValueKind::Phi(pb, args)) if node(*pb) == j => Some(args.len() == distinct),
+        Some(ValueKind::Phi(pb, args)) if *pb == j => Some(args.len() == distinct),
         Some(ValueKind::Expr(_)) if dn.get(b.index()).copied().flatten() == Some(j) => None,
         _ => Some(matches!(dn.get(b.index()).copied().flatten(), Some(d) if ctx.dt.strictly_dominates(d, j))),
     }
 }
 
-/// The distinct predecessor blocks of `j`, sorted (the order of a phi
-/// value's operands, see `vn.rs`).
-pub(crate) fn distinct_preds(preds: &[Node]) -> SmallVec<[Block; 4]> {
-    let mut v: SmallVec<[Block; 4]> = preds.iter().map(|&p| block(p)).collect();
+/// The distinct predecessors of `j`, sorted (the order of a phi value's
+/// operands, see `vn.rs`).
+pub(crate) fn distinct_preds(preds: &[Node]) -> SmallVec<[Node; 4]> {
+    let mut v: SmallVec<[Node; 4]> = preds.iter().copied().collect();
     v.sort_unstable();
     v.dedup();
     v
@@ -133,9 +140,9 @@ pub(crate) fn distinct_preds(preds: &[Node]) -> SmallVec<[Block; 4]> {
 /// The values of B not yet extended (see the module doc) whose extension
 /// can pay off ([`promising`]), in increasing order.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn candidates(
-    ctx: &Ctx<'_>,
-    vns: &ValueNumbers,
+pub(crate) fn candidates<G, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
+    vns: &ValueNumbers<O, I>,
     dn: &[Option<Node>],
     real: &[SmallVec<[Node; 2]>],
     extra: &ExtraNeeds,
@@ -148,7 +155,7 @@ pub(crate) fn candidates(
     for i in 0..vns.len() {
         let t = ValueNumber(i as u32);
         let needed = real.get(i).is_some_and(|r| !r.is_empty()) || extra.contains_key(&(i as u32));
-        if !needed || extended.get(i).copied().unwrap_or(false) || !crate::construct::insertable(vns, t) {
+        if !needed || extended.get(i).copied().unwrap_or(false) || !vns.insertable(t) {
             continue;
         }
         let Some(j) = dn.get(i).copied().flatten() else { continue };
@@ -258,9 +265,9 @@ pub(crate) fn smds_of_zetas(
 /// The extensions of `values` (each with smds(ζ_t)): the translation of
 /// each through each predecessor of its `dn`, interned in `vns` (new
 /// numbers get their `dn` appended to `dn`).
-pub(crate) fn extend(
-    ctx: &Ctx<'_>,
-    vns: &mut ValueNumbers,
+pub(crate) fn extend<G, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
+    vns: &mut ValueNumbers<O, I>,
     dn: &mut Vec<Option<Node>>,
     memo: &mut Translations,
     values: &[ValueNumber],
@@ -272,7 +279,7 @@ pub(crate) fn extend(
         let mut operand_values: SmallVec<[ValueNumber; 2]> = SmallVec::new();
         for &p in &ctx.preds[j as usize] {
             let tk = if ctx.dt.is_reachable(p) {
-                let at = distinct.iter().position(|&b| b == block(p)).unwrap_or(0);
+                let at = distinct.iter().position(|&b| b == p).unwrap_or(0);
                 translate(ctx, vns, dn, memo, t, j, p, at)
             } else {
                 t
@@ -299,9 +306,9 @@ pub(crate) type Translations = FxHashMap<(u32, Node, Node), ValueNumber>;
 /// extended (its `J0` then holds `p_k`), so chains of joins are still
 /// followed, one round per join. Looks translations up ([`probe`]); numbers
 /// nothing.
-fn promising(
-    ctx: &Ctx<'_>,
-    vns: &ValueNumbers,
+fn promising<G, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
+    vns: &ValueNumbers<O, I>,
     dn: &[Option<Node>],
     probes: &mut Probes,
     real: &[SmallVec<[Node; 2]>],
@@ -312,7 +319,7 @@ fn promising(
         if !ctx.dt.is_reachable(p) {
             return false;
         }
-        let at = ctx.distinct[j as usize].iter().position(|&b| b == block(p)).unwrap_or(0);
+        let at = ctx.distinct[j as usize].iter().position(|&b| b == p).unwrap_or(0);
         probe(vns, dn, probes, t, j, p, at).is_some_and(|tk| real.get(tk.index()).is_some_and(|r| !r.is_empty()))
     })
 }
@@ -325,8 +332,8 @@ pub(crate) type Probes = FxHashMap<(u32, Node, Node), Option<ValueNumber>>;
 /// the join `j` without numbering anything: the translation's number if it
 /// exists already. Explicit stack, memoized.
 #[allow(clippy::too_many_arguments)]
-fn probe(
-    vns: &ValueNumbers,
+fn probe<O: Key, I: Key>(
+    vns: &ValueNumbers<O, I>,
     dn: &[Option<Node>],
     probes: &mut Probes,
     t: ValueNumber,
@@ -340,7 +347,7 @@ fn probe(
             continue;
         }
         let key = match vns.kind(a) {
-            Some(ValueKind::Phi(pb, args)) if node(*pb) == j => {
+            Some(ValueKind::Phi(pb, args)) if *pb == j => {
                 probes.insert((a.0, j, p), args.get(at).copied());
                 continue;
             }
@@ -355,9 +362,8 @@ fn probe(
             stack.extend(key.args.iter().filter(|b| !probes.contains_key(&(b.0, j, p))).map(|&b| (b, false)));
             continue;
         }
-        let args: Option<crate::vn::Args> =
-            key.args.iter().map(|b| probes.get(&(b.0, j, p)).copied().flatten()).collect();
-        let found = args.and_then(|args| vns.lookup_expr(&ExprKey { args, ..key.clone() }));
+        let args: Option<Args> = key.args.iter().map(|b| probes.get(&(b.0, j, p)).copied().flatten()).collect();
+        let found = args.and_then(|args| vns.lookup_translation(a, args));
         probes.insert((a.0, j, p), found);
     }
     probes.get(&(t.0, j, p)).copied().flatten()
@@ -366,9 +372,9 @@ fn probe(
 /// `t` (translatable at the join `j`) translated through predecessor `p`,
 /// the `at`-th distinct one. Explicit stack, memoized per (value, p).
 #[allow(clippy::too_many_arguments)]
-fn translate(
-    ctx: &Ctx<'_>,
-    vns: &mut ValueNumbers,
+fn translate<G, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
+    vns: &mut ValueNumbers<O, I>,
     dn: &mut Vec<Option<Node>>,
     memo: &mut Translations,
     t: ValueNumber,
@@ -381,12 +387,12 @@ fn translate(
         if memo.contains_key(&(a.0, j, p)) {
             continue;
         }
-        let key = match vns.kind(a) {
-            Some(ValueKind::Phi(pb, args)) if node(*pb) == j => {
+        let operands = match vns.kind(a) {
+            Some(ValueKind::Phi(pb, args)) if *pb == j => {
                 memo.insert((a.0, j, p), args.get(at).copied().unwrap_or(a));
                 continue;
             }
-            Some(ValueKind::Expr(key)) if dn.get(a.index()).copied().flatten() == Some(j) => key.clone(),
+            Some(ValueKind::Expr(key)) if dn.get(a.index()).copied().flatten() == Some(j) => key.args.clone(),
             _ => {
                 memo.insert((a.0, j, p), a);
                 continue;
@@ -394,11 +400,11 @@ fn translate(
         };
         if !expanded {
             stack.push((a, true));
-            stack.extend(key.args.iter().filter(|b| !memo.contains_key(&(b.0, j, p))).map(|&b| (b, false)));
+            stack.extend(operands.iter().filter(|b| !memo.contains_key(&(b.0, j, p))).map(|&b| (b, false)));
             continue;
         }
-        let args = key.args.iter().map(|b| memo.get(&(b.0, j, p)).copied().unwrap_or(*b)).collect();
-        let tk = vns.intern_expr(ExprKey { args, ..key });
+        let args = operands.iter().map(|b| memo.get(&(b.0, j, p)).copied().unwrap_or(*b)).collect();
+        let tk = vns.intern_translation(a, args).unwrap_or(a);
         while dn.len() < vns.len() {
             let i = dn.len();
             dn.push(dn_of_expr(ctx, vns, dn, ValueNumber(i as u32)));
@@ -410,7 +416,12 @@ fn translate(
 
 /// `dn` of an expression number: the deepest `dn` of its operands (they
 /// all dominate the expression, so they lie on one tree path).
-pub(crate) fn dn_of_expr(ctx: &Ctx<'_>, vns: &ValueNumbers, dn: &[Option<Node>], v: ValueNumber) -> Option<Node> {
+pub(crate) fn dn_of_expr<G, O: Key, I: Key>(
+    ctx: &Ctx<'_, G, O, I>,
+    vns: &ValueNumbers<O, I>,
+    dn: &[Option<Node>],
+    v: ValueNumber,
+) -> Option<Node> {
     let Some(ValueKind::Expr(k)) = vns.kind(v) else { return None };
     k.args.iter().try_fold(ctx.root, |acc, a| {
         let d = dn.get(a.index()).copied().flatten()?;

@@ -1,10 +1,38 @@
 //! `svfg-pre`: value numbering, the sparse value flow graph, and semantic
-//! partial redundancy elimination (digest §001).
+//! partial redundancy elimination (digest §001), for any compiler's SSA IR.
+//!
+//! # On your own IR
+//!
+//! Implement [`PreCode`] (per block its instructions; per instruction its
+//! [`InstKind`] — phi, copy, pure operation keyed by an operation key of
+//! your choosing, load, or anything else — its results and [`Operand`]s;
+//! per operation key whether it commutes and whether it may trap; per pair
+//! of loads whether they read the same memory) next to
+//! `cfg_dom::Graph` for the CFG, then:
+//!
+//! - [`plan`] runs value numbering, the SVFG, its properties and the
+//!   insertion/replacement planning, and returns a [`Plan`]: plain data
+//!   (edges to split, computations to insert at the end of a block, phis
+//!   to add, instructions to replace by a copy, and [`PlanStats`]) that
+//!   your adapter applies, naming the values it creates by plan-local
+//!   [`PlanValue`] ids. [`Method`] chooses semantic PRE on the SVFG, on
+//!   the semi-SVFG alone, or plain GVN.
+//! - [`analyze`] gives the [`Svfg`] with its properties and the
+//!   [`ValueNumbers`] without planning ([`Analysis`]); [`verify_svfg_of`] checks them
+//!   against slow recomputations (an oracle for tests);
+//!   [`ValueNumbers::of_code`] is the numbering alone.
+//!
+//! `examples/foreign_ir_pre.rs` does all of it for a toy SSA IR in one
+//! file (`cargo run -p svfg-pre --no-default-features --example
+//! foreign_ir_pre`). Without the default feature `keel` the crate depends
+//! on `cfg-dom`, `rustc-hash` and `smallvec` only.
+//!
+//! # The pieces
 //!
 //! - [`ValueNumbers`]: global value numbering of an SSA function
 //!   (commutativity, copies, constants, phis of equal numbers, and loads
-//!   through `memdep`'s dependences), a public step other passes reuse.
-//! - [`Svfg`] ([`build_svfg`]): the semi-SVFG of the document, per value
+//!   through the IR's memory answer), a public step other passes reuse.
+//! - [`Svfg`] ([`analyze`]): the semi-SVFG of the document, per value
 //!   number `t`: `dn(t)`, the phis of `t` at `IDF(J0(t))` restricted to
 //!   the nodes `dn(t)` strictly dominates, ε_t at `DF(dn(t))`, the sources
 //!   of each phi operand found by the `Search` walk (ζ_t = ⊥), the
@@ -12,81 +40,70 @@
 //!   carry the phi-translated values, wherever ζ_t is semi movable
 //!   down-safe, smds computed in one pass with the DFS-tree `desc`
 //!   predicate), and the down-safety and can-be-available fixpoints;
-//!   [`verify_svfg`] checks the three SVFG conditions, the construction and
-//!   the extension's end against slow textbook recomputations.
-//! - [`svfg_pre_in`] (a function of a module: loads numbered through
-//!   `memdep`) and [`svfg_pre`] (a function alone: every load its own
-//!   number): the transform. [`gvn`] (dominator-based removal, no
-//!   insertion) and [`lcm`] (Knoop–Rüthing–Steffen lazy code motion over
-//!   lexically equal expressions, bit vectors, edge insertion) are the
-//!   public baselines.
+//!   [`verify_svfg_of`] checks the three SVFG conditions, the construction
+//!   and the extension's end against slow textbook recomputations.
+//! - [`Plan`] ([`plan`]): the transform's edits.
+//! - Keel's binding (module `keel`, feature `keel`, on by default, its
+//!   items re-exported here):
+//!   `svfg_pre_in` (a function of a module: loads numbered through
+//!   `memdep`) and `svfg_pre` (a function alone: every load its own
+//!   number) apply the plan to a Keel function; `gvn` (dominator-based
+//!   removal, no insertion) and `lcm` (Knoop–Rüthing–Steffen lazy code
+//!   motion over lexically equal expressions, bit vectors, edge insertion,
+//!   Keel IR only) are the public baselines.
 //!
 //! # Safety rules the document leaves implicit
 //!
-//! - An operation that can trap (`sdiv`, `udiv`, `srem`, `urem`, `fptosi`,
-//!   `fptoui`, `load`) is never inserted; it is only removed where a
-//!   computation of the same number dominates it.
-//! - A guarded (predicated) instruction defines an opaque number: its value
-//!   is available nowhere (the conservative reading of "available only
-//!   where the guard is known true").
-//! - Calls, intrinsics, stores and tensor instructions are never moved or
-//!   removed.
+//! - An operation that may trap ([`PreCode::may_trap`]; for Keel `sdiv`,
+//!   `udiv`, `srem`, `urem`, `fptosi`, `fptoui`) and a load are never
+//!   inserted; they are only removed where a computation of the same
+//!   number dominates them.
+//! - A guarded (predicated) instruction is [`InstKind::Other`]: it
+//!   defines an opaque number, its value available nowhere (the
+//!   conservative reading of "available only where the guard is known
+//!   true").
+//! - [`InstKind::Other`] instructions (calls, intrinsics, stores, tensor
+//!   instructions) are never moved or removed.
 //!
 //! # Bad input
 //!
-//! The transforms take Keel functions in SSA form (as `ssa::construct`
-//! leaves them, verified). A function with no blocks or a var defined
-//! twice is refused with a [`PreError`] and left unchanged; the transforms
-//! never panic on a verified function.
-//!
-//! # Example: the semantic case
-//!
-//! `y = a; z = y + b` after `a + b` on one path: LCM sees two lexically
-//! different expressions, the value numbers see one, so PRE inserts `a + b`
-//! on the other path and `z` becomes a copy.
-//!
-//! ```
-//! let src = "func @f(%a: i32, %b: i32, %c: i1) -> i32 {
-//!     var %x: i32
-//!     var %y: i32
-//!     var %z: i32
-//! bb0:
-//!     br %c, bb1, bb2
-//! bb1:
-//!     %x = add %a, %b
-//!     jump bb2
-//! bb2:
-//!     %y = copy %a
-//!     %z = add %y, %b
-//!     ret %z
-//! }
-//! ";
-//! let (mut m, _) = ir_core::text::parse(src).unwrap();
-//! let f = m.function_by_name("f").unwrap();
-//! let func = m.function_mut(f).unwrap();
-//! let stats = svfg_pre::svfg_pre(func).unwrap();
-//! assert_eq!((stats.removed, stats.inserted, stats.phis_created), (1, 1, 1));
-//! ir_core::verify_module(&m, &ir_core::VerifyOptions { ssa: true }).unwrap();
-//! ```
+//! Every entry point checks its input first (the graph keeps its contract;
+//! ids are in range; the code is in SSA form; phis take one operand per
+//! distinct predecessor; see [`InputError`]) and refuses it, naming the
+//! offending instruction, value or block, before anything is planned or
+//! changed. Nothing panics on a well-formed input, and nothing recurses.
 
 #![deny(missing_docs)]
 
 mod construct;
 mod extend;
+mod flat;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-mod lcm;
+mod input;
+#[cfg(feature = "keel")]
+pub mod keel;
+mod plan;
+mod planted;
 mod pre;
 mod properties;
 mod svfg;
 mod verify;
 mod vn;
 
-pub use lcm::{LcmStats, lcm};
-pub use pre::{
-    Method, Plant, PreError, Stats, build_svfg, build_svfg_with, gvn, memory_of, run, run_in, run_with, svfg_pre,
-    svfg_pre_in,
+pub use construct::Method;
+pub use flat::InputError;
+pub use input::{InstKind, InstOrder, Key, Operand, PreCode, ValueId};
+pub use plan::{
+    EdgeSplit, Insertion, NewValue, Plan, PlanArg, PlanBlock, PlanPhi, PlanStats, PlanValue, Replacement, plan,
 };
+pub use pre::{Analysis, analyze};
 pub use svfg::{ArgSource, Source, Svfg, SvfgError, SvfgPhi};
-pub use verify::verify_svfg;
-pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers, can_trap, commutes, is_computation};
+pub use verify::verify_svfg_of;
+pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers};
+
+#[cfg(feature = "keel")]
+pub use keel::{
+    KeelCode, KeelOp, KeelValueNumbers, LcmStats, PreError, Stats, apply, build_svfg, can_trap, commutes, gvn,
+    is_computation, lcm, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
+};

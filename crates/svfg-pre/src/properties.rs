@@ -2,6 +2,7 @@
 //! fixpoints by worklists over the whole graph: down-safety (mds),
 //! can-be-available (cus with the insertability of each operand), and use
 //! marking (which phis are materialized). See `pre.rs` for the rules.
+//! They read the SVFG alone, never the code.
 //!
 //! Invariant: every pass only turns flags from true to false (or `used`
 //! from false to true), so each worklist terminates after at most one visit
@@ -22,9 +23,9 @@
 //! unavailable phi withdraws the phis feeding it), which is sound on its
 //! own, settles the rest.
 
-use crate::pre::{Plant, Repl};
+use crate::construct::Repl;
 use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
-use ir_core::Inst;
+use cfg_dom::InstId;
 use smallvec::SmallVec;
 
 /// The most recomputations for unavailable down-safe extension phis.
@@ -32,7 +33,7 @@ pub const REFINE_ROUNDS: u32 = 4;
 
 /// mds, cus (with insertability) and use marking. `down_safe` on entry
 /// holds the local facts (no ε node or exit reached with the phi on top).
-pub(crate) fn properties(svfg: &mut Svfg, occurrences: &mut [(Inst, Repl)], _plant: Plant) {
+pub(crate) fn properties(svfg: &mut Svfg, occurrences: &mut [(InstId, Repl)]) {
     let n = svfg.phis.len();
     // Users: (user phi, operand index) per phi; arg users: (phi, operand)
     // whose insertion reads the phi as a sub-value.
@@ -162,7 +163,7 @@ fn availability(svfg: &mut Svfg, users: &[SmallVec<[(u32, u32); 2]>], arg_users:
 
 /// Used: read by a computation, by a used available phi, or as the
 /// sub-value of an insertion of a used available phi.
-fn mark_used(svfg: &mut Svfg, occurrences: &mut [(Inst, Repl)]) {
+fn mark_used(svfg: &mut Svfg, occurrences: &mut [(InstId, Repl)]) {
     let mut work: Vec<u32> = Vec::new();
     for (_, repl) in occurrences.iter_mut() {
         if let Repl::Phi(p) = *repl {

@@ -23,9 +23,9 @@
 //! The walk is an explicit-stack preorder walk of the dominator tree, so
 //! its depth never recurses with the input.
 
+use crate::input::ValueId;
 use crate::vn::ValueNumber;
 use cfg_dom::{DomTree, Node};
-use ir_core::Var;
 use smallvec::SmallVec;
 
 /// Where a phi operand's value comes from.
@@ -38,8 +38,8 @@ pub enum Source {
     /// A phi of `t` (index into [`Svfg::phis`]), with no computation of
     /// `t` between it and the end of the predecessor.
     Phi(u32),
-    /// A var holding `t` (a real computation, or a copy standing for one).
-    Real(Var),
+    /// A value holding `t` (a real computation, or a copy standing for one).
+    Real(ValueId),
 }
 
 /// Where an operand of an inserted computation comes from.
@@ -47,8 +47,8 @@ pub enum Source {
 pub enum ArgSource {
     /// It is an immediate.
     Imm,
-    /// A var available at the end of the predecessor.
-    Var(Var),
+    /// A value available at the end of the predecessor.
+    Value(ValueId),
     /// The same operand of the phi (index) of the sub-value at the same
     /// node: the sub-value is itself made available on that edge (the
     /// document's reuse of available sub-values).
@@ -131,13 +131,13 @@ impl std::error::Error for SvfgError {}
 
 impl Svfg {
     /// Checks the invariants of the module doc against the dominator tree
-    /// and the definition node of each var (`def_node`), and the
-    /// predecessor counts (`num_preds`).
+    /// and the definition node of each value (`def_node`), the predecessor
+    /// counts (`num_preds`) and the predecessors (`pred(node, k)`).
     pub fn verify(
         &self,
         dt: &DomTree,
         num_preds: impl Fn(Node) -> usize,
-        def_node: impl Fn(Var) -> Option<Node>,
+        def_node: impl Fn(ValueId) -> Option<Node>,
         pred: impl Fn(Node, usize) -> Node,
     ) -> Result<(), SvfgError> {
         for (i, phi) in self.phis.iter().enumerate() {

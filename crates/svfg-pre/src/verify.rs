@@ -1,10 +1,12 @@
 //! The SVFG verifier: the three conditions of digest §001 (semi form) and
 //! the construction, recomputed slowly from their definitions.
 //!
-//! [`verify_svfg`] takes a function in SSA form, its value numbers and the
-//! semi-SVFG built from them, and checks:
+//! [`verify_svfg_of`] takes a function in SSA form (any IR implementing
+//! [`crate::PreCode`], on its CFG), its value numbers and the semi-SVFG
+//! built from them, and checks:
 //!
-//! 1. **SSA**: every var has one definition.
+//! 1. **SSA**: every value has one definition (and the input is well
+//!    formed: the checks of [`crate::InputError`]).
 //! 2. **No value transfer crosses a computation of the same value**: each
 //!    phi operand's source dominates the end of its predecessor and is the
 //!    nearest definition of the value there ([`Svfg::verify`]).
@@ -39,11 +41,11 @@
 //!
 //! Errors name the phi, the node and the value number.
 
+use crate::flat::Flat;
+use crate::input::{Key, PreCode};
 use crate::svfg::{Source, Svfg, SvfgError};
-use crate::vn::{ExprKey, ValueKind, ValueNumber, ValueNumbers, can_trap, is_computation};
+use crate::vn::{Args, ValueKind, ValueNumber, ValueNumbers, result_number};
 use cfg_dom::{DomTree, Graph, Node};
-use ir_core::entity::EntityRef;
-use ir_core::{Function, block, node};
 
 fn err<T>(msg: String) -> Result<T, SvfgError> {
     Err(SvfgError(msg))
@@ -84,36 +86,24 @@ fn iterated_frontier(cfg: &impl Graph, dt: &DomTree, s: &[Node]) -> Vec<Node> {
     out
 }
 
-/// Checks `svfg` (built from `func` and `vns`) against the SVFG conditions
-/// and its construction (see the module doc).
-pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(), SvfgError> {
-    let cfg = func.cfg();
-    let dt = DomTree::of(&cfg);
-    let Some(entry) = func.entry_block().map(node) else { return err("the function has no blocks".into()) };
-
-    // 1. SSA, and each var's definition node.
-    let mut def: Vec<Option<Node>> = vec![None; func.num_vars()];
-    for &p in func.params() {
-        def[p.index()] = Some(entry);
-    }
-    for b in func.blocks() {
-        for inst in func.block_insts(b) {
-            for &r in func.results(inst) {
-                if def[r.index()].replace(node(b)).is_some() {
-                    return err(format!("condition 1: {} is defined twice", func.var_name(r)));
-                }
-            }
-        }
-    }
+/// Checks `svfg` (built from `code` on `graph`, numbered `vns`) against
+/// the SVFG conditions and its construction (see the module doc).
+pub fn verify_svfg_of<G: Graph, C: PreCode>(
+    graph: &G,
+    code: &C,
+    vns: &ValueNumbers<C::Op, C::Imm>,
+    svfg: &Svfg,
+) -> Result<(), SvfgError> {
+    // 1. SSA, and each value's definition node.
+    let flat = Flat::new(graph, code).map_err(|e| SvfgError(format!("condition 1: {e}")))?;
+    let cfg = graph;
+    let dt = DomTree::of(cfg);
+    let entry = flat.entry;
+    let preds: Vec<Vec<Node>> = (0..cfg.num_nodes() as Node).map(|n| cfg.predecessors(n).collect()).collect();
 
     // 2. Sources are the nearest definitions.
-    svfg.verify(
-        &dt,
-        |n| cfg.pred_slice(n).len(),
-        |v| def.get(v.index()).copied().flatten(),
-        |n, k| cfg.pred_slice(n)[k],
-    )
-    .map_err(|e| SvfgError(format!("condition 2: {e}")))?;
+    svfg.verify(&dt, |n| preds.get(n as usize).map_or(0, Vec::len), |v| flat.def_node(v), |n, k| preds[n as usize][k])
+        .map_err(|e| SvfgError(format!("condition 2: {e}")))?;
 
     // dn(t), from the definition: a leaf's definition node (the entry for
     // a constant), the deepest of the operands' for an expression (operands
@@ -123,9 +113,9 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
     for i in 0..nv {
         dn[i] = match vns.kind(ValueNumber(i as u32)) {
             Some(ValueKind::Const(_)) => Some(entry),
-            Some(ValueKind::Opaque(v)) => def.get(v.index()).copied().flatten(),
-            Some(ValueKind::Phi(b, _)) => Some(node(*b)),
-            Some(ValueKind::Load { site, .. }) => func.layout().inst_block(*site).map(node),
+            Some(ValueKind::Opaque(v)) => flat.def_node(*v),
+            Some(ValueKind::Phi(b, _)) => Some(*b),
+            Some(ValueKind::Load { site, .. }) => flat.block_of(*site),
             Some(ValueKind::Expr(k)) => {
                 let mut deepest = Some(entry);
                 for a in &k.args {
@@ -143,18 +133,16 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
 
     // J0(t): the reachable blocks computing an insertable expression t.
     let mut j0: Vec<Vec<Node>> = vec![Vec::new(); nv];
-    for b in func.blocks() {
-        let n = node(b);
+    for n in 0..cfg.num_nodes() as Node {
         if !dt.is_reachable(n) {
             continue;
         }
-        for inst in func.block_insts(b) {
-            if !is_computation(func, inst) {
+        for e in flat.positions(n) {
+            if !flat.is_computation(e) {
                 continue;
             }
-            let vn = vns.of_var(func.results(inst)[0]);
-            let insertable = matches!(vns.kind(vn), Some(ValueKind::Expr(k)) if !can_trap(k.opcode));
-            if vn != ValueNumber::NONE && insertable && j0[vn.index()].last() != Some(&n) {
+            let vn = result_number(vns, &flat, e);
+            if vn != ValueNumber::NONE && vns.insertable(vn) && j0[vn.index()].last() != Some(&n) {
                 j0[vn.index()].push(n);
             }
         }
@@ -176,7 +164,7 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
             return err(format!("construction: v{} has two extension phis", phi.value.0));
         }
         has_ext[phi.value.index()] = true;
-        let preds = cfg.pred_slice(phi.node);
+        let preds: &[Node] = &preds[phi.node as usize];
         let mut distinct: Vec<Node> = preds.to_vec();
         distinct.sort_unstable();
         distinct.dedup();
@@ -246,7 +234,7 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
         }
     }
 
-    extension_complete(func, &cfg, &dt, vns, &dn, &j0, &real, svfg)?;
+    extension_complete(&flat, cfg, &dt, vns, &dn, &j0, &real, svfg)?;
 
     // 3. A ζ operand has no definition of its value above it, below dn.
     for (i, phi) in svfg.phis.iter().enumerate() {
@@ -256,11 +244,10 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
             }
             let value = phi.operand_value(k);
             let Some(d) = dn.get(value.index()).copied().flatten() else { continue };
-            let mut at = Some(cfg.pred_slice(phi.node)[k]);
+            let mut at = Some(preds[phi.node as usize][k]);
             while let Some(x) = at {
-                let computes_here = func
-                    .block_insts(block(x))
-                    .any(|inst| is_computation(func, inst) && vns.of_var(func.results(inst)[0]) == value);
+                let computes_here =
+                    flat.positions(x).any(|e| flat.is_computation(e) && result_number(vns, &flat, e) == value);
                 let phi_here = svfg.phis_at[x as usize].iter().any(|&j| svfg.phis[j as usize].value == value);
                 if computes_here || phi_here {
                     return err(format!(
@@ -282,7 +269,13 @@ pub fn verify_svfg(func: &Function, vns: &ValueNumbers, svfg: &Svfg) -> Result<(
 /// `at`-th distinct predecessor of `j`: a phi of `j` gives its operand, an
 /// expression of `j` is rebuilt from its translated operands (and must
 /// have a number), anything else is itself. Explicit stack.
-fn translate(vns: &ValueNumbers, dn: &[Option<Node>], t: ValueNumber, j: Node, at: usize) -> Option<ValueNumber> {
+fn translate<O: Key, I: Key>(
+    vns: &ValueNumbers<O, I>,
+    dn: &[Option<Node>],
+    t: ValueNumber,
+    j: Node,
+    at: usize,
+) -> Option<ValueNumber> {
     let mut memo: std::collections::HashMap<u32, Option<ValueNumber>> = std::collections::HashMap::new();
     let mut stack = vec![(t, false)];
     while let Some((a, expanded)) = stack.pop() {
@@ -290,16 +283,15 @@ fn translate(vns: &ValueNumbers, dn: &[Option<Node>], t: ValueNumber, j: Node, a
             continue;
         }
         let r = match vns.kind(a) {
-            Some(ValueKind::Phi(b, args)) if node(*b) == j => args.get(at).copied(),
+            Some(ValueKind::Phi(b, args)) if *b == j => args.get(at).copied(),
             Some(ValueKind::Expr(key)) if dn.get(a.index()).copied().flatten() == Some(j) => {
                 if !expanded {
                     stack.push((a, true));
                     stack.extend(key.args.iter().map(|&b| (b, false)));
                     continue;
                 }
-                let args: Option<crate::vn::Args> =
-                    key.args.iter().map(|b| memo.get(&b.0).copied().flatten()).collect();
-                args.and_then(|args| vns.lookup_expr(&ExprKey { args, ..key.clone() }))
+                let args: Option<Args> = key.args.iter().map(|b| memo.get(&b.0).copied().flatten()).collect();
+                args.and_then(|args| vns.lookup_translation(a, args))
             }
             _ => Some(a),
         };
@@ -310,13 +302,20 @@ fn translate(vns: &ValueNumbers, dn: &[Option<Node>], t: ValueNumber, j: Node, a
 
 /// Whether `t` (an expression whose `dn` is the join `j`) translates
 /// through every predecessor of `j` (the structural test of B).
-fn translatable(vns: &ValueNumbers, dt: &DomTree, dn: &[Option<Node>], t: ValueNumber, j: Node, arity: usize) -> bool {
+fn translatable<O: Key, I: Key>(
+    vns: &ValueNumbers<O, I>,
+    dt: &DomTree,
+    dn: &[Option<Node>],
+    t: ValueNumber,
+    j: Node,
+    arity: usize,
+) -> bool {
     let mut stack = vec![t];
     while let Some(a) = stack.pop() {
         let d = dn.get(a.index()).copied().flatten();
         match vns.kind(a) {
             Some(ValueKind::Const(_)) => {}
-            Some(ValueKind::Phi(b, args)) if node(*b) == j => {
+            Some(ValueKind::Phi(b, args)) if *b == j => {
                 if args.len() != arity {
                     return false;
                 }
@@ -335,10 +334,10 @@ fn translatable(vns: &ValueNumbers, dt: &DomTree, dn: &[Option<Node>], t: ValueN
 /// Whether some translation of `t` (in B at the join `j`) has the number
 /// of a computation of the function (`real`): the builder's test of an
 /// extension that can pay off (`extend.rs`), with the slow translation.
-fn promising(
+fn promising<O: Key, I: Key>(
     cfg: &impl Graph,
     dt: &DomTree,
-    vns: &ValueNumbers,
+    vns: &ValueNumbers<O, I>,
     dn: &[Option<Node>],
     real: &[Vec<Node>],
     t: ValueNumber,
@@ -356,11 +355,11 @@ fn promising(
 
 /// The extension's end (see the module doc).
 #[allow(clippy::too_many_arguments)]
-fn extension_complete(
-    func: &Function,
+fn extension_complete<O: Key, I: Key>(
+    flat: &Flat<O, I>,
     cfg: &impl Graph,
     dt: &DomTree,
-    vns: &ValueNumbers,
+    vns: &ValueNumbers<O, I>,
     dn: &[Option<Node>],
     j0: &[Vec<Node>],
     real: &[Vec<Node>],
@@ -378,7 +377,7 @@ fn extension_complete(
     let mut zetas: Vec<ValueNumber> = Vec::new();
     for t in 0..nv {
         let vn = ValueNumber(t as u32);
-        let insertable = matches!(vns.kind(vn), Some(ValueKind::Expr(k)) if !can_trap(k.opcode));
+        let insertable = vns.insertable(vn);
         let Some(j) = dn[t] else { continue };
         if !insertable || extended[t] || j0[t].is_empty() || !dt.is_reachable(j) {
             continue;
@@ -412,9 +411,7 @@ fn extension_complete(
         let mut work = vec![d0];
         seen[d0 as usize] = true;
         while let Some(n) = work.pop() {
-            let computes = func
-                .block_insts(block(n))
-                .any(|inst| is_computation(func, inst) && vns.of_var(func.results(inst)[0]) == v);
+            let computes = flat.positions(n).any(|e| flat.is_computation(e) && result_number(vns, flat, e) == v);
             if computes {
                 continue;
             }

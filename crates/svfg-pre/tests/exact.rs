@@ -4,8 +4,8 @@
 
 use ir_core::interp::{Config, run};
 use ir_core::{Imm, Module, Type, text};
-use svfg_pre::fuzzing::{check_with, computations, to_ssa, transform};
-use svfg_pre::{Method, Plant};
+use svfg_pre::Method;
+use svfg_pre::fuzzing::{Bug, check_module, computations, to_ssa, transform, with_bug};
 
 fn ssa_module(src: &str) -> Module {
     let (m, _) = text::parse(src).unwrap_or_else(|d| panic!("{d:?}"));
@@ -15,7 +15,7 @@ fn ssa_module(src: &str) -> Module {
 /// The body of `@f` after `method` (`None`: LCM), and the computations
 /// executed by one run before, after PRE and after LCM.
 fn apply(m: &Module, method: Option<Method>) -> (Module, String) {
-    let t = transform(m, method, Plant::default()).unwrap();
+    let t = transform(m, method).unwrap();
     let s = text::print_module(&t);
     let body = s[s.find("bb0:").unwrap()..].to_string();
     (t, body)
@@ -220,9 +220,8 @@ bb3:
     let (m, _) = text::parse(src).unwrap();
     let f = m.function_by_name("f").unwrap();
     let args = i32s(&[1, 2, 0]);
-    check_with(&m, f, &args, 10_000, Plant::default()).unwrap();
-    let planted = Plant { ignore_down_safety: true, ..Plant::default() };
-    let e = check_with(&m, f, &args, 10_000, planted).unwrap_err();
+    check_module(&m, f, &args, 10_000).unwrap();
+    let e = with_bug(Bug::IgnoreDownSafety, || check_module(&m, f, &args, 10_000)).unwrap_err();
     // Caught by the per-value-number count: the inserted add runs on a
     // path that computed its value zero times before.
     assert!(e.contains("computes value v") && e.contains("1 times, 0 before"), "{e}");
@@ -245,9 +244,8 @@ bb0:
     let (m, _) = text::parse(&src).unwrap();
     let f = m.function_by_name("f").unwrap();
     let args = i32s(&[5, 2, 0]);
-    check_with(&m, f, &args, 10_000, Plant::default()).unwrap();
-    let planted = Plant { sub_commutes: true, ..Plant::default() };
-    let e = check_with(&m, f, &args, 10_000, planted).unwrap_err();
+    check_module(&m, f, &args, 10_000).unwrap();
+    let e = with_bug(Bug::SubCommutes, || check_module(&m, f, &args, 10_000)).unwrap_err();
     assert!(e.contains("changes the outcome"), "{e}");
 }
 
@@ -319,9 +317,8 @@ fn planted_merge_of_loads_across_a_write_is_caught() {
     let (m, _) = text::parse(LOADS).unwrap();
     let f = m.function_by_name("f").unwrap();
     let args = vec![Imm::int(Type::I64, 3), Imm::int(Type::I32, -1), Imm::int(Type::I32, 40)];
-    check_with(&m, f, &args, 10_000, Plant::default()).unwrap();
-    let planted = Plant { loads_ignore_writes: true, ..Plant::default() };
-    let e = check_with(&m, f, &args, 10_000, planted).unwrap_err();
+    check_module(&m, f, &args, 10_000).unwrap();
+    let e = with_bug(Bug::LoadsIgnoreWrites, || check_module(&m, f, &args, 10_000)).unwrap_err();
     assert!(e.contains("changes the outcome"), "{e}");
 }
 
@@ -361,7 +358,7 @@ fn phi_translation_through_the_extension_step() {
     let pre_with = |method: Method| {
         let mut s = m.clone();
         let f = s.function_by_name("f").unwrap();
-        svfg_pre::run(s.function_mut(f).unwrap(), method, Plant::default()).unwrap()
+        svfg_pre::run(s.function_mut(f).unwrap(), method).unwrap()
     };
     let stats = pre_with(Method::Svfg);
     assert_eq!((stats.removed, stats.inserted, stats.phis_created), (1, 1, 1), "{body}");
@@ -448,8 +445,7 @@ fn planted_region_end_at_an_extension_use_is_caught_by_the_verifier() {
     let func = m.function(f).unwrap();
     let (svfg, vns) = svfg_pre::build_svfg(func, None).unwrap();
     svfg_pre::verify_svfg(func, &vns, &svfg).unwrap();
-    let (svfg, vns) =
-        svfg_pre::build_svfg_with(func, None, Plant { extension_uses_end_regions: true, ..Plant::default() }).unwrap();
+    let (svfg, vns) = with_bug(Bug::ExtensionUsesEndRegions, || svfg_pre::build_svfg(func, None)).unwrap();
     let e = svfg_pre::verify_svfg(func, &vns, &svfg).expect_err("a planted bug must be caught").to_string();
     assert!(e.contains("was not extended"), "{e}");
 }

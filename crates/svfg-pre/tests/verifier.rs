@@ -5,7 +5,7 @@
 
 use ir_core::{Function, Module, text};
 use svfg_pre::fuzzing::to_ssa;
-use svfg_pre::{Source, Svfg, ValueNumbers, build_svfg, verify_svfg};
+use svfg_pre::{KeelValueNumbers as ValueNumbers, Source, Svfg, build_svfg, verify_svfg};
 
 /// `a + b` on one side of a join and after it; `a * b` in a loop; `i + b`
 /// on one side of a diamond in the loop and after it (its dn is the loop

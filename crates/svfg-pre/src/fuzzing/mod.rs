@@ -8,15 +8,27 @@
 //! pass [`crate::Svfg::verify`], and each must compute what the SSA form
 //! computes on the same arguments: the same results and final memory, or a
 //! trap of the same kind. Then the dynamic counts of computations
-//! ([`crate::is_computation`]): per value class of the SSA form (an
+//! ([`crate::keel::is_computation`]): per value class of the SSA form (an
 //! inserted computation counts for the number PRE inserted it for; a class
 //! is a number with its phi translations, `Stats::translations`) and per
 //! opcode, PRE and GVN never execute more than before on the run; both
 //! PREs' totals never more than LCM's.
+//!
+//! Planted bugs: a test runs the check inside [`with_bug`] with a [`Bug`];
+//! the transforms under test see it, the oracle's own reference
+//! computations (the numbering of the SSA form, the SVFG the verifier
+//! checks) run with none planted.
 
 pub mod programs;
 
-use crate::{Method, Plant, is_computation};
+pub use crate::planted::Bug;
+pub use test_hooks::with_bug;
+
+use crate::construct::Method;
+use crate::keel::{
+    KeelValueNumbers, Stats as PreStats, build_svfg, is_computation, lcm, memory_of, run_with, verify_svfg,
+};
+use crate::vn::ValueNumber;
 use ir_core::interp::{Config, Memory, Stats, TrapKind, run};
 use ir_core::{FuncId, Imm, Module, Opcode, VerifyOptions, text, verify_module};
 use std::collections::HashMap;
@@ -71,17 +83,21 @@ pub fn to_ssa(m: &Module) -> Result<Module, String> {
     Ok(m)
 }
 
-/// Applies `method` (`None`: LCM) to every function of `m` (SSA form).
-pub fn transform(m: &Module, method: Option<Method>, plant: Plant) -> Result<Module, String> {
-    transform_with_stats(m, method, plant).map(|(m, _)| m)
+/// Runs `f` with no bug planted, whatever the caller planted: the
+/// oracle's reference computations.
+fn clean<R>(f: impl FnOnce() -> R) -> R {
+    #[derive(Copy, Clone, PartialEq)]
+    struct NoBug;
+    with_bug(NoBug, f)
 }
 
-/// [`transform`], with each function's [`crate::Stats`] (PRE and GVN only).
-pub fn transform_with_stats(
-    m: &Module,
-    method: Option<Method>,
-    plant: Plant,
-) -> Result<(Module, Vec<(FuncId, crate::Stats)>), String> {
+/// Applies `method` (`None`: LCM) to every function of `m` (SSA form).
+pub fn transform(m: &Module, method: Option<Method>) -> Result<Module, String> {
+    transform_with_stats(m, method).map(|(m, _)| m)
+}
+
+/// [`transform`], with each function's [`PreStats`] (PRE and GVN only).
+pub fn transform_with_stats(m: &Module, method: Option<Method>) -> Result<(Module, Vec<(FuncId, PreStats)>), String> {
     let mut m = m.clone();
     let mut stats = Vec::new();
     let ids: Vec<FuncId> = m.function_ids().collect();
@@ -89,17 +105,19 @@ pub fn transform_with_stats(
         match method {
             Some(method) => {
                 // Loads are numbered through memdep, as `keel pre` does.
-                let memory = crate::memory_of(&m, id).map_err(|e| e.to_string())?;
+                let memory = memory_of(&m, id).map_err(|e| e.to_string())?;
                 let Some(f) = m.function_mut(id) else { continue };
                 if method == Method::Svfg {
-                    let (svfg, vns) = crate::build_svfg(f, Some(&memory)).map_err(|e| e.to_string())?;
-                    check_svfg(f, &vns, &svfg)?;
+                    clean(|| {
+                        let (svfg, vns) = build_svfg(f, Some(&memory)).map_err(|e| e.to_string())?;
+                        check_svfg(f, &vns, &svfg)
+                    })?;
                 }
-                stats.push((id, crate::run_with(f, method, plant, Some(&memory)).map_err(|e| e.to_string())?));
+                stats.push((id, run_with(f, method, Some(&memory)).map_err(|e| e.to_string())?));
             }
             None => {
                 let Some(f) = m.function_mut(id) else { continue };
-                crate::lcm(f);
+                lcm(f);
             }
         }
     }
@@ -115,14 +133,14 @@ fn per_value(
     before: &Module,
     after: &Module,
     after_stats: &Stats,
-    inserted: &[(FuncId, crate::Stats)],
-) -> Result<Vec<(FuncId, crate::ValueNumber, u64)>, String> {
+    inserted: &[(FuncId, PreStats)],
+) -> Result<Vec<(FuncId, ValueNumber, u64)>, String> {
     let mut out = Vec::new();
     for (f, func) in after.functions() {
         let Some(orig) = before.function(f) else { continue };
-        let memory = crate::memory_of(before, f).map_err(|e| e.to_string())?;
-        let vns = crate::ValueNumbers::of_with_memory(orig, &memory).map_err(|e| e.to_string())?;
-        let ins: Vec<(ir_core::Var, crate::ValueNumber)> =
+        let memory = memory_of(before, f).map_err(|e| e.to_string())?;
+        let vns = clean(|| KeelValueNumbers::of_with_memory(orig, &memory)).map_err(|e| e.to_string())?;
+        let ins: Vec<(ir_core::Var, ValueNumber)> =
             inserted.iter().filter(|(g, _)| *g == f).flat_map(|(_, s)| s.inserted_values.iter().copied()).collect();
         for b in func.blocks() {
             for inst in func.block_insts(b) {
@@ -145,9 +163,9 @@ fn per_value(
 }
 
 /// The counts of each (function, value) summed, sorted.
-fn summed(mut out: Vec<(FuncId, crate::ValueNumber, u64)>) -> Vec<(FuncId, crate::ValueNumber, u64)> {
+fn summed(mut out: Vec<(FuncId, ValueNumber, u64)>) -> Vec<(FuncId, ValueNumber, u64)> {
     out.sort_unstable_by_key(|&(f, vn, _)| (f, vn));
-    let mut merged: Vec<(FuncId, crate::ValueNumber, u64)> = Vec::new();
+    let mut merged: Vec<(FuncId, ValueNumber, u64)> = Vec::new();
     for (f, vn, c) in out {
         match merged.last_mut() {
             Some(last) if last.0 == f && last.1 == vn => last.2 += c,
@@ -159,7 +177,7 @@ fn summed(mut out: Vec<(FuncId, crate::ValueNumber, u64)>) -> Vec<(FuncId, crate
 
 /// The class of each value number that the extension step joined with its
 /// phi translations (`Stats::translations`), as its smallest member.
-fn translation_classes(stats: &[(FuncId, crate::Stats)]) -> HashMap<(FuncId, u32), u32> {
+fn translation_classes(stats: &[(FuncId, PreStats)]) -> HashMap<(FuncId, u32), u32> {
     let mut parent: HashMap<(FuncId, u32), u32> = HashMap::new();
     fn find(parent: &HashMap<(FuncId, u32), u32>, f: FuncId, mut v: u32) -> u32 {
         while let Some(&p) = parent.get(&(f, v)) {
@@ -184,28 +202,22 @@ fn translation_classes(stats: &[(FuncId, crate::Stats)]) -> HashMap<(FuncId, u32
 
 /// Per-value counts summed by class.
 fn by_class(
-    values: &[(FuncId, crate::ValueNumber, u64)],
+    values: &[(FuncId, ValueNumber, u64)],
     class: &HashMap<(FuncId, u32), u32>,
-) -> Vec<(FuncId, crate::ValueNumber, u64)> {
+) -> Vec<(FuncId, ValueNumber, u64)> {
     summed(
-        values
-            .iter()
-            .map(|&(f, vn, c)| (f, crate::ValueNumber(class.get(&(f, vn.0)).copied().unwrap_or(vn.0)), c))
-            .collect(),
+        values.iter().map(|&(f, vn, c)| (f, ValueNumber(class.get(&(f, vn.0)).copied().unwrap_or(vn.0)), c)).collect(),
     )
 }
 
-fn check_svfg(f: &ir_core::Function, vns: &crate::ValueNumbers, svfg: &crate::Svfg) -> Result<(), String> {
-    crate::verify_svfg(f, vns, svfg).map_err(|e| format!("the semi-SVFG of @{} is malformed: {e}", f.name()))
+fn check_svfg(f: &ir_core::Function, vns: &KeelValueNumbers, svfg: &crate::Svfg) -> Result<(), String> {
+    verify_svfg(f, vns, svfg).map_err(|e| format!("the semi-SVFG of @{} is malformed: {e}", f.name()))
 }
 
 /// The whole check (see the module doc) on `module`'s `main` with `args`.
+/// Under [`with_bug`], the transforms run with the bug planted (the check
+/// must then fail).
 pub fn check_module(module: &Module, main: FuncId, args: &[Imm], fuel: u64) -> Result<Counts, String> {
-    check_with(module, main, args, fuel, Plant::default())
-}
-
-/// [`check_module`] with planted bugs (the oracle must catch them).
-pub fn check_with(module: &Module, main: FuncId, args: &[Imm], fuel: u64, plant: Plant) -> Result<Counts, String> {
     let before_m = to_ssa(module)?;
     let before = match outcome(&before_m, main, args, fuel) {
         Err(TrapKind::FuelExhausted) => return Ok(Counts::default()),
@@ -220,7 +232,7 @@ pub fn check_with(module: &Module, main: FuncId, args: &[Imm], fuel: u64, plant:
         Err(_) => None,
     };
     for method in [Some(Method::Svfg), Some(Method::SemiSvfg), Some(Method::Gvn), None] {
-        let (after_m, fstats) = transform_with_stats(&before_m, method, plant)?;
+        let (after_m, fstats) = transform_with_stats(&before_m, method)?;
         let ssa = method.is_some();
         if let Err(e) = verify_module(&after_m, &VerifyOptions { ssa }) {
             return Err(format!("{method:?} output does not verify: {e}\n{}", text::print_module(&after_m)));

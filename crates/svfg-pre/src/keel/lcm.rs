@@ -18,10 +18,19 @@
 //! The same safety rules as the SVFG PRE apply: trapping operations,
 //! loads, guarded instructions and calls are not candidates.
 //!
+//! LCM stays a Keel-only baseline (feature `keel`), not a pass on
+//! [`crate::PreCode`]: it matches expressions by their operands *as
+//! written* (vars and immediates), not by value numbers, and its output is
+//! not SSA (each temporary is assigned on every insertion edge and after
+//! every kept computation), which the plan's edits (phis and copies of
+//! single definitions) cannot express; it exists to be compared with,
+//! by the benchmarks, the tests and `keel pre --method lcm`.
+//!
 //! Bit vectors are `u64` words per block; the three fixpoints iterate in
 //! reverse postorder (or postorder) until nothing changes.
 
-use crate::vn::{can_trap, is_computation};
+use super::apply::split_edge;
+use super::code::{can_trap, is_computation};
 use cfg_dom::{Dfs, Graph, Node};
 use ir_core::{Arg, Block, Function, FunctionBuilder, Inst, Opcode, Operand, Type, Var, block};
 use rustc_hash::FxHashMap;
@@ -330,34 +339,8 @@ fn edge_block(
     (e, true)
 }
 
-/// Splits the edge `pb -> sb`: a new block after `pb` that jumps to `sb`,
-/// `pb`'s branch retargeted to it and `sb`'s phis reading from it. Used by
-/// both LCM and PRE when an insertion needs its own block on an edge.
-pub(crate) fn split_edge(func: &mut Function, pb: Block, sb: Block) -> Block {
-    let e = func.create_block();
-    let _ = func.insert_block_after(e, pb);
-    let mut fb = FunctionBuilder::new(func);
-    fb.switch_to_block(e);
-    fb.ins().jump(sb);
-    if let Some(term) = func.terminator(pb) {
-        let targets: Vec<Block> = func.successors(term).collect();
-        for (i, t) in targets.into_iter().enumerate() {
-            if t == sb {
-                func.set_successor(term, i, e);
-            }
-        }
-    }
-    let phis: Vec<Inst> = func.block_insts(sb).take_while(|&i| func.opcode(i) == Opcode::Phi).collect();
-    for phi in phis {
-        if let Some(k) = func.phi_blocks(phi).iter().position(|&x| x == pb) {
-            func.set_phi_block(phi, k, e);
-        }
-    }
-    e
-}
-
 /// `dst = (model's operation) args` at the builder's cursor.
-pub(crate) fn clone_computation(fb: &mut FunctionBuilder<'_>, model: Inst, dst: Var, args: &[Arg]) {
+fn clone_computation(fb: &mut FunctionBuilder<'_>, model: Inst, dst: Var, args: &[Arg]) {
     let op = fb.func().opcode(model);
     let a = |i: usize| args.get(i).copied().unwrap_or(Arg::Var(dst));
     let int_cc = fb.func().int_cc(model);
