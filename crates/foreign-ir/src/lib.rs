@@ -13,12 +13,16 @@
 //! | `Graph` (the CFG) and `VarCode` (defs, uses, guards, phis) | `cfg-dom` | this one |
 //! | `MemCode` (buffer ranges read and written, symbols) | `memdep` | `memory` |
 //! | `RegCode` (register classes, how statements may move) | `regalloc-pebble` | `registers` |
+//! | `PreCode` (operations, operands, one memory question per load), and the plan applied | `svfg-pre` | [`ssa_toy`] |
 //!
 //! With those, `cfg-dom`'s dominators, frontiers, loops and liveness,
 //! `ssa`'s phi placement and renaming, `defuse`'s three DU-chain methods,
 //! `memdep`'s dependences and `regalloc-pebble`'s allocator and checker all
-//! run on the toy IR. The package's examples do it, one per crate, each on
-//! a source document's worked example ([`programs`]):
+//! run on the toy IR. PRE, a transform, runs on a second, executable toy
+//! IR ([`ssa_toy`]: SSA values, operations, terminators, an interpreter),
+//! which applies the edit plan svfg-pre returns and checks the result by
+//! running it. The package's examples do it, one per crate, each on a
+//! source document's worked example ([`programs`]):
 //!
 //! ```sh
 //! cargo run -p foreign-ir --example cfg_dom
@@ -26,6 +30,7 @@
 //! cargo run -p foreign-ir --example defuse
 //! cargo run -p foreign-ir --example memdep
 //! cargo run -p foreign-ir --example regalloc
+//! cargo run -p foreign-ir --example pre
 //! ```
 //!
 //! Every analysis crate is a dependency here with its default features off,
@@ -46,6 +51,7 @@ pub mod keel;
 mod memory;
 pub mod programs;
 mod registers;
+pub mod ssa_toy;
 
 use cfg_dom::{Graph, Use, VarCode, Versioned};
 

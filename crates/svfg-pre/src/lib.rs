@@ -22,9 +22,9 @@
 //!   against slow recomputations (an oracle for tests);
 //!   [`ValueNumbers::of_code`] is the numbering alone.
 //!
-//! `examples/foreign_ir_pre.rs` does all of it for a toy SSA IR in one
-//! file (`cargo run -p svfg-pre --no-default-features --example
-//! foreign_ir_pre`). Without the default feature `keel` the crate depends
+//! The `foreign-ir` package does all of it for a toy SSA IR
+//! (`foreign_ir::ssa_toy`; `cargo run -p foreign-ir --example pre`, with
+//! svfg-pre's default features off). Without the default feature `keel` the crate depends
 //! on `cfg-dom`, `rustc-hash` and `smallvec` only.
 //!
 //! # The pieces

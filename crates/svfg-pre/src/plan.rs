@@ -8,7 +8,7 @@
 //! [`Plan::splits`] ([`PlanBlock::New`]), new values by [`PlanValue`]
 //! (dense, listed in [`Plan::values`]) that the adapter maps to values of
 //! its own. Applying it, in this order, gives the transformed function
-//! (Keel's `apply` and the `foreign_ir_pre` example do exactly this):
+//! (Keel's `apply` and the `foreign-ir` package's `ssa_toy::apply` do exactly this):
 //!
 //! 1. create a value for each entry of [`Plan::values`], in order;
 //! 2. split each edge of [`Plan::splits`], in order: a new block that the

@@ -1,21 +1,17 @@
-//! The trait path on a toy IR that is not Keel's (`examples/toy`, shared
-//! with the `foreign_ir_pre` example): the exact plan of PRE and GVN on
+//! The trait path on a toy IR that is not Keel's (`foreign_ir::ssa_toy`,
+//! shared with the `foreign-ir` package's `pre` example): the exact plan of PRE and GVN on
 //! digest §001's semantic case and on a loop invariant, the programs after
 //! the toy's adapter applies the plans (printed and interpreted), the SVFG
 //! verifier on the trait, and malformed input refused with an error
 //! naming the offending instruction, value or block. No Keel IR.
 
-#[allow(dead_code)]
-#[path = "../examples/toy/mod.rs"]
-mod toy;
-
 use cfg_dom::CsrGraph;
+use foreign_ir::ssa_toy::{Arg, BinOp, Func, Inst, ToyOp, apply, loop_example, run, semantic_example};
 use smallvec::smallvec;
 use svfg_pre::{
     EdgeSplit, InputError, Insertion, Method, NewValue, PlanArg, PlanBlock, PlanPhi, PlanValue, Replacement,
     ValueNumbers,
 };
-use toy::{Arg, BinOp, Func, Inst, ToyOp, apply, loop_example, run, semantic_example};
 
 fn arrays() -> Vec<Vec<i64>> {
     vec![(0..100).map(|i| 10 * i).collect(), (0..100).map(|i| 1000 + i).collect()]

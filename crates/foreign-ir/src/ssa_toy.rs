@@ -1,5 +1,5 @@
-//! A toy SSA IR that has nothing to do with Keel's, and everything a
-//! compiler writes to run `svfg-pre` on its own IR: the input trait
+//! An executable toy SSA IR that has nothing to do with Keel's, and
+//! everything a compiler writes to run `svfg-pre` on its own IR: the input trait
 //! ([`svfg_pre::PreCode`], the `impl` block below), and an adapter that
 //! applies the returned [`Plan`] ([`apply`]). An interpreter ([`run`])
 //! checks the result.
@@ -19,8 +19,10 @@
 //! between them): a sound rule that asks the [`InstOrder`] svfg-pre hands
 //! over, cheap enough for a toy (it scans the stores).
 //!
-//! This file depends on nothing of svfg-pre but its public API, so it can
-//! move to a crate of its own.
+//! It is a second toy IR beside the crate's [`crate::Toy`] because PRE is
+//! a transform: checking it takes operations with values, terminators and
+//! an interpreter, where the analyses' toy only lists what each statement
+//! defines and uses. It depends on nothing of svfg-pre but its public API.
 
 use cfg_dom::{CsrGraph, InstId, Node, Versioned};
 use std::fmt;
@@ -82,15 +84,48 @@ impl fmt::Display for Arg {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Inst {
     /// `dst = op a, b`.
-    Bin { dst: u32, op: BinOp, a: Arg, b: Arg },
+    Bin {
+        /// The result.
+        dst: u32,
+        /// The operator.
+        op: BinOp,
+        /// The left operand.
+        a: Arg,
+        /// The right operand.
+        b: Arg,
+    },
     /// `dst = src`.
-    Copy { dst: u32, src: Arg },
+    Copy {
+        /// The result.
+        dst: u32,
+        /// What it copies.
+        src: Arg,
+    },
     /// `dst = phi(pred: value, ...)`.
-    Phi { dst: u32, incoming: Vec<(u32, Arg)> },
+    Phi {
+        /// The result.
+        dst: u32,
+        /// `(predecessor block, value)` per operand.
+        incoming: Vec<(u32, Arg)>,
+    },
     /// `dst = load array[index]`.
-    Load { dst: u32, array: u32, index: Arg },
+    Load {
+        /// The result.
+        dst: u32,
+        /// The array read.
+        array: u32,
+        /// The element.
+        index: Arg,
+    },
     /// `store array[index] = value`.
-    Store { array: u32, index: Arg, value: Arg },
+    Store {
+        /// The array written.
+        array: u32,
+        /// The element.
+        index: Arg,
+        /// What it writes.
+        value: Arg,
+    },
 }
 
 impl Inst {
@@ -118,7 +153,9 @@ pub enum Term {
 /// A block: instruction ids (phis first) and a terminator.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Block {
+    /// Its instructions, phis first.
     pub insts: Vec<u32>,
+    /// How it ends.
     pub term: Term,
 }
 
@@ -126,9 +163,13 @@ pub struct Block {
 /// parameters.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Func {
+    /// Parameters (values `0..params`).
     pub params: u32,
+    /// Values defined so far (parameters included).
     pub num_values: u32,
+    /// Instructions by id.
     pub insts: Vec<Inst>,
+    /// Blocks by id.
     pub blocks: Vec<Block>,
 }
 
@@ -149,6 +190,7 @@ impl Func {
 }
 
 /// Builds a function block by block.
+#[derive(Debug)]
 pub struct Builder {
     f: Func,
     cur: u32,
@@ -398,8 +440,11 @@ pub fn apply(f: &mut Func, plan: &Plan<ToyOp, i64>) {
 /// computations (binary operations and loads) it executed.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Outcome {
+    /// The returned value.
     pub result: i64,
+    /// The arrays at the end.
     pub arrays: Vec<Vec<i64>>,
+    /// Binary operations and loads executed.
     pub computations: u64,
 }
 

@@ -1,6 +1,6 @@
 //! Semantic PRE on an IR that has nothing to do with Keel's.
 //!
-//! `toy/mod.rs` is the kind of SSA IR a small compiler might have, with
+//! `foreign_ir::ssa_toy` is the kind of SSA IR a small compiler might have, with
 //! `svfg_pre::PreCode` implemented for it and an adapter that applies the
 //! plan svfg-pre returns. `main` runs PRE on two of digest §001's classic
 //! cases — the semantic one (`a + b` on one path, `y = a; z = y + b` after
@@ -9,13 +9,10 @@
 //! results and arrays, never more computations, fewer on the path that
 //! computed `a + b` twice and in the loop.
 //!
-//! Run it with `cargo run -p svfg-pre --no-default-features --example
-//! foreign_ir_pre`.
+//! Run it with `cargo run -p foreign-ir --example pre`.
 
-mod toy;
-
+use foreign_ir::ssa_toy::{Func, Outcome, Trap, apply, loop_example, run, semantic_example};
 use svfg_pre::{Method, PlanArg, PlanBlock};
-use toy::{Func, Outcome, Trap, apply, loop_example, run, semantic_example};
 
 /// The two arrays the programs read, 100 elements each.
 fn arrays() -> Vec<Vec<i64>> {
