@@ -7,7 +7,7 @@
 //! becomes an `extern`; only an invalid module is an error (exit 1).
 
 use crate::input::Input;
-use crate::source::import_wasm;
+use crate::input::import_wasm;
 use std::io::Write;
 use std::process::ExitCode;
 use wasm_import::ImportOptions;

@@ -178,7 +178,7 @@ impl Input {
     /// source map.
     pub(crate) fn parse(&self) -> Option<(Module, SourceMap)> {
         if self.is_wasm() {
-            let imported = crate::source::import_wasm(self, &wasm_import::ImportOptions::default())?;
+            let imported = import_wasm(self, &wasm_import::ImportOptions::default())?;
             for f in imported.functions.iter() {
                 if let Err(e) = &f.result {
                     crate::out::say(format_args!("function {} ({}) not imported: {e}", f.index, f.name));
@@ -234,4 +234,11 @@ impl Input {
         let n = diags.len();
         let _ = writeln!(err, "{}: {n} error{}", self.name, if n == 1 { "" } else { "s" });
     }
+}
+
+/// Imports a WebAssembly module, printing a module-level error (invalid
+/// or malformed binary) as a diagnostic on the file
+/// ([`wasm_import::ModuleError::render`]).
+pub(crate) fn import_wasm(input: &Input, options: &wasm_import::ImportOptions) -> Option<wasm_import::Import> {
+    wasm_import::import(input.bytes(), options).map_err(|e| eprint!("{}", e.render(&input.name))).ok()
 }

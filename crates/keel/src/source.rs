@@ -3,7 +3,7 @@
 //! that cannot be imported is listed, not fatal). The input's first bytes
 //! decide, not its name.
 
-use crate::input::Input;
+use crate::input::{Input, import_wasm};
 use ir_core::Module;
 
 /// A function the front end could not import (never fatal).
@@ -23,13 +23,6 @@ pub(crate) struct Loaded {
     pub(crate) imported: Option<usize>,
     /// Functions that could not be imported.
     pub(crate) failures: Vec<Failure>,
-}
-
-/// Imports a WebAssembly module, printing a module-level error (invalid
-/// or malformed binary) as a diagnostic on the file
-/// ([`wasm_import::ModuleError::render`]).
-pub(crate) fn import_wasm(input: &Input, options: &wasm_import::ImportOptions) -> Option<wasm_import::Import> {
-    wasm_import::import(input.bytes(), options).map_err(|e| eprint!("{}", e.render(&input.name))).ok()
 }
 
 impl Loaded {

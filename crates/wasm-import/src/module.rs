@@ -15,8 +15,9 @@
 //!   every other function still imports and verifies.
 
 use crate::names::{NameSection, Namespace};
+use crate::options::{ImportOptions, MemorySize};
+use crate::report::{FuncError, FuncReport, Import, ModuleError};
 use crate::translate::{GlobalEnv, MemEnv, ModuleEnv, Pre, Translator, flatten, param_names};
-use crate::{FuncError, FuncReport, Import, ImportOptions, MemorySize, ModuleError};
 use ir_core::{Callee, FuncId, Function, FunctionBuilder, Imm, MemSpace, Module, Opcode, Signature, Type};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;

@@ -4,7 +4,7 @@
 //! round-robin fixed point over the call graph (recursion included): a
 //! summary only grows, and hulls and flags are finite, so it stops.
 
-use super::{descriptors, ival};
+use super::descriptors::{descriptors, ival};
 use crate::code::{ObjectId, Offset};
 use ir_core::{Arg, Callee, Format, FuncId, Module};
 

@@ -1,0 +1,159 @@
+//! What an import gives back: the module, one report per defined function,
+//! the totals ([`Import`], [`FuncReport`], [`Counts`]), and why a module
+//! or a function could not be imported ([`ModuleError`], [`FuncError`]).
+//!
+//! Invariant: the counts are derived from the reports and the module when
+//! the import is assembled ([`Import::new`]), never kept by hand.
+
+use core::fmt;
+use ir_core::{Callee, FuncId, Module, Opcode};
+use std::collections::BTreeMap;
+
+/// The module could not be imported at all.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ModuleError {
+    /// Byte offset in the input.
+    pub offset: usize,
+    /// What is wrong (wasmparser's message for an invalid module).
+    pub message: String,
+}
+
+impl fmt::Display for ModuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.message.starts_with(NO_SUCH_FUNCTION) {
+            // A request the module cannot satisfy, not a fault of the module.
+            return f.write_str(&self.message);
+        }
+        write!(f, "invalid WebAssembly module at offset {:#x}: {}", self.offset, self.message)
+    }
+}
+
+/// How the error for an [`ImportOptions::only`] naming no defined
+/// function starts.
+pub(crate) const NO_SUCH_FUNCTION: &str = "no function ";
+
+impl ModuleError {
+    /// Renders the error as a diagnostic on `file` (the module's name), the
+    /// way Keel renders every error (`ir_core::text::render_file_error`):
+    /// `error: invalid WebAssembly module at offset 0x..: message`, then
+    /// `--> file`. A binary has no source line to show, so there is no caret;
+    /// the offset is in the message.
+    pub fn render(&self, file: &str) -> String {
+        ir_core::text::render_file_error(file, &self.to_string())
+    }
+}
+
+impl std::error::Error for ModuleError {}
+
+/// Why one function could not be imported.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FuncError {
+    /// Byte offset (in the input) of the operator that could not be
+    /// translated.
+    pub offset: usize,
+    /// What the importer could not express.
+    pub reason: String,
+}
+
+impl fmt::Display for FuncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at offset {:#x}: {}", self.offset, self.reason)
+    }
+}
+
+/// The fate of one defined function.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FuncReport {
+    /// Its wasm function index (imported functions come first).
+    pub index: u32,
+    /// Its IR name (without `@`).
+    pub name: String,
+    /// False when [`ImportOptions::only`] left it out (it is then an
+    /// `extern`, and `result` says so; it counts as skipped, not failed).
+    pub selected: bool,
+    /// The IR function, or why there is none (the module then declares an
+    /// `extern` of this name instead).
+    pub result: Result<FuncId, FuncError>,
+}
+
+/// Totals of one import.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Counts {
+    /// Defined functions in the wasm module.
+    pub functions: usize,
+    /// Of which imported as IR functions.
+    pub imported: usize,
+    /// Of which failed (declared as externs).
+    pub failed: usize,
+    /// Of which left out by [`ImportOptions::only`] (declared as externs).
+    pub skipped: usize,
+    /// Imported wasm functions (externs).
+    pub externs: usize,
+    /// IR blocks in the imported functions.
+    pub blocks: usize,
+    /// IR instructions in the imported functions.
+    pub instructions: usize,
+    /// Of which `intrinsic`s.
+    pub intrinsics: usize,
+}
+
+/// The result of importing a module.
+#[derive(Debug)]
+pub struct Import {
+    /// The IR module.
+    pub module: Module,
+    /// One report per defined function, in index order.
+    pub functions: Vec<FuncReport>,
+    /// The callee every wasm function index became (imports and failed
+    /// functions are externs).
+    pub callees: Vec<Callee>,
+    /// Totals.
+    pub counts: Counts,
+    /// How many `intrinsic` instructions of each name the functions hold.
+    pub intrinsics: BTreeMap<String, usize>,
+    /// Things the IR does not carry (imported memories and globals, data
+    /// segments that could not be placed, capped memories), one per line.
+    pub notes: Vec<String>,
+    /// The start function's wasm index, if any (not called by the IR).
+    pub start: Option<u32>,
+}
+
+impl Import {
+    pub(crate) fn new(
+        module: Module,
+        functions: Vec<FuncReport>,
+        callees: Vec<Callee>,
+        notes: Vec<String>,
+        start: Option<u32>,
+    ) -> Import {
+        let mut counts = Counts {
+            functions: functions.len(),
+            imported: functions.iter().filter(|f| f.result.is_ok()).count(),
+            skipped: functions.iter().filter(|f| !f.selected).count(),
+            externs: callees.len() - functions.len(),
+            ..Counts::default()
+        };
+        counts.failed = counts.functions - counts.imported - counts.skipped;
+        let mut intrinsics = BTreeMap::new();
+        for (_, func) in module.functions() {
+            for block in func.blocks() {
+                counts.blocks += 1;
+                for inst in func.block_insts(block) {
+                    counts.instructions += 1;
+                    if func.opcode(inst) == Opcode::Intrinsic {
+                        counts.intrinsics += 1;
+                        *intrinsics.entry(func.intrinsic_name(inst).unwrap_or("?").to_string()).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
+        Import { module, functions, callees, counts, intrinsics, notes, start }
+    }
+
+    /// The fraction of the selected defined functions imported (1 for a
+    /// module with none).
+    pub fn rate(&self) -> f64 {
+        let selected = self.counts.functions - self.counts.skipped;
+        if selected == 0 { 1.0 } else { self.counts.imported as f64 / selected as f64 }
+    }
+}
