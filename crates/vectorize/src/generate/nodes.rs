@@ -4,8 +4,9 @@
 //! user operations), each drawing its operands from the body's pool of
 //! typed values or building them.
 
-use super::Source;
-use super::{Features, GenConfig, SCALARS, below, chance, random_scalar};
+use super::config::{Features, GenConfig};
+use super::source::{Source, below, chance};
+use super::values::{SCALARS, random_scalar};
 use crate::builder::Builder;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::Op;

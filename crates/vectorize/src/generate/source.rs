@@ -94,6 +94,16 @@ impl Source for SplitMix64 {
     }
 }
 
+/// A choice in `0..n` as an index (0 when `n <= 1`).
+pub(crate) fn below(s: &mut dyn Source, n: usize) -> usize {
+    s.choose(n as u64) as usize
+}
+
+/// True with probability `percent`%; the simplest answer (0) is false.
+pub(crate) fn chance(s: &mut dyn Source, percent: u64) -> bool {
+    s.choose(100) >= 100 - percent
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

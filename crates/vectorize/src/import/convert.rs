@@ -2,7 +2,7 @@
 //! that may be undefined), predicates and their `and`/`or`/`not`, `select`
 //! chains at joins, and each instruction under its block's predicate.
 
-use super::ImportError;
+use super::error::ImportError;
 use crate::builder::Builder;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::Op;

@@ -40,30 +40,13 @@ use crate::scalar::{ConvertOp, ScalarTy};
 use crate::types::ValTy;
 use convert::{Importer, Term, VState, err};
 use ir_core::entity::EntityRef;
-use ir_core::{Block, Format, FuncId, Inst, Mem, Module, Opcode, Slot, Type, Var};
+use ir_core::{Block, Format, FuncId, Mem, Module, Opcode, Slot, Type, Var};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+pub use error::ImportError;
+
 mod convert;
-
-/// Why a function cannot be imported.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct ImportError {
-    /// The instruction at fault, if any.
-    pub inst: Option<Inst>,
-    /// What is not supported or not well-formed.
-    pub message: String,
-}
-
-impl core::fmt::Display for ImportError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.inst {
-            Some(i) => write!(f, "{i}: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for ImportError {}
+mod error;
 
 /// Where a parameter of the imported function comes from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

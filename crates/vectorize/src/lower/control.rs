@@ -4,8 +4,8 @@
 //! memory objects (copied through temporaries when a result is another
 //! state component, so the copy is parallel).
 
-use super::LowerError;
 use super::emit::{Frame, LVal, Lower, R, Then, err};
+use super::error::LowerError;
 use crate::graph::Sym;
 use crate::ops::Op;
 use ir_core::{Opcode, TensorArg, Type};

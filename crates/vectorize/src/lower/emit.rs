@@ -12,7 +12,7 @@ use ir_core::{
 };
 use rustc_hash::FxHashMap;
 
-use super::LowerError;
+use super::error::LowerError;
 
 /// A lowered value.
 #[derive(Clone, Debug)]

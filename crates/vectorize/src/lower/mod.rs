@@ -56,8 +56,11 @@ use ir_core::interp::{Config, Interpreter, Trap, TrapKind};
 use ir_core::{Arg, FuncId, Function, FunctionBuilder, Imm, Mem, MemSpace, Module, Opcode, Signature, TensorArg, Type};
 use rustc_hash::FxHashMap;
 
+pub use error::LowerError;
+
 mod control;
 mod emit;
+mod error;
 
 /// How many lanes the lowered function handles.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -89,26 +92,6 @@ pub struct LowerOptions {
 /// The default [`LowerOptions::on_chip_bytes`]: 256 KiB, a third of an
 /// `mlu370` core's NRAM (the rest is left for the backend's staging).
 pub const DEFAULT_ON_CHIP: u64 = 256 * 1024;
-
-/// Why a graph cannot be lowered.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct LowerError {
-    /// The node at fault, if any.
-    pub sym: Option<Sym>,
-    /// What is not supported.
-    pub message: String,
-}
-
-impl core::fmt::Display for LowerError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.sym {
-            Some(s) => write!(f, "{s}: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for LowerError {}
 
 /// Where a parameter of the graph function went.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

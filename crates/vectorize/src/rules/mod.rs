@@ -40,12 +40,18 @@
 //! stack; the table is dense over [`Prim::index`].
 
 use crate::ops::{Prim, PrimKind};
+use code::Instr;
 use core::fmt;
 use diagnostics::{Diagnostic, Span};
 use parse::{Cursor, TermKind, Tok, err, lex};
 use std::sync::Arc;
 
+pub(crate) use code::Pat;
+pub use strategy::Strategy;
+
+mod code;
 mod parse;
+mod strategy;
 
 /// The text of the default rule set (`rules/default.rules`).
 pub const DEFAULT_RULES: &str = include_str!("default.rules");
@@ -69,14 +75,6 @@ pub trait Stager {
 /// A compiled term: a function that builds it through a [`Stager`].
 pub type StagedFn = Arc<dyn Fn(&mut dyn Stager) -> Result<Slot, String> + Send + Sync>;
 
-/// One instruction of a compiled term (postfix).
-#[derive(Clone, PartialEq, Eq, Debug)]
-enum Instr {
-    Var(usize),
-    Lit(String),
-    App { prim: Prim, lift: bool, argc: usize },
-}
-
 fn stage(code: Vec<Instr>) -> StagedFn {
     let code: Arc<[Instr]> = code.into();
     Arc::new(move |st: &mut dyn Stager| {
@@ -96,48 +94,6 @@ fn stage(code: Vec<Instr>) -> StagedFn {
         }
         stack.pop().ok_or_else(|| "an empty term".to_string())
     })
-}
-
-/// The vectorizer's higher-order rules, named by strategy bodies.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Strategy {
-    /// `map`: flatten the lanes' arrays into one, apply the vectorized
-    /// lambda once, partition the result by the lanes' lengths.
-    Flatten,
-    /// `apply`: call the lambda vectorized for the arguments' pattern.
-    Call,
-    /// `if`: keep an `if` when the condition is the same in every lane;
-    /// otherwise run both branches and `select`, masking the branches
-    /// unless both are pure.
-    Branch,
-    /// `if`, always masking the branches under a batched condition.
-    MaskedBranch,
-    /// `while`: keep the loop when the condition is the same in every
-    /// lane; otherwise run while any lane is active and freeze the lanes
-    /// that have finished.
-    Loop,
-    /// `get`: the component of the vectorized tuple.
-    Project,
-}
-
-impl Strategy {
-    const ALL: [(Strategy, &'static str, Prim); 6] = [
-        (Strategy::Flatten, "flatten", Prim::Map),
-        (Strategy::Call, "call", Prim::Apply),
-        (Strategy::Branch, "branch", Prim::If),
-        (Strategy::MaskedBranch, "masked_branch", Prim::If),
-        (Strategy::Loop, "loop", Prim::While),
-        (Strategy::Project, "project", Prim::Get),
-    ];
-
-    /// The name used in rule bodies.
-    pub fn name(self) -> &'static str {
-        Strategy::ALL.iter().find(|s| s.0 == self).map_or("?", |s| s.1)
-    }
-
-    fn lookup(name: &str) -> Option<(Strategy, Prim)> {
-        Strategy::ALL.iter().find(|s| s.1 == name).map(|s| (s.0, s.2))
-    }
 }
 
 /// How a rule vectorizes its primitive.
@@ -167,14 +123,6 @@ pub struct Rule {
     pub body: RuleBody,
     /// The source line, for messages and listings.
     pub text: String,
-}
-
-/// A pattern node of an optimisation rule (a flat tree: children by
-/// index).
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Pat {
-    Var(usize),
-    App { prim: Prim, lift: bool, args: Vec<usize> },
 }
 
 /// An optimisation rule.

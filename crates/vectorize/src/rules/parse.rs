@@ -1,7 +1,8 @@
 //! The rule DSL's lexer and parser: tokens, and a cursor reading heads,
 //! terms (to postfix code) and patterns (to flat trees), iteratively.
 
-use super::{Instr, Pat, Strategy};
+use super::code::{Instr, Pat};
+use super::strategy::Strategy;
 use crate::ops::Prim;
 use diagnostics::{Diagnostic, Span};
 

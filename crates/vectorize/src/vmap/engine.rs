@@ -4,8 +4,9 @@
 //! rule shares (lane count, guard, broadcasting, spreading a value along a
 //! deeper structure).
 
+use super::config::{Stats, VectorizeConfig};
+use super::error::{VectorizeError, VectorizeErrorKind};
 use super::stage::Stage;
-use super::{Stats, VectorizeConfig, VectorizeError, VectorizeErrorKind};
 use crate::bits::Bits;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::{Op, Prim};

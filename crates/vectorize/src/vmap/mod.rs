@@ -39,95 +39,23 @@
 //! `in_axes`, a missing or ill-typed rule, a size limit) is a
 //! [`VectorizeError`], never a panic.
 
+mod config;
 mod engine;
+mod error;
 mod stage;
 mod strategy;
 mod template;
 
 use crate::graph::{Graph, Sym};
-use crate::ops::Prim;
 use crate::purity::Purity;
 use crate::rules::RuleSet;
 use crate::schedule::Schedule;
 use crate::uniform::Uniformity;
 use crate::verify::verify;
-use core::fmt;
+pub use config::{Stats, VectorizeConfig};
+pub use error::{VectorizeError, VectorizeErrorKind};
 pub use stage::MAX_REWRITE_DEPTH;
 use std::sync::Arc;
-
-/// Limits of one vectorization.
-#[derive(Clone, Debug)]
-pub struct VectorizeConfig {
-    /// Most rewrites by optimisation rules (egg's iteration limit).
-    pub max_rewrites: u64,
-    /// Most nodes in the vectorized graph.
-    pub max_nodes: usize,
-}
-
-impl Default for VectorizeConfig {
-    fn default() -> VectorizeConfig {
-        VectorizeConfig { max_rewrites: 1 << 20, max_nodes: 1 << 26 }
-    }
-}
-
-/// What went wrong.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum VectorizeErrorKind {
-    /// The input graph does not verify (the message lists why).
-    Invalid,
-    /// `in_axes` does not fit the function, or maps no parameter.
-    InAxes,
-    /// A batched node's primitive has no rule: there is no fallback.
-    NoRule(Prim),
-    /// A rule built something ill-typed.
-    Rule,
-    /// The vectorized graph would exceed a limit.
-    Limit,
-}
-
-/// A vectorization error.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct VectorizeError {
-    /// The class.
-    pub kind: VectorizeErrorKind,
-    /// The original node being vectorized, if any.
-    pub sym: Option<Sym>,
-    /// Details.
-    pub message: String,
-}
-
-impl fmt::Display for VectorizeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.sym {
-            Some(s) => write!(f, "{s}: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for VectorizeError {}
-
-/// Counts of one vectorization.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct Stats {
-    /// Symbols in the input graph.
-    pub nodes_in: usize,
-    /// Symbols in the vectorized graph.
-    pub nodes_out: usize,
-    /// Rule applications (batched nodes).
-    pub rules_applied: u64,
-    /// Nodes copied because they are the same in every lane.
-    pub copied: u64,
-    /// Lambdas vectorized (one per lambda and calling pattern).
-    pub lambdas: u64,
-    /// Optimisation-rule rewrites.
-    pub rewrites: u64,
-    /// Nodes shared with an identical one already built.
-    pub shared: u64,
-    /// True when a rewrite limit stopped rewriting (egg's stop reason);
-    /// the graph is correct, only less simplified.
-    pub rewrite_limit_hit: bool,
-}
 
 /// The result: a graph holding the vectorized function.
 #[derive(Debug)]

@@ -21,7 +21,7 @@
 //! never removes a node that was already built, so every trap of the
 //! unrewritten graph is still there (evaluation is strict).
 
-use super::Stats;
+use super::config::Stats;
 use crate::graph::{Arg, Graph, NewNode, Sym};
 use crate::infer::{flags_for, infer};
 use crate::ops::{Op, Prim};

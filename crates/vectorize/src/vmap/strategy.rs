@@ -22,8 +22,8 @@
 //! - `map` with nothing batched stays a `map` over `/l/` vectorized as a
 //!   per-element lambda, passed the frame's guard.
 
-use super::VectorizeErrorKind;
 use super::engine::{Engine, LamDone, LamKey, Mode, R, Step, VSym};
+use super::error::VectorizeErrorKind;
 use crate::bits::Bits;
 use crate::graph::{Arg, Sym};
 use crate::ops::Op;

@@ -9,8 +9,8 @@
 //! built from unbatched values, the node's own type); anything else is the
 //! rule's error, naming it.
 
-use super::VectorizeErrorKind;
 use super::engine::{Engine, Mode, R, VSym};
+use super::error::VectorizeErrorKind;
 use super::stage::literal_type;
 use crate::graph::{Arg, Sym};
 use crate::ops::{Op, Prim};
