@@ -35,7 +35,7 @@
 //!
 //! Every analysis crate is a dependency here with its default features off,
 //! so none of this builds Keel's IR (`ir-core`); the `keel` feature adds
-//! [`keel::from_function`] for the analysis crates' own tests, which check
+//! `keel::from_function` for the analysis crates' own tests, which check
 //! that a Keel function copied into the toy IR gets exactly Keel's answers.
 //!
 //! Invariants: ids are dense `u32`s (vars, statements, blocks, buffers,

@@ -45,7 +45,7 @@ pub enum AllocError {
         have: u32,
     },
     /// The function is too large for the liveness bit matrices within the
-    /// budget ([`Options::max_liveness_bytes`]).
+    /// budget ([`Options::max_liveness_bytes`](crate::Options::max_liveness_bytes)).
     TooLarge {
         /// Blocks.
         blocks: usize,

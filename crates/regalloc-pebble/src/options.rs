@@ -55,7 +55,7 @@ pub struct Options {
     /// Most bytes the liveness bit matrices may take
     /// ([`cfg_dom::Liveness::matrix_bytes`] over the blocks and the vars
     /// plus definitions, which bound the webs); a larger function is
-    /// refused with [`AllocError::TooLarge`] before anything is allocated.
+    /// refused with [`AllocError::TooLarge`](crate::AllocError::TooLarge) before anything is allocated.
     /// Default [`DEFAULT_MAX_LIVENESS_BYTES`].
     pub max_liveness_bytes: u64,
 }

@@ -12,7 +12,7 @@
 //! preferring a value already in memory on a tie; an output takes the
 //! register of an input read for the last time.
 //!
-//! [`replan`] plays the same order with these decisions; the caller keeps
+//! [`Replanner::replan`] plays the same order with these decisions; the caller keeps
 //! whichever of the two games is cheaper ([`crate::LocalRule::Refined`]).
 //! Invariant: the result is a legal game ([`crate::game::replay`]), with
 //! the order given.
@@ -22,7 +22,7 @@ use crate::dag::{Dag, NONE, OpId, OpKind, ValueId};
 use crate::game::{Board, Move, PebbleError, Schedule, Setup};
 use smallvec::SmallVec;
 
-/// Reusable buffers for [`replan`].
+/// Reusable buffers for [`Replanner::replan`].
 #[derive(Clone, Debug, Default)]
 pub struct Replanner {
     b: Board,

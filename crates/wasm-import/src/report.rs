@@ -28,7 +28,7 @@ impl fmt::Display for ModuleError {
     }
 }
 
-/// How the error for an [`ImportOptions::only`] naming no defined
+/// How the error for an [`ImportOptions::only`](crate::ImportOptions::only) naming no defined
 /// function starts.
 pub(crate) const NO_SUCH_FUNCTION: &str = "no function ";
 
@@ -68,7 +68,7 @@ pub struct FuncReport {
     pub index: u32,
     /// Its IR name (without `@`).
     pub name: String,
-    /// False when [`ImportOptions::only`] left it out (it is then an
+    /// False when [`ImportOptions::only`](crate::ImportOptions::only) left it out (it is then an
     /// `extern`, and `result` says so; it counts as skipped, not failed).
     pub selected: bool,
     /// The IR function, or why there is none (the module then declares an
@@ -85,7 +85,7 @@ pub struct Counts {
     pub imported: usize,
     /// Of which failed (declared as externs).
     pub failed: usize,
-    /// Of which left out by [`ImportOptions::only`] (declared as externs).
+    /// Of which left out by [`ImportOptions::only`](crate::ImportOptions::only) (declared as externs).
     pub skipped: usize,
     /// Imported wasm functions (externs).
     pub externs: usize,
