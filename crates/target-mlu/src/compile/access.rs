@@ -6,9 +6,9 @@
 //! little-endian, so it needs no alignment; WRAM, which scalar instructions
 //! cannot reach, is a compile error.
 
-use super::CompileError;
 use super::emit::at;
-use super::lower::{Instance, Lowerer, space, ty};
+use super::error::CompileError;
+use super::lowerer::{Instance, Lowerer, space, ty};
 use ir_core::{Function, Opcode};
 use mlu_isa::{BinOp, ConvOp, Inst, IntCC, Operand, Space, Ty};
 

@@ -1,6 +1,7 @@
 //! The basic blocks and CFG of a compiled (virtual or physical) program,
-//! shared by the register allocator's input ([`super::pebble::MluCode`])
-//! and the sync placement ([`super::syncs`]).
+//! and the leaders they are cut at ([`leaders`]), shared by the register
+//! allocators' input ([`super::pebble::MluCode`]), the allocation checker
+//! ([`super::checker`]) and the sync placement ([`super::syncs`]).
 //!
 //! Invariants: blocks start at the program's leaders (the entry, every
 //! label, every instruction after a jump, branch, `exit` or `trap`) and
@@ -8,8 +9,7 @@
 //! block; successors are the taken target first, then the fall-through;
 //! the graph is a `cfg_dom::CsrGraph` rooted at block 0.
 
-use super::CompileError;
-use super::regalloc::leaders;
+use super::error::CompileError;
 use cfg_dom::{CsrGraph, Node};
 use mlu_isa::{Inst, Program};
 
@@ -75,4 +75,24 @@ impl Blocks {
 /// `at` (`starts` sorted, one per block).
 fn block_containing(starts: &[u32], at: u32) -> usize {
     starts.partition_point(|&s| s <= at).saturating_sub(1)
+}
+
+/// The block leaders of `program`: the entry, every label, and every
+/// instruction after a jump, a branch, `exit` or `trap` (one entry per
+/// instruction, and one for the end).
+pub(crate) fn leaders(program: &Program) -> Vec<bool> {
+    let n = program.insts.len();
+    let mut leader = vec![false; n + 1];
+    leader[0] = true;
+    for l in &program.labels {
+        if let Some(x) = leader.get_mut(l.at as usize) {
+            *x = true;
+        }
+    }
+    for (k, i) in program.insts.iter().enumerate() {
+        if i.target().is_some() || i.ends_flow() {
+            leader[k + 1] = true;
+        }
+    }
+    leader
 }

@@ -65,7 +65,7 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
     let is_slot = |a: &Addr, slot: u32| *a == super::regalloc::slot_addr(alloc.spill, slot);
     let target = |i: &Inst| i.target().and_then(|l| p.labels.get(l.index())).map(|l| l.at as usize);
     // Block leaders: the entry, every label, every instruction after a jump or branch.
-    let leader = super::regalloc::leaders(p);
+    let leader = super::blocks::leaders(p);
     let blocks = leader.iter().filter(|&&l| l).count();
     if blocks.saturating_mul(locs) > MAX_STATE {
         return Err(err(0, format!("too large to check: {blocks} blocks × {locs} locations")));

@@ -8,9 +8,9 @@
 //! takes the default; each call site gets a fresh instance of its callee,
 //! queued (never lowered recursively).
 
-use super::CompileError;
 use super::emit::at;
-use super::lower::{Instance, Lowerer, Move, ty};
+use super::error::CompileError;
+use super::lowerer::{Instance, Lowerer, Move, ty};
 use ir_core::{Block, Callee, Function, Opcode};
 use mlu_isa::{Inst, IntCC, Operand, Space, Ty};
 

@@ -6,7 +6,8 @@
 //! bound at most once; [`Emitter::finish`] orders labels by position (ties
 //! in creation order), as `Program` requires, and remaps every branch.
 
-use super::CompileError;
+use super::cores::Region;
+use super::error::CompileError;
 use mlu_isa::{Addr, Inst, Label, LabelId, MemId, Operand, Pipe, Program, Reg, Route, Space, SyncKind, Ty};
 
 /// Most virtual registers one compiled function may use (registers are
@@ -42,36 +43,8 @@ pub(crate) struct Emitter {
     /// instruction. Off, the lowering emits none and `syncs` places them.
     pub naive_syncs: bool,
     /// Multi-core code: the regions, positions in `insts` before the
-    /// prologue (see `syncs`).
+    /// prologue (see `cores` and `syncs`).
     pub regions: Vec<Region>,
-}
-
-/// A region of multi-core code: instructions `start..end` whose
-/// shared-memory accesses other cores must wait for (module `split`);
-/// `start` is a `nop` no branch inside the region targets.
-#[derive(Clone, Debug)]
-pub struct Region {
-    /// First instruction (the entry `nop`).
-    pub start: u32,
-    /// One past the last instruction.
-    pub end: u32,
-    /// How a split region shares its objects out, when known.
-    pub partition: Option<Partition>,
-}
-
-/// How a split region shares its objects out: `n` elements in tiles of
-/// `te`, core `c` taking the same contiguous run of tiles in every region
-/// with the same `n` and `te` (module `split`), of each listed object at
-/// its element offset. Two such regions with equal `n` and `te` touch an
-/// object at one offset only in the same core's part.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Partition {
-    /// Elements.
-    pub n: u64,
-    /// Elements per tile.
-    pub te: u64,
-    /// The objects and element offsets the region's tiles access.
-    pub objects: Vec<(u32, i64)>,
 }
 
 impl Emitter {
@@ -158,6 +131,12 @@ impl Emitter {
         let dst = self.vreg()?;
         self.push(Inst::Binary { op, ty: Ty::I64, dst, a, b })?;
         Ok(Operand::Reg(dst))
+    }
+
+    /// `⌈x / d⌉` for a non-negative `x` and a positive `d` (in `i64`).
+    pub fn ceil_div(&mut self, x: Operand, d: i64) -> Result<Operand, CompileError> {
+        let up = self.bin64(mlu_isa::BinOp::Add, x, Operand::int(d - 1))?;
+        self.bin64(mlu_isa::BinOp::Udiv, up, Operand::int(d))
     }
 
     /// A fresh `i1` register: `a CC b` on `i64`.

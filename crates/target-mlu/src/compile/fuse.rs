@@ -30,11 +30,11 @@
 //! and stores), after copying every source in; a value is in one buffer
 //! for its whole life (no load means no reload).
 
-use super::CompileError;
 use super::emit::at;
-use super::lower::{Instance as LowerInstance, Lowerer};
+use super::error::CompileError;
+use super::lowerer::{Instance as LowerInstance, Lowerer};
 use super::maps::TileSteps;
-use super::tensor::Desc;
+use super::staging::{Desc, partition};
 use ir_core::{Format, Function, Opcode, Slot};
 use mlu_isa::{BinOp, MemId, Operand, Space, Ty, VSrc};
 use regalloc_pebble::{DagBuilder, Move, OpKind, Output, Pebbler, RegClass, Setup, Start, ValueId};
@@ -278,7 +278,7 @@ impl Lowerer<'_> {
         let tile = FusedTile { elem, te, ops, sources, sinks, buffer_of, steps, first, bufs, what };
         // Split code: tiles are shared out (every object at one offset).
         let descs: Vec<Desc> = tile.sources.iter().chain(tile.sinks.iter().map(|s| &s.1)).copied().collect();
-        let part = super::maps::partition(dst.size, te, descs.iter());
+        let part = partition(dst.size, te, descs.iter());
         self.region_parts(false, part, |s| {
             let range = s.core_range(dst.size, te)?;
             s.run_tiles(&tile, range, n)

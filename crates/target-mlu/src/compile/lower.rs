@@ -14,43 +14,31 @@
 //! "Practical improvements to the construction and destruction of static
 //! single assignment form", 1998: edge copies through temporaries, critical
 //! edges split).
+//!
+//! This module is the driver, the top of the lowering: [`Lowered`] and the
+//! entry point, the instance queue, and the dispatch of each instruction
+//! (scalar operations here; memory, control flow, tensor operations and
+//! fused runs in the modules below it). The lowering's state and
+//! primitives are the base module `lowerer` (its doc describes the
+//! layering; [`ty`], [`space`] and [`MAX_INSTANCES`] are re-exported
+//! from it).
 
+pub use super::lowerer::{MAX_INSTANCES, space, ty};
+
+use super::abi::{ARGS_OBJECT, RESULTS_OBJECT};
+use super::cores::{Cores, Region};
 use super::emit::{Emitter, SyncNote, at};
+use super::error::CompileError;
+use super::lowerer::{Instance, Lowerer, Move};
+use super::options::{CompileOptions, SyncPolicy};
 use super::place::PlacedKind;
-use super::{ARGS_OBJECT, CompileError, CompileOptions, RESULTS_OBJECT, SyncPolicy};
+use super::split::why_single_core;
 use crate::planted::{Bug, Plants};
-use ir_core::{Block, Callee, FuncId, Function, Module, Opcode, Type, Var};
+use ir_core::{Block, Callee, FuncId, Function, Module, Opcode};
 use mlu_isa::{
-    BinOp, ConvOp, FloatCC, Inst, IntCC, LabelId, MachineConfig, MemDecl, MemId, Operand, Program, Reg, Space, Ty,
-    UnOp, is_plain_name,
+    BinOp, ConvOp, FloatCC, Inst, IntCC, MachineConfig, MemId, Operand, Program, Space, Ty, UnOp, is_plain_name,
 };
 use std::collections::{HashMap, VecDeque};
-
-/// The MLU type of a Keel type.
-pub fn ty(t: Type) -> Ty {
-    match t {
-        Type::I1 => Ty::I1,
-        Type::I8 => Ty::I8,
-        Type::I16 => Ty::I16,
-        Type::I32 => Ty::I32,
-        Type::I64 => Ty::I64,
-        Type::F32 => Ty::F32,
-        Type::F64 => Ty::F64,
-    }
-}
-
-/// The MLU space of a Keel space.
-pub fn space(s: ir_core::MemSpace) -> Space {
-    match s {
-        ir_core::MemSpace::Dram => Space::Dram,
-        ir_core::MemSpace::Sram => Space::Sram,
-        ir_core::MemSpace::Nram => Space::Nram,
-        ir_core::MemSpace::Wram => Space::Wram,
-    }
-}
-
-/// Most inlined call instances in one compile.
-pub const MAX_INSTANCES: usize = 100_000;
 
 /// What the lowering produced: virtual-register code with unplaced
 /// objects.
@@ -68,65 +56,9 @@ pub struct Lowered {
     /// How each tensor map was buffered, and why.
     pub buffering: Vec<String>,
     /// Multi-core code: the core count and regions (for `syncs`).
-    pub(crate) cores: Option<super::syncs::Cores>,
+    pub(crate) cores: Option<Cores>,
     /// How the kernel uses the cores asked for, and why.
     pub cores_note: String,
-}
-
-/// A copy `dst ← src` of type `T`.
-pub(crate) type Move = (Reg, Ty, Operand);
-
-/// One inlined copy of a function.
-pub(crate) struct Instance {
-    pub(crate) func: FuncId,
-    pub(crate) vars: Vec<Reg>,
-    pub(crate) blocks: Vec<LabelId>,
-    /// Where `ret` goes and the registers results are copied into; `None`
-    /// for the compiled function itself (its `ret` writes `@keel.ret`).
-    pub(crate) ret: Option<(LabelId, Vec<Reg>)>,
-}
-
-/// The lowering state.
-pub(crate) struct Lowerer<'m> {
-    pub module: &'m Module,
-    pub config: &'m MachineConfig,
-    pub e: Emitter,
-    pub mems: Vec<MemDecl>,
-    pub kinds: Vec<PlacedKind>,
-    /// Keel object index to program object.
-    pub mem_map: Vec<MemId>,
-    /// Staging buffer bytes.
-    pub tile_bytes: u64,
-    /// NRAM staging buffers, one per tensor slot, created on first use;
-    /// the second set holds the ping-pong partners.
-    pub stage: [[Option<MemId>; 8]; 2],
-    /// How each tensor map was buffered, and why.
-    pub buffering: Vec<String>,
-    /// Whole-operand matmul buffers (A, C in NRAM; B in WRAM).
-    pub mm: [Option<MemId>; 3],
-    /// DRAM copies of objects whose ranges may alias a destination.
-    pub alias: Vec<Option<MemId>>,
-    /// The bug planted for this compile (tests only), read when the
-    /// lowering starts.
-    pub plants: Plants,
-    /// Ping-pong buffers for independent tile loops.
-    pub double: bool,
-    /// Cores asked for.
-    pub cores: u32,
-    /// Whether the kernel is split over the cores (module `split`).
-    pub split: bool,
-    /// The register holding `%taskid` in split code.
-    pub core: Option<Reg>,
-    /// The reduction partials object (split code).
-    pub partials: Option<MemId>,
-    pub(crate) queue: VecDeque<Instance>,
-    pub(crate) instances: usize,
-    pub(crate) args_mem: MemId,
-    pub(crate) ret_mem: MemId,
-    /// Where the instruction being lowered is, for messages.
-    pub here: String,
-    /// The phi copies of each edge `(from, to)` of the instance being lowered.
-    pub(crate) phi_moves: HashMap<(Block, Block), Vec<Move>>,
 }
 
 /// Lowers `func` with staging buffers of `tile_bytes`.
@@ -192,7 +124,7 @@ pub(crate) fn lower(
     // program is also right when a whole cluster is launched (`keel sim`).
     // A split kernel: cores past the count leave.
     let cores_note = if l.cores > 1 {
-        match super::split::why_single_core(module, &reachable, l.cores) {
+        match why_single_core(module, &reachable, l.cores) {
             None => {
                 l.split = true;
                 format!("{} cores: tile loops split by %taskid (module split)", l.cores)
@@ -219,13 +151,13 @@ pub(crate) fn lower(
     let vregs = l.e.vregs;
     let syncs = std::mem::take(&mut l.e.syncs);
     let shift = l.e.prologue.len() as u32;
-    let cores = l.split.then(|| super::syncs::Cores {
+    let cores = l.split.then(|| Cores {
         count: l.cores,
         regions: l
             .e
             .regions
             .iter()
-            .map(|r| super::emit::Region { start: r.start + shift, end: r.end + shift, ..r.clone() })
+            .map(|r| Region { start: r.start + shift, end: r.end + shift, ..r.clone() })
             .collect(),
     });
     let program = l.e.finish(l.mems);
@@ -283,43 +215,6 @@ fn check_acyclic(module: &Module, root: FuncId) -> Result<Vec<FuncId>, CompileEr
 }
 
 impl Lowerer<'_> {
-    /// Declares an object (address assigned at placement).
-    pub fn object(
-        &mut self,
-        name: &str,
-        ty: Ty,
-        len: u64,
-        space: Space,
-        init: Vec<u64>,
-        kind: PlacedKind,
-    ) -> Result<MemId, CompileError> {
-        self.mems.push(MemDecl { name: name.into(), ty, len, space, addr: 0, init });
-        self.kinds.push(kind);
-        Ok(MemId(self.mems.len() as u32 - 1))
-    }
-
-    pub(crate) fn instance(
-        &mut self,
-        func: FuncId,
-        ret: Option<(LabelId, Vec<Reg>)>,
-    ) -> Result<Instance, CompileError> {
-        self.instances += 1;
-        if self.instances > MAX_INSTANCES {
-            return Err(CompileError::new(format!("inlining needs more than {MAX_INSTANCES} call instances")));
-        }
-        let f = self.module.function(func).ok_or_else(|| CompileError::new("call to a missing function"))?;
-        let mut vars = Vec::with_capacity(f.num_vars());
-        for v in f.vars() {
-            let r = self.e.vreg()?;
-            // Registers start at 0, but say so: every virtual register is
-            // then defined before any use, which the allocation checker needs.
-            self.e.prologue.push(Inst::Mov { ty: Self::var_ty(f, v), dst: r, src: Operand::Imm(0) });
-            vars.push(r);
-        }
-        let blocks = (0..f.num_blocks()).map(|_| self.e.label()).collect();
-        Ok(Instance { func, vars, blocks, ret })
-    }
-
     fn lower_instance(&mut self, inst: &Instance) -> Result<(), CompileError> {
         let module = self.module;
         let f = module.function(inst.func).ok_or_else(|| CompileError::new("missing function"))?;
@@ -361,48 +256,6 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// The register or immediate of a Keel operand.
-    pub fn op(&self, inst: &Instance, f: &Function, o: ir_core::Operand) -> Operand {
-        match f.arg(o) {
-            Some(ir_core::Arg::Var(v)) => Operand::Reg(inst.vars[v.as_u32() as usize]),
-            Some(ir_core::Arg::Imm(imm)) => Operand::Imm(imm.bits()),
-            None => Operand::Imm(0),
-        }
-    }
-
-    /// A Keel integer operand (index, offset, size, dimension) as a signed
-    /// 64-bit value: `i1` true is −1 (docs/ir.md §6.7).
-    pub fn index(&mut self, inst: &Instance, f: &Function, o: ir_core::Operand) -> Result<Operand, CompileError> {
-        let t = f.operand_type(o).unwrap_or(Type::I64);
-        match (self.op(inst, f, o), t) {
-            (Operand::Imm(bits), _) => Ok(Operand::int(ir_core::Imm::from_bits(t, bits).as_i64())),
-            (Operand::Reg(r), Type::I1) => {
-                let dst = self.e.vreg()?;
-                self.e.push(Inst::Convert {
-                    op: ConvOp::Sext,
-                    to: Ty::I64,
-                    from: Ty::I1,
-                    dst,
-                    src: Operand::Reg(r),
-                })?;
-                Ok(Operand::Reg(dst))
-            }
-            (o, _) => Ok(o),
-        }
-    }
-
-    pub(crate) fn var(&self, inst: &Instance, v: Var) -> Reg {
-        inst.vars[v.as_u32() as usize]
-    }
-
-    pub(crate) fn var_ty(f: &Function, v: Var) -> Ty {
-        ty(f.var_type(v).unwrap_or(Type::I64))
-    }
-
-    pub fn unsupported(&self, what: &str) -> CompileError {
-        CompileError::new(format!("cannot lower {what} ({}): the MLU ISA has no such operation", self.here))
-    }
-
     fn lower_inst(&mut self, inst: &Instance, f: &Function, b: Block, i: ir_core::Inst) -> Result<(), CompileError> {
         let op = f.opcode(i);
         if op.is_terminator() {
@@ -433,18 +286,6 @@ impl Lowerer<'_> {
                 self.parallel_copy(&moves)?;
                 self.e.bind(end);
             }
-        }
-        Ok(())
-    }
-
-    /// `dst_i ← src_i` for all `i` at once (through temporaries).
-    pub(crate) fn parallel_copy(&mut self, moves: &[Move]) -> Result<(), CompileError> {
-        let mut temps = Vec::with_capacity(moves.len());
-        for &(_, t, src) in moves {
-            temps.push(self.e.mov(t, src)?);
-        }
-        for (&(dst, t, _), &tmp) in moves.iter().zip(&temps) {
-            self.e.push(Inst::Mov { ty: t, dst, src: Operand::Reg(tmp) })?;
         }
         Ok(())
     }

@@ -16,29 +16,13 @@
 //! - in split code, independent tiles are shared out by core (a split
 //!   region with its partition), others run on core 0.
 
-use super::CompileError;
 use super::emit::at;
-use super::lower::{Instance as LowerInstance, Lowerer};
-use super::tensor::Desc;
+use super::error::CompileError;
+use super::lowerer::{Instance as LowerInstance, Lowerer};
+use super::staging::{Desc, partition};
 use crate::planted::Bug;
 use ir_core::{Function, Opcode, Slot};
 use mlu_isa::{Addr, BinOp, Inst, IntCC, MemId, Operand, Route, Space, Ty, VBinOp, VSrc, VUnOp};
-
-/// The partition of a split region over `n` elements in tiles of `te`
-/// (module `split`): known when `n` and every descriptor's offset are
-/// immediates.
-pub(super) fn partition<'d>(
-    n: Operand,
-    te: u64,
-    descs: impl IntoIterator<Item = &'d Desc>,
-) -> Option<super::emit::Partition> {
-    let n = u64::try_from(n.imm_i64()?).ok()?;
-    let mut objects = Vec::new();
-    for d in descs {
-        objects.push((d.mem.0, d.off.imm_i64()?));
-    }
-    Some(super::emit::Partition { n, te, objects })
-}
 
 /// How one tile of a tensor map uses its buffers, from `regalloc-pebble`'s
 /// red-blue game on the tile's DAG: each distinct source descriptor a

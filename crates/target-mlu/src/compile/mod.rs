@@ -50,6 +50,22 @@
 //! `@keel.ret[i]`, both as the canonical 64-bit register form of their type
 //! (`ir_core::Imm::bits`); see [`Abi`].
 //!
+//! **Module layering.** Every dependency between the modules goes one way.
+//! This module is the driver: it defines [`compile`], [`compile_with`] and
+//! [`Compiled`], declares the others and re-exports their public items,
+//! and calls the passes in order (lowering, `syncs`, the allocator, the
+//! checker, [`place`], the report); no module calls back into it. What
+//! several modules share lives in leaves that depend on nothing else in
+//! the compiler: `error` ([`CompileError`]), `options`
+//! ([`CompileOptions`], [`SyncPolicy`], [`AllocatorChoice`]), `abi`
+//! ([`Abi`], [`ARGS_OBJECT`], [`RESULTS_OBJECT`]) and `cores` (a
+//! multi-core kernel's regions and barrier, which the lowering records and
+//! `syncs` reads). The lowering is a stack of modules adding methods to
+//! one state, each using only those below it, with [`lower`] on top
+//! (module `lowerer` documents the order). `blocks` (blocks, leaders and
+//! CFG of compiled code) sits below the allocators, the checker and
+//! `syncs`.
+//!
 //! Invariants: the result is deterministic (no hash-order output); compile
 //! never panics on a verified module, and an unverified one is refused with
 //! the verifier's errors.
@@ -71,24 +87,33 @@
 //! assert_eq!(compiled.abi.args_object, "keel.args");
 //! ```
 
+mod abi;
 mod access;
 mod blocks;
 mod checker;
 mod control;
+mod cores;
 mod emit;
+mod error;
 mod fuse;
 pub mod lower;
+mod lowerer;
 mod maps;
+mod options;
 pub mod pebble;
 pub mod place;
 pub mod regalloc;
 mod report;
 mod split;
+mod staging;
 mod syncs;
 pub mod tensor;
 
+pub use abi::{ARGS_OBJECT, Abi, RESULTS_OBJECT};
 pub use checker::{AllocError, MAX_STATE, check_allocation};
 pub use emit::{MAX_INSTS, MAX_VREGS, SyncNote};
+pub use error::CompileError;
+pub use options::{AllocatorChoice, CompileOptions, SyncPolicy};
 pub use pebble::PebbleAllocator;
 pub use place::{Placed, PlacedKind};
 pub use regalloc::{Allocation, Allocator, HomeAllocator, Origin, VirtualCode};
@@ -96,99 +121,7 @@ pub use report::Report;
 
 use crate::planted::{Bug, planted};
 use ir_core::{FuncId, Module};
-use mlu_isa::{MachineConfig, Program, Ty};
-
-/// A compile error: one message, naming the instruction or objects.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct CompileError {
-    /// What went wrong.
-    pub message: String,
-}
-
-impl CompileError {
-    pub(crate) fn new(message: impl Into<String>) -> CompileError {
-        CompileError { message: message.into() }
-    }
-}
-
-impl std::fmt::Display for CompileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for CompileError {}
-
-/// How to compile.
-#[derive(Clone, Debug, Default)]
-pub struct CompileOptions {
-    /// Bytes of each NRAM staging buffer (a multiple of 512); `None` picks
-    /// the largest of 64 KiB, 32 KiB, ... 512 B that fits beside the
-    /// program's own objects.
-    pub tile_bytes: Option<u64>,
-    /// Run the allocation checkers even in release builds (they always
-    /// run in debug builds): `check_allocation`, and for
-    /// [`PebbleAllocator`] also `regalloc_pebble::check`.
-    pub check: bool,
-    /// The register allocator [`compile`] uses.
-    pub allocator: AllocatorChoice,
-    /// Where syncs go: from `memdep`'s dependences (the default) or after
-    /// every copy and compute instruction (the naive baseline).
-    pub syncs: SyncPolicy,
-    /// One staging buffer per tensor slot (the naive baseline), instead of
-    /// ping-pong buffers for tile loops `memdep` proves independent.
-    pub single_buffer: bool,
-    /// Cores to split the kernel over (0 and 1: one core). Up to 4 share a
-    /// cluster (local barriers, partials in SRAM); more must be a multiple
-    /// of 4 (global barriers, partials in DRAM). See module `split`.
-    pub cores: u32,
-}
-
-impl CompileOptions {
-    /// The issue's naive lowering: a sync after every copy and compute
-    /// instruction, one buffer per tensor slot (registers still come from
-    /// [`CompileOptions::allocator`]).
-    pub fn naive() -> CompileOptions {
-        CompileOptions { syncs: SyncPolicy::Naive, single_buffer: true, ..CompileOptions::default() }
-    }
-}
-
-/// Where [`compile`] puts syncs.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum SyncPolicy {
-    /// Before the first access that `memdep` says depends on an in-flight
-    /// copy or compute instruction of another pipe (slice 3, module
-    /// `syncs`).
-    #[default]
-    Dependences,
-    /// After every copy and every compute instruction (slice 1's naive
-    /// policy).
-    Naive,
-}
-
-/// Which register allocator [`compile`] uses.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum AllocatorChoice {
-    /// `regalloc-pebble` ([`PebbleAllocator`], slice 2).
-    #[default]
-    Pebble,
-    /// One home per virtual register ([`HomeAllocator`], slice 1): the
-    /// naive baseline.
-    Home,
-}
-
-/// Where the kernel's parameters and results live.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Abi {
-    /// The DRAM `i64` object parameter `i` is read from (element `i`).
-    pub args_object: String,
-    /// The DRAM `i64` object result `i` is written to (element `i`).
-    pub results_object: String,
-    /// Parameter types.
-    pub params: Vec<Ty>,
-    /// Result types.
-    pub returns: Vec<Ty>,
-}
+use mlu_isa::{MachineConfig, Program};
 
 /// A compiled kernel.
 #[derive(Clone, Debug)]
@@ -204,11 +137,6 @@ pub struct Compiled {
     /// kernel is also right on more: every core but task 0 exits).
     pub cores: u32,
 }
-
-/// The name of the parameter object.
-pub const ARGS_OBJECT: &str = "keel.args";
-/// The name of the result object.
-pub const RESULTS_OBJECT: &str = "keel.ret";
 
 /// Compiles `func` of `module` for `config` with the naive lowering and the
 /// allocator `options.allocator` names ([`PebbleAllocator`] by default;

@@ -36,8 +36,8 @@
 //! %r(gprs − 1)`; no panic on any virtual program the lowering produces (a
 //! malformed one is a [`CompileError`]).
 
-use super::CompileError;
 use super::blocks::Blocks;
+use super::error::CompileError;
 use super::regalloc::{Allocation, Allocator, Origin, VirtualCode, add_spill_object, map_regs, slot_addr};
 use crate::planted::{Bug, planted};
 use cfg_dom::{Graph, Node, Use, VarCode, Versioned};
@@ -150,11 +150,11 @@ pub fn rename_webs(code: &VirtualCode) -> Result<VirtualCode, CompileError> {
     let mlu = MluCode::new(code)?;
     let webs = regalloc_pebble::webs::Webs::compute(&mlu, &mlu)
         .map_err(|e| CompileError::new(format!("the virtual code is malformed: {e}")))?;
-    if webs.len() > super::MAX_VREGS as usize {
+    if webs.len() > super::emit::MAX_VREGS as usize {
         return Err(CompileError::new(format!(
             "the function needs {} register names, more than the {} the compiler handles",
             webs.len(),
-            super::MAX_VREGS
+            super::emit::MAX_VREGS
         )));
     }
     let mut program = code.program.clone();
@@ -208,7 +208,7 @@ impl Allocator for PebbleAllocator {
             (0..mlu.num_blocks() as Node).map(|b| mlu.range(b).len()).max().unwrap_or(0)
         };
         if longest > self.max_block as usize {
-            let mut home = super::HomeAllocator;
+            let mut home = super::regalloc::HomeAllocator;
             let mut alloc = home.allocate(code, config)?;
             alloc.allocator = format!(
                 "home: a block of {longest} virtual instructions is longer than the {} regalloc-pebble takes",

@@ -8,7 +8,7 @@
 //! the whole kernel, so no reuse is possible without lifetimes, which slice
 //! 2's buffer counts bring).
 
-use super::CompileError;
+use super::error::CompileError;
 use mlu_isa::{MachineConfig, Program, Space};
 
 /// What an object is for.

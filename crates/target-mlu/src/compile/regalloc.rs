@@ -21,7 +21,7 @@
 //! "spill everywhere" baseline (Poletto & Sarkar's linear scan degenerates
 //! to it when every interval spans the function); priorities by use count.
 
-use super::CompileError;
+use super::error::CompileError;
 use crate::planted::{Bug, planted};
 use mlu_isa::{Addr, Inst, Label, MachineConfig, MemDecl, MemId, Operand, Program, Reg, Space, Ty, VSrc};
 
@@ -119,26 +119,6 @@ pub(crate) fn add_spill_object(program: &mut Program, slots: u32) -> Option<MemI
 /// spill).
 pub(crate) fn slot_addr(spill: Option<MemId>, slot: u32) -> Addr {
     Addr { space: Space::Nram, sym: spill, base: None, offset: 8 * i64::from(slot) }
-}
-
-/// The block leaders of `program`: the entry, every label, and every
-/// instruction after a jump, a branch, `exit` or `trap` (one entry per
-/// instruction, and one for the end).
-pub(crate) fn leaders(program: &Program) -> Vec<bool> {
-    let n = program.insts.len();
-    let mut leader = vec![false; n + 1];
-    leader[0] = true;
-    for l in &program.labels {
-        if let Some(x) = leader.get_mut(l.at as usize) {
-            *x = true;
-        }
-    }
-    for (k, i) in program.insts.iter().enumerate() {
-        if i.target().is_some() || i.ends_flow() {
-            leader[k + 1] = true;
-        }
-    }
-    leader
 }
 
 /// A register allocator: virtual code in, physical code out.

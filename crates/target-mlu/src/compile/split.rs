@@ -42,15 +42,24 @@
 //! tensor operation to split. Otherwise the compile stays single-core —
 //! every core but task 0 exits at once — and the report says why.
 //!
+//! This module adds the multi-core methods to `Lowerer` (regions, each
+//! core's range, the partials, the prologue) on the base module `lowerer`
+//! alone; the modules lowering memory and tensor operations call them. What
+//! it records for the syncs pass (regions, partitions, the core count) and
+//! the barrier it emits are module `cores`, which the syncs pass reads
+//! without depending on the lowering.
+//!
 //! Invariants: regions never nest; a region starts with a `nop` that no
 //! branch inside it targets (module `syncs` enters the region there); cores
 //! with `%taskid ≥ N` exit at once, so launching more cores is harmless.
 
-use super::CompileError;
-use super::emit::Partition;
-use super::lower::Lowerer;
+use super::cores::{Partition, barrier_over};
+use super::emit::at;
+use super::error::CompileError;
+use super::lowerer::{Lowerer, space};
+use super::place::PlacedKind;
 use ir_core::{FuncId, MemSpace, Module, Slot};
-use mlu_isa::{BinOp, Inst, IntCC, LabelId, MemId, Operand, Reg, Scope, Space, Ty};
+use mlu_isa::{BinOp, Inst, IntCC, LabelId, MemId, Operand, Reg, Space, Ty};
 
 /// Why `func` (with the functions it reaches) cannot be split over cores,
 /// or `None` when it can.
@@ -83,15 +92,8 @@ pub(crate) fn why_single_core(module: &Module, reachable: &[FuncId], cores: u32)
     (!tensor).then(|| "it has no tensor operation to split".to_string())
 }
 
-/// The barrier over `cores` cores: local within one cluster, global past
-/// it; one id (every core passes the same barriers in the same order).
-pub(crate) fn barrier_over(cores: u32) -> Inst {
-    let scope = if cores <= 4 { Scope::Local } else { Scope::Global };
-    Inst::Barrier { scope, id: Operand::Imm(0), count: Operand::int(i64::from(cores)) }
-}
-
 fn space_name(s: MemSpace) -> &'static str {
-    super::lower::space(s).name()
+    space(s).name()
 }
 
 impl Lowerer<'_> {
@@ -136,8 +138,8 @@ impl Lowerer<'_> {
     pub(crate) fn core_range(&mut self, n: Operand, te: u64) -> Result<(Operand, Operand), CompileError> {
         let Some(core) = self.core else { return Ok((Operand::Imm(0), n)) };
         let len = self.e.bin64(BinOp::Smax, n, Operand::Imm(0))?;
-        let tiles = self.ceil_div(len, te as i64)?;
-        let per = self.ceil_div(tiles, i64::from(self.cores))?;
+        let tiles = self.e.ceil_div(len, te as i64)?;
+        let per = self.e.ceil_div(tiles, i64::from(self.cores))?;
         let span = self.e.bin64(BinOp::Mul, per, Operand::int(te as i64))?;
         let lo = self.e.bin64(BinOp::Mul, Operand::Reg(core), span)?;
         let end = self.e.bin64(BinOp::Add, lo, span)?;
@@ -152,7 +154,7 @@ impl Lowerer<'_> {
         }
         let space = if self.cores <= 4 { Space::Sram } else { Space::Dram };
         let n = u64::from(self.cores);
-        let m = self.object("keel.partials", Ty::I64, n, space, Vec::new(), super::place::PlacedKind::Partials)?;
+        let m = self.object("keel.partials", Ty::I64, n, space, Vec::new(), PlacedKind::Partials)?;
         self.partials = Some(m);
         Ok(m)
     }
@@ -177,14 +179,14 @@ impl Lowerer<'_> {
         let sp = self.mems[m.index()].space;
         let off = self.e.bin64(BinOp::Mul, Operand::Reg(core), Operand::Imm(8))?;
         let off = self.e.in_reg(Ty::I64, off)?;
-        let addr = super::emit::at(sp, m, Some(off), 0);
+        let addr = at(sp, m, Some(off), 0);
         self.e.push(Inst::Store { ty, addr, value: Operand::Reg(acc) })?;
         let b = self.barrier();
         self.e.push(b)?;
         let total = self.e.mov(ty, Operand::Imm(identity))?;
         for c in 0..self.cores {
             let x = self.e.vreg()?;
-            self.e.push(Inst::Load { ty, dst: x, addr: super::emit::at(sp, m, None, 8 * i64::from(c)) })?;
+            self.e.push(Inst::Load { ty, dst: x, addr: at(sp, m, None, 8 * i64::from(c)) })?;
             self.e.push(Inst::Binary { op: combine, ty, dst: total, a: Operand::Reg(total), b: Operand::Reg(x) })?;
         }
         Ok(total)

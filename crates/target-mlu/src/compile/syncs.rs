@@ -42,9 +42,10 @@
 //! program's labels keep pointing at the same instruction, now preceded by
 //! the syncs inserted before it (so every path into a label runs them).
 
-use super::CompileError;
 use super::blocks::Blocks;
-use super::emit::{Region, SyncNote};
+use super::cores::{Cores, Partition, Region, barrier_over};
+use super::emit::SyncNote;
+use super::error::CompileError;
 use cfg_dom::{Graph, InstId, Node, Versioned};
 use memdep::{Access, Effects, MemCode, MemDeps, ObjectId, Offset, SymbolChange, SymbolId};
 use mlu_isa::{Addr, Inst, Operand, Pipe, Program, SyncKind, VSrc};
@@ -247,16 +248,6 @@ fn union_into<T: Ord + Copy>(into: &mut Vec<T>, from: &[T]) -> bool {
     grew
 }
 
-/// Multi-core code: how many cores run it, and its regions (see
-/// [`place_syncs`]).
-#[derive(Clone, Debug)]
-pub(crate) struct Cores {
-    /// Cores running the kernel (the barrier count).
-    pub count: u32,
-    /// The regions.
-    pub regions: Vec<Region>,
-}
-
 /// A sync or barrier to insert before instruction `at`.
 struct Planned {
     at: u32,
@@ -311,7 +302,7 @@ impl Placer<'_> {
             let alike = |o: u32| match (mine, theirs) {
                 (Some(p), Some(q)) => {
                     p.n == q.n && p.te == q.te && {
-                        let off = |x: &super::emit::Partition| x.objects.iter().find(|e| e.0 == o).map(|e| e.1);
+                        let off = |x: &Partition| x.objects.iter().find(|e| e.0 == o).map(|e| e.1);
                         off(p).is_some() && off(p) == off(q)
                     }
                 }
@@ -457,7 +448,8 @@ impl Placer<'_> {
 
 /// Inserts the syncs `program` needs (see the module doc) and returns them
 /// with their reasons, in program order. With `cores`, also the barriers
-/// multi-core code needs (module doc, "Multi-core").
+/// multi-core code needs between its regions (the model: module `split`;
+/// the regions: module `cores`).
 pub(crate) fn place_syncs(
     program: &mut Program,
     vregs: u32,
@@ -481,7 +473,7 @@ pub(crate) fn place_syncs(
                 region_of[k as usize] = r as u32;
             }
         }
-        barrier = Some(super::split::barrier_over(c.count));
+        barrier = Some(barrier_over(c.count));
     }
     let mut scratch = Vec::new();
     for inst in &program.insts {
