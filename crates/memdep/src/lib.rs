@@ -80,6 +80,11 @@
 //!
 #![deny(missing_docs)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(all(doctest, feature = "keel"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod code;
 mod deps;
 mod engine;

@@ -72,6 +72,11 @@
 
 #![deny(missing_docs)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod config;
 pub mod cost;
 mod inst;

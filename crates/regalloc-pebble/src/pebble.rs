@@ -1,5 +1,5 @@
 //! The local heuristic: `Local-Alloc(DAG, P)` of the register-allocation
-//! document (digest §004; `../shared/seeds/004_*.txt`, whose pseudo code is
+//! document (source document 004, `docs/references.md`, whose pseudo code is
 //! the authority), played on a [`Dag`].
 //!
 //! ```text

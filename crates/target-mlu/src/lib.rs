@@ -52,6 +52,11 @@
 
 #![deny(missing_docs)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub mod compile;
 #[cfg(feature = "sim")]
 pub mod differential;

@@ -40,6 +40,11 @@
 
 #![deny(missing_docs)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 use std::any::Any;
 use std::cell::RefCell;
 

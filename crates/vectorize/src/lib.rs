@@ -106,6 +106,11 @@
 
 #![deny(missing_docs)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod bits;
 #[cfg(feature = "keel")]
 mod bridge;
