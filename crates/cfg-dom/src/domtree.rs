@@ -3,7 +3,8 @@
 //! Algorithm: L. Georgiadis, "Linear-Time Algorithms for Dominators and
 //! Related Problems" (PhD thesis, Princeton, 2005), semi-NCA variant: a DFS
 //! numbers the reachable nodes in preorder; semidominators come from the
-//! Lengauer–Tarjan eval/link with path compression, processed in reverse
+//! Lengauer–Tarjan eval/link with path compression ("A fast algorithm
+//! for finding dominators in a flowgraph", TOPLAS 1979), processed in reverse
 //! preorder; immediate dominators are then the nearest common ancestor of
 //! the DFS parent and the semidominator, found by walking up. It is what
 //! LLVM, SpiderMonkey and Cranelift use. Everything runs on `u32` arrays

@@ -1,8 +1,9 @@
 //! Dominance frontiers and iterated dominance frontiers.
 //!
 //! DF(x) = the nodes y such that x dominates a predecessor of y but does not
-//! strictly dominate y (Cytron et al., 1991). Computed per join node by the
-//! "runner" walk of Cooper, Harvey and Kennedy: from each predecessor up to
+//! strictly dominate y (Cytron et al., TOPLAS 1991). Computed per join node
+//! by the "runner" walk of Cooper, Harvey and Kennedy ("A simple, fast
+//! dominance algorithm", 2001; `docs/references.md`): from each predecessor up to
 //! the join's immediate dominator. Stored in CSR form, each list sorted.
 //!
 //! IDF(S), the limit of DF applied to S and its results, is computed without

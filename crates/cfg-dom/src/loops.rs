@@ -33,7 +33,8 @@
 //!    forward/cross. Forward and cross edges are taken out of the graph and
 //!    re-inserted later, at the nearest common DFS ancestor `a` of `y` and
 //!    `x`: one postorder pass over successors finds them and their `a`
-//!    (forward edges: `a = y`; cross edges: Tarjan's offline LCA, with its
+//!    (forward edges: `a = y`; cross edges: Tarjan's offline LCA ("Applications of path compression on balanced
+//!    trees", JACM 1979), with its
 //!    own union-find).
 //! 3. Nodes `w` are processed in reverse preorder, with a union-find (path
 //!    compression) whose roots are the outermost headers found so far and
@@ -56,7 +57,8 @@
 //!
 //! Space O(n + m); time near-linear: the union-finds use path compression
 //! without ranks (a set's root must be its header), O(m log_(2+m/n) n) in
-//! the worst case (Tarjan and van Leeuwen), linear in practice.
+//! the worst case (Tarjan and van Leeuwen, "Worst-case analysis of set union
+//! algorithms", JACM 1984), linear in practice.
 //!
 //! # Invariants
 //!

@@ -6,7 +6,8 @@
 //! they are visited in successor order); unreachable nodes have no numbers.
 //! Ancestry in the DFS tree is an O(1) interval test on preorder numbers.
 //! Reducibility: a graph is reducible iff every retreating edge `u -> v`
-//! has `v` dominating `u` (Hecht and Ullman).
+//! has `v` dominating `u` (Hecht and Ullman, "Characterizations of
+//! reducible flow graphs", JACM 1974).
 
 use crate::graph::{Graph, NONE, Node};
 use crate::stamp::Versioned;

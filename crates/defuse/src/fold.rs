@@ -4,7 +4,9 @@
 //! A real value is itself. A node's set is the union over its successors:
 //! a guarded node's own definition and the value it may leave; a phi's
 //! operands. The node graph's strongly connected parts (phi webs around
-//! loops) are found by an iterative Tarjan pass started from used nodes
+//! loops) are found by an iterative Tarjan pass (strongly connected
+//! components: "Depth-first search and linear graph algorithms", SIAM J.
+//! Comput. 1972) started from used nodes
 //! only, and each part gets one sorted set, computed once from its
 //! successors' sets (parts finish in reverse topological order, so those
 //! are ready). The Tarjan scan reads each successor once and gathers, on

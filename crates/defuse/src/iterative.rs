@@ -1,6 +1,7 @@
 //! DU/UD chains by classic reaching definitions: the baseline.
 //!
-//! The textbook forward may-analysis (Aho, Sethi, Ullman §10.5), tuned:
+//! The textbook forward may-analysis (Aho, Sethi and Ullman, *Compilers:
+//! Principles, Techniques, and Tools*, 1986, §10.5), tuned:
 //! - the universe is every definition (params, as definitions on entry, and
 //!   every result), numbered *grouped by var*, so the definitions of one var
 //!   are one contiguous range of bits, a kill is that range set a word at a

@@ -1,6 +1,6 @@
 //! Phi placement for the SSA method's global vars: the iterated dominance
 //! frontier of each global var's definition blocks (Cytron et al., 1991),
-//! semi-pruned (Briggs et al., 1998: vars never read before a definition in
+//! semi-pruned (Briggs, Cooper, Harvey and Simpson, SPE 1998: vars never read before a definition in
 //! their block get none, and here never even reach this module).
 //!
 //! Semi-pruned, not pruned (a phi only where its var is live), by
@@ -15,7 +15,7 @@
 //! Two ways, picked by the graph's size:
 //! - **small graphs** (at most [`SMALL_BLOCKS`] nodes): the dominance
 //!   frontier of each node as a bitset over nodes, built by the runner walk
-//!   of Cooper, Harvey and Kennedy, then per var Cytron's worklist on
+//!   of Cooper, Harvey and Kennedy (2001), then per var Cytron's worklist on
 //!   bitsets (`df[x] & !placed` a word at a time). No CSR, no sort, nothing
 //!   allocated once warm; this is where real code lives (the corpus's
 //!   functions average 17–18 blocks).

@@ -10,7 +10,7 @@
 //! they never reach placement or renaming. A use of a var not yet defined
 //! in the block is *exposed*: it becomes a request for the var's value at
 //! the block's entry (after its phis), answered by the dominator-tree walk
-//! of `resolve.rs`, and its var becomes *global* (Briggs et al.'s
+//! of `resolve.rs`, and its var becomes *global* (Briggs et al. 1998's
 //! non-local names, the DU-chain document's `global_prs`). Only global vars
 //! get phis and take part in the tree walk. At the end of a block its
 //! *exits* (var, value at the block's end) are recorded for every var it

@@ -8,7 +8,8 @@
 //! unknown with its [`Reason`]. Unknown is never reported as independent.
 //!
 //! The loop-carried test is the exact one-index test (the GCD / Banerjee
-//! family, solved directly): with offsets `s·t + a` and `s·t + b` and
+//! family of Banerjee's *Dependence Analysis for Supercomputing*, 1988,
+//! solved directly): with offsets `s·t + a` and `s·t + b` and
 //! sizes `za`, `zb`, where `t` advances by `step` per iteration, the
 //! instance of the second access `d` iterations later overlaps the first
 //! exactly when `-zb < s·step·d + (b - a) < za`, an interval of integers

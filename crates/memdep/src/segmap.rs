@@ -6,7 +6,9 @@
 //! so a read finds what reaches it by looking at the segments it overlaps,
 //! and an exact write kills by overwriting the segments it covers.
 //!
-//! The representation is a *persistent canonical treap*: a node per
+//! The representation is a *persistent canonical treap* (Aragon and Seidel,
+//! "Randomized search trees", FOCS 1989; a Cartesian tree in Vuillemin's
+//! sense, CACM 1980, with priorities a hash of the key): a node per
 //! breakpoint (the set holds from its key up to the next key; before the
 //! first key the set is empty), priorities a hash of the key (so the shape
 //! is a function of the key set alone), children shared through `Rc`, and

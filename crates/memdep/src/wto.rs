@@ -1,6 +1,7 @@
 //! The order the fixpoint visits blocks in: Bourdoncle's weak
 //! topological order ("Efficient chaotic iteration strategies with
-//! widenings", 1993), built from a reverse postorder and the loop nesting
+//! widenings", Formal Methods in Programming and Their Applications, 1993),
+//! built from a reverse postorder and the loop nesting
 //! forest instead of his recursive decomposition.
 //!
 //! Invariants of [`iteration_order`]: it lists every reachable block once;

@@ -1,5 +1,6 @@
 //! What phi placement needs to know about a function's vars: where each is
-//! defined, and which are *non-local* (Briggs et al.; the DU-chain
+//! defined, and which are *non-local* (Briggs, Cooper, Harvey and Simpson, "Practical improvements
+//! to the construction and destruction of SSA form", SPE 1998; the DU-chain
 //! document's `global_prs`): read in some block before any definition in
 //! that block, so a value must flow into the block from elsewhere.
 //!

@@ -5,7 +5,8 @@
 //!   `global_prs` —, or pruned by liveness), renaming by an iterative
 //!   dominator-tree walk into versions `%x.N` that remember `%x`, guarded
 //!   definitions that name the version they leave in place
-//!   (`@%p %x.5 = add %a.1, %b.1 else %x.2`: psi-SSA style, the document's
+//!   (`@%p %x.5 = add %a.1, %b.1 else %x.2`: psi-SSA style (Stoutchinin and de Ferrière,
+//!   MICRO 2001), the document's
 //!   linked lists), `undef` for uses no definition reaches, and phi clean-up
 //!   to a fixpoint.
 //! - [`destruct`]: phis to parallel copies on split critical edges,

@@ -16,7 +16,8 @@
 //! transfer function; the engine iterates a worklist seeded in reverse
 //! postorder for forward problems and postorder for backward ones), and the
 //! visiting order is that of K. D. Cooper, T. J. Harvey and K. Kennedy,
-//! "Iterative data-flow analysis, revisited" (2004).
+//! "Iterative data-flow analysis, revisited" (Rice University, 2004;
+//! `docs/references.md`).
 //!
 //! Invariants and conventions, for both solvers:
 //! - Every node has two states: its **in** state, at the top of the block

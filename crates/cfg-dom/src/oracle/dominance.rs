@@ -389,7 +389,8 @@ pub fn iterated_frontier(g: &impl Graph, defs: impl IntoIterator<Item = Node>) -
     iterate_frontiers(&frontiers(g), defs)
 }
 
-/// Reducibility by T1/T2 reduction (Hecht and Ullman): on the part of `g`
+/// Reducibility by T1/T2 reduction (Hecht and Ullman, "Flow graph
+/// reducibility", STOC 1972): on the part of `g`
 /// reachable from the entry, with edges as a set, repeatedly remove
 /// self-loops (T1) and merge a node other than the entry that has a single
 /// predecessor into that predecessor (T2); the graph is reducible iff this

@@ -1,6 +1,7 @@
 //! Out of SSA: phis become copies, fallbacks become copies.
 //!
-//! Method (Sreedhar et al. 1999; Boissinot et al., "Revisiting out-of-SSA
+//! Method (Sreedhar, Ju, Gillies and Santhanam, "Translating out of static
+//! single assignment form", SAS 1999; Boissinot et al., "Revisiting out-of-SSA
 //! translation for correctness, code quality and efficiency", CGO 2009):
 //! 1. every edge `P -> S` into a block with phis, where `P` has another
 //!    successor, is split by a new block (this is what avoids the *lost-copy*
