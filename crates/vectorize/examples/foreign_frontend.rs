@@ -8,7 +8,7 @@
 //! IR (the example builds without the `keel` feature).
 //!
 //! Run with
-//! `cargo run -p vectorize --no-default-features --example foreign_frontend`.
+//! `cargo run -p keel-vectorize --no-default-features --example foreign_frontend`.
 
 use vectorize::eval::{EvalConfig, eval};
 use vectorize::{BinaryOp, Builder, FloatCC, Graph, Imm, ScalarTy, Sym, ValTy, Value, Vectorizer};
