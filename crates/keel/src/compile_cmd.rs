@@ -2,7 +2,8 @@
 //! assembly (which `keel asm` and `keel sim` read), with an optional
 //! compile report as `;` comments (so the output still assembles).
 
-use crate::input::Input;
+use crate::input::{Input, Loaded};
+use crate::select::select_one;
 use std::io::{self, Write};
 use std::process::ExitCode;
 use target_mlu::compile::{AllocatorChoice, CompileOptions, Compiled, compile};
@@ -88,12 +89,12 @@ pub(crate) fn compile_file(
     err: &mut dyn Write,
 ) -> io::Result<Option<(ir_core::Module, ir_core::FuncId, mlu_isa::MachineConfig, Compiled)>> {
     let Some(input) = Input::read(file) else { return Ok(None) };
-    let Some((module, _)) = input.parse_verified("; not compiling it") else { return Ok(None) };
+    let Some(Loaded { module, .. }) = input.load("; not compiling it") else { return Ok(None) };
     let Some(config) = crate::asm_cmd::load_config(config, err)? else { return Ok(None) };
-    let f = match crate::run::choose_function(&module, func) {
+    let f = match select_one(&module, func) {
         Ok(f) => f,
-        Err(msg) => {
-            writeln!(err, "keel: {msg}")?;
+        Err(e) => {
+            writeln!(err, "keel: {e}")?;
             return Ok(None);
         }
     };

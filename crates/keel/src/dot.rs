@@ -1,7 +1,8 @@
 //! `keel dot`: Graphviz views of a function's CFG, dominator tree,
 //! post-dominator tree or loop nesting forest.
 
-use crate::input::Input;
+use crate::input::{Input, Loaded};
+use crate::select::select_one;
 use cfg_dom::{DomTree, LoopForest, PostDomTree, dot};
 use ir_core::block;
 use ir_core::text::DisplayInst;
@@ -42,13 +43,9 @@ pub(crate) fn dot(
         return crate::vectorize_cmd::dot_graph(file, out);
     }
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
-    let Some((module, _)) = input.parse() else { return Ok(ExitCode::FAILURE) };
-    let f = match pick(&module, func) {
-        Ok(f) => f,
-        Err(msg) => {
-            crate::out::say(msg);
-            return Ok(ExitCode::FAILURE);
-        }
+    let Some(Loaded { module, .. }) = input.parse() else { return Ok(ExitCode::FAILURE) };
+    let Some(f) = select_one(&module, func).map_err(crate::out::say).ok().and_then(|id| module.function(id)) else {
+        return Ok(ExitCode::FAILURE);
     };
     let graph = f.cfg();
     if what == What::Dag {
@@ -81,29 +78,6 @@ pub(crate) fn dot(
     };
     out.write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn pick<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, String> {
-    let id = match name {
-        Some(n) => {
-            let n = &crate::out::name_arg(n);
-            module.function_by_name(n).ok_or_else(|| format!("no function {}", crate::out::global(n)))?
-        }
-        None => {
-            let ids: Vec<_> = module.function_ids().collect();
-            match ids[..] {
-                [only] => only,
-                [] => return Err("the module has no functions".into()),
-                _ => module.function_by_name("main").ok_or_else(|| {
-                    format!(
-                        "several functions and no @main; choose one with --func ({})",
-                        crate::out::function_names(module)
-                    )
-                })?,
-            }
-        }
-    };
-    module.function(id).ok_or_else(|| "no such function".into())
 }
 
 /// `--what dag`: the block's DAG and its pebble game (regalloc-pebble's

@@ -2,9 +2,10 @@
 //! baseline, or both (verified against each other), as a table or JSON.
 //!
 //! Functions are independent, so they are analysed in parallel (`--jobs`,
-//! rayon) with a progress bar on a terminal (indicatif draws nothing when
-//! stderr is not one). Results are collected in function order, so the
-//! output is the same for any number of jobs. Times are summed over
+//! the CLI's [`Workers`](crate::per_function::Workers)) with a progress
+//! bar on a terminal. Tables stream out in function order, so the output
+//! is the same for any number of jobs; the JSON format, one object,
+//! collects its chains first. Times are summed over
 //! functions: each method's time is the time its calls took, whichever
 //! thread ran them, and the ratio compares those sums. `wall_seconds` is
 //! the elapsed time of the whole analysis. Each worker thread keeps one
@@ -12,14 +13,14 @@
 //! buffers from function to function (the iterative method's bit matrices
 //! are the larger saving).
 
-use crate::input::Input;
-use crate::source::Loaded;
+use crate::input::{Input, Loaded};
+use crate::per_function::Workers;
+use crate::select::{Scope, select};
 use defuse::{Chains, Iterative, IterativePhases, SsaPhases, ViaSsa};
-use indicatif::{ProgressBar, ProgressStyle};
-use ir_core::{FuncId, Function, Module};
-use rayon::prelude::*;
+use ir_core::{Function, Module};
 use serde_json::{Value, json};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -132,64 +133,48 @@ struct FuncOutcome {
 
 pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
-    let Some(loaded) = Loaded::load(&input) else { return Ok(ExitCode::FAILURE) };
+    let Some(loaded) = input.load("") else { return Ok(ExitCode::FAILURE) };
     let module = &loaded.module;
-    let ids: Vec<FuncId> = match &a.func {
-        Some(name) => match module.function_by_name(&crate::out::name_arg(name)) {
-            Some(f) => vec![f],
-            None => {
-                crate::out::say(format_args!("no function {}", crate::out::global(&crate::out::name_arg(name))));
-                return Ok(ExitCode::FAILURE);
-            }
-        },
-        None => module.function_ids().collect(),
-    };
-    // More workers than functions or cores only costs threads.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = a.jobs.unwrap_or(cores).clamp(1, cores).min(ids.len().max(1));
-    let budget = Budget { limit: a.max_memory, used: std::sync::Mutex::new(0), freed: std::sync::Condvar::new() };
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
-        Ok(pool) => pool,
+    let ids = match select(module, a.func.as_deref(), Scope::All) {
+        Ok(ids) => ids,
         Err(e) => {
-            eprintln!("keel: cannot start {jobs} worker threads: {e}");
+            crate::out::say(e);
             return Ok(ExitCode::FAILURE);
         }
     };
-    let bar = ProgressBar::new(ids.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} functions {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let workers = Workers::new(a.jobs, ids.len());
+    let jobs = workers.jobs();
+    let budget = Budget { limit: a.max_memory, used: std::sync::Mutex::new(0), freed: std::sync::Condvar::new() };
     let show_each = match a.format {
         Format::Table => !a.stats || ids.len() == 1,
         Format::Json => !a.stats,
     };
     let start = Instant::now();
-    let outcomes: Vec<FuncOutcome> = pool.install(|| {
-        // One pair of method contexts per worker thread: buffers are reused
-        // from one function to the next, for both methods alike.
-        ids.par_iter()
-            .map_init(
-                || (ViaSsa::new(), Iterative::new()),
-                |ctx, &f| {
-                    let o = module
-                        .function(f)
-                        .map(|func| analyse(module, func, a, show_each, &budget, ctx))
-                        .unwrap_or_default();
-                    bar.inc(1);
-                    o
-                },
-            )
-            .collect()
-    });
-    bar.finish_and_clear();
+    let mut totals = Counts::default();
+    let mut mismatch_lines = Vec::new();
+    let mut skip_lines = Vec::new();
+    let mut chains_json = Vec::new();
+    // One pair of method contexts per worker thread: buffers are reused
+    // from one function to the next, for both methods alike. Tables stream
+    // out in function order as they are ready.
+    // `emit` never breaks: every function is analysed.
+    let _ = workers.run(
+        &ids,
+        || (ViaSsa::new(), Iterative::new()),
+        |ctx, &f| module.function(f).map(|func| analyse(module, func, a, show_each, &budget, ctx)).unwrap_or_default(),
+        |o| {
+            totals.add(&o.counts);
+            mismatch_lines.extend(o.mismatch_lines);
+            skip_lines.extend(o.skip_line);
+            chains_json.extend(o.json);
+            if let Some(t) = &o.table {
+                out.write_all(t.as_bytes())?;
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )?;
     let wall = start.elapsed().as_secs_f64();
 
-    let mut totals = Counts::default();
-    for o in &outcomes {
-        totals.add(&o.counts);
-    }
     let run_ssa = a.method != Method::Iterative || a.verify || a.stats;
     let run_iterative = a.method != Method::Ssa || a.verify || a.stats;
     let ssa_s = totals.ssa.total().as_secs_f64();
@@ -198,11 +183,6 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let speedup = if both_ran && ssa_s > 0.0 { Some(it_s / ssa_s) } else { None };
     match a.format {
         Format::Table => {
-            for o in &outcomes {
-                if let Some(t) = &o.table {
-                    out.write_all(t.as_bytes())?;
-                }
-            }
             if a.stats {
                 print_stats(&loaded, &totals, ssa_s, it_s, speedup, wall, jobs, out)?;
             }
@@ -248,18 +228,15 @@ pub(crate) fn du(a: &DuArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
                     "iterative_extract": q.extract.as_secs_f64(),
                 });
             } else {
-                obj["chains"] = outcomes.iter().filter_map(|o| o.json.clone()).collect();
+                obj["chains"] = Value::Array(chains_json);
             }
             writeln!(out, "{obj}")?;
         }
     }
-    for f in &loaded.failures {
-        crate::out::say(format_args!("function {} ({}) not imported: {}", f.index, f.name, f.reason));
-    }
-    for line in outcomes.iter().flat_map(|o| &o.mismatch_lines) {
+    for line in &mismatch_lines {
         crate::out::say(format_args!("mismatch: {line}"));
     }
-    for line in outcomes.iter().filter_map(|o| o.skip_line.as_ref()) {
+    for line in &skip_lines {
         crate::out::say(line);
     }
     if totals.iterative_skipped > 0 {

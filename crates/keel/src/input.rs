@@ -1,7 +1,9 @@
-//! Reading an input file and parsing it, with diagnostics on stderr
-//! (rendered by `ir_core`: [`Diagnostic::render`] and
-//! `VerifierError::render`, both drawn by `annotate-snippets`), each run's
-//! errors followed by a `NAME: N errors` count.
+//! The CLI's one input loader: reading a file (or stdin, capped at
+//! [`MAX_INPUT`]), then parsing IR text or importing a WebAssembly module
+//! (the first bytes decide, not the name) and verifying it, with
+//! diagnostics on stderr (rendered by the `diagnostics` crate through
+//! `ir_core::text`: [`Diagnostic::render`] and `VerifierError::render`),
+//! each run's errors followed by a `NAME: N errors` count.
 
 use ir_core::Module;
 use ir_core::text::{self, Diagnostic, SourceMap};
@@ -172,26 +174,38 @@ impl Input {
         }
     }
 
-    /// Parses the input; prints diagnostics and returns `None` on failure.
-    /// A WebAssembly module is imported instead (a function that cannot be
-    /// imported is listed on stderr and becomes an extern), with an empty
-    /// source map.
-    pub(crate) fn parse(&self) -> Option<(Module, SourceMap)> {
+    /// Parses the input, or imports it when it is a WebAssembly module;
+    /// prints diagnostics and returns `None` when the module is unusable.
+    /// A function that cannot be imported is listed on stderr (and in
+    /// [`Loaded::failures`]) and becomes an extern; it is not fatal. An
+    /// imported module has an empty source map.
+    pub(crate) fn parse(&self) -> Option<Loaded> {
         if self.is_wasm() {
             let imported = import_wasm(self, &wasm_import::ImportOptions::default())?;
-            for f in imported.functions.iter() {
-                if let Err(e) = &f.result {
-                    crate::out::say(format_args!("function {} ({}) not imported: {e}", f.index, f.name));
-                }
+            let failures: Vec<Failure> = imported
+                .functions
+                .iter()
+                .filter_map(|f| {
+                    let e = f.result.as_ref().err()?;
+                    Some(Failure { index: f.index, name: f.name.clone(), reason: e.to_string() })
+                })
+                .collect();
+            for f in &failures {
+                crate::out::say(format_args!("function {} ({}) not imported: {}", f.index, f.name, f.reason));
             }
-            return Some((imported.module, SourceMap::default()));
+            return Some(Loaded {
+                module: imported.module,
+                smap: SourceMap::default(),
+                imported: Some(imported.counts.imported),
+                failures,
+            });
         }
         let parsed = match &self.contents {
             Contents::Text(t) => text::parse(t),
             Contents::Bytes(b, _) => text::parse_bytes(b),
         };
         match parsed {
-            Ok(parsed) => Some(parsed),
+            Ok((module, smap)) => Some(Loaded { module, smap, imported: None, failures: Vec::new() }),
             Err(diags) => {
                 self.report(&diags);
                 None
@@ -202,15 +216,16 @@ impl Input {
     /// [`Input::parse`], then the verifier: its errors are rendered
     /// against the source ([`Input::report_verifier_errors`]), followed by
     /// `NAME: the module does not verify` and `consequence` (e.g. `"; not
-    /// running it"`).
-    pub(crate) fn parse_verified(&self, consequence: &str) -> Option<(Module, SourceMap)> {
-        let (module, smap) = self.parse()?;
-        if let Err(errors) = ir_core::verify_module(&module, &Default::default()) {
-            self.report_verifier_errors(&module, &smap, &errors);
+    /// running it"`). Every subcommand that analyses or transforms a
+    /// module loads it here.
+    pub(crate) fn load(&self, consequence: &str) -> Option<Loaded> {
+        let loaded = self.parse()?;
+        if let Err(errors) = ir_core::verify_module(&loaded.module, &Default::default()) {
+            self.report_verifier_errors(&loaded.module, &loaded.smap, &errors);
             eprintln!("{}: the module does not verify{consequence}", self.name);
             return None;
         }
-        Some((module, smap))
+        Some(loaded)
     }
 
     /// Renders verifier errors in source order, at most
@@ -234,6 +249,28 @@ impl Input {
         let n = diags.len();
         let _ = writeln!(err, "{}: {n} error{}", self.name, if n == 1 { "" } else { "s" });
     }
+}
+
+/// A function the front end could not import (never fatal).
+pub(crate) struct Failure {
+    /// Its index in the source module.
+    pub(crate) index: u32,
+    /// Its name, or a description when it has none.
+    pub(crate) name: String,
+    /// Why.
+    pub(crate) reason: String,
+}
+
+/// A parsed (or imported) module, with what the front end says of it.
+pub(crate) struct Loaded {
+    /// The module.
+    pub(crate) module: Module,
+    /// Where its entities are in the text (empty for an imported module).
+    pub(crate) smap: SourceMap,
+    /// Functions imported from a binary module (`None` for IR text).
+    pub(crate) imported: Option<usize>,
+    /// Functions that could not be imported (each became an extern).
+    pub(crate) failures: Vec<Failure>,
 }
 
 /// Imports a WebAssembly module, printing a module-level error (invalid

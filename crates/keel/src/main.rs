@@ -40,13 +40,14 @@ mod import;
 mod input;
 mod memdep_cmd;
 mod out;
+mod per_function;
 mod pre_cmd;
 mod regalloc_cmd;
 mod run;
 mod run_mlu_cmd;
+mod select;
 mod sim_cmd;
 mod size;
-mod source;
 mod ssa_cmd;
 mod vectorize_cmd;
 
@@ -456,7 +457,7 @@ fn check(files: &[String], ssa: bool, quiet: bool, out: &mut dyn Write) -> std::
             failed = true;
             continue;
         };
-        let Some((module, smap)) = input.parse() else {
+        let Some(input::Loaded { module, smap, .. }) = input.parse() else {
             failed = true;
             continue;
         };
@@ -491,7 +492,7 @@ fn fmt(file: &str, check_only: bool, out: &mut dyn Write) -> std::io::Result<Exi
     let Some(input) = Input::read(file).and_then(Input::text_only) else {
         return Ok(ExitCode::FAILURE);
     };
-    let Some((module, smap)) = input.parse() else {
+    let Some(input::Loaded { module, smap, .. }) = input.parse() else {
         return Ok(ExitCode::FAILURE);
     };
     let comments = text::Comments::collect(input.text(), &module, &smap);

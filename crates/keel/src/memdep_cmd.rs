@@ -5,16 +5,20 @@
 //! carried around a loop are marked with their iteration distance.
 //!
 //! FILE is IR text or a WebAssembly module. Calls use the module's call
-//! summaries. Output goes to the writer `main` hands over; write errors
+//! summaries. Functions are analysed in parallel (one worker per core, the
+//! CLI's [`Workers`]) with a progress bar on a terminal, and their output
+//! streams in function order: the same bytes for any number of workers. Output goes to the writer `main` hands over; write errors
 //! are returned to `main` (which ends quietly on a closed pipe).
 
 use crate::input::Input;
-use crate::source::Loaded;
+use crate::per_function::Workers;
+use crate::select::{Scope, select};
 use ir_core::text::DisplayInst;
-use ir_core::{Arg, Function, Module};
+use ir_core::{Arg, FuncId, Function, Module};
 use memdep::{ANY, Answer, Distance, MemDep, MemDeps, MemQueries, Options, Site, Summaries};
 use serde_json::{Value, json};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 /// Output format.
@@ -33,22 +37,16 @@ pub(crate) enum Format {
 /// to `main`.
 pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
-    let Some(loaded) = Loaded::load(&input) else { return Ok(ExitCode::FAILURE) };
+    let Some(loaded) = input.load("") else { return Ok(ExitCode::FAILURE) };
     let module = &loaded.module;
-    let funcs: Vec<&Function> = match func {
-        Some(name) => {
-            let name = &crate::out::name_arg(name);
-            match module.function_by_name(name).and_then(|f| module.function(f)) {
-                Some(f) => vec![f],
-                None => {
-                    crate::out::say(format_args!("no function {}", crate::out::global(name)));
-                    return Ok(ExitCode::FAILURE);
-                }
-            }
+    let ids = match select(module, func, Scope::All) {
+        Ok(ids) => ids,
+        Err(e) => {
+            crate::out::say(e);
+            return Ok(ExitCode::FAILURE);
         }
-        None => module.functions().map(|(_, f)| f).collect(),
     };
-    write_all(module, &funcs, format, out)
+    write_all(module, &ids, format, out)
 }
 
 /// One function's analysis and what the views need of it.
@@ -174,44 +172,72 @@ fn carried_text(c: Option<(u32, Answer)>) -> String {
     }
 }
 
-fn write_all(module: &Module, funcs: &[&Function], format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+/// One function's output, rendered by a worker.
+type Rendered = Result<String, String>;
+
+fn write_all(module: &Module, ids: &[FuncId], format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let summaries = Summaries::of(module);
-    let mut ctx = MemDep::with_options(Options { loop_carried: true, ..Options::default() });
-    let mut json_out = Vec::new();
-    for &func in funcs {
-        let deps = match ctx.compute_function(module, func, Some(&summaries)) {
-            Ok(d) => d,
-            Err(e) => {
-                crate::out::say(format_args!("{}: {e}", crate::out::global(func.name())));
-                return Ok(ExitCode::FAILURE);
+    let workers = Workers::new(None, ids.len());
+    let mut first = true;
+    if format == Format::Json {
+        out.write_all(b"[")?;
+    }
+    let flow = workers.run(
+        ids,
+        || MemDep::with_options(Options { loop_carried: true, ..Options::default() }),
+        |ctx, &f| match module.function(f) {
+            Some(func) => render(module, func, &summaries, ctx, format),
+            None => Ok(String::new()),
+        },
+        |rendered: Rendered| match rendered {
+            Ok(text) => {
+                if format == Format::Json {
+                    out.write_all(if first { b"\n" } else { b",\n" })?;
+                }
+                first = false;
+                out.write_all(text.as_bytes())?;
+                Ok(ControlFlow::Continue(()))
             }
-        };
-        let q = match MemQueries::of_function(module, func, Some(&summaries)) {
-            Ok(q) => q,
-            Err(e) => {
-                crate::out::say(format_args!("{}: {e}", crate::out::global(func.name())));
-                return Ok(ExitCode::FAILURE);
+            Err(message) => {
+                crate::out::say(message);
+                Ok(ControlFlow::Break(()))
             }
-        };
-        let mem: Vec<u32> = func
-            .blocks()
-            .flat_map(|b| func.block_insts(b))
-            .map(|i| i.as_u32())
-            .filter(|&i| !deps.sites().uses_of_inst(i).is_empty() || !deps.sites().defs_of_inst(i).is_empty())
-            .collect();
-        let v = View { module, func, deps, q, mem };
-        match format {
-            Format::Text => text(&v, out)?,
-            Format::Json => json_out.push(json_of(&v)),
-            Format::Dot => dot(&v, out)?,
-        }
+        },
+    )?;
+    if flow.is_break() {
+        return Ok(ExitCode::FAILURE);
     }
     if format == Format::Json {
-        let s = serde_json::to_string_pretty(&Value::Array(json_out)).map_err(std::io::Error::other)?;
-        writeln!(out, "{s}")?;
+        out.write_all(if first { b"]\n" } else { b"\n]\n" })?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One function's analysis in `format` (a JSON element is indented as an
+/// element of the pretty-printed array it joins), or the error message.
+fn render(module: &Module, func: &Function, summaries: &Summaries, ctx: &mut MemDep, format: Format) -> Rendered {
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", crate::out::global(func.name()));
+    let deps = ctx.compute_function(module, func, Some(summaries)).map_err(|e| fail(&e))?;
+    let q = MemQueries::of_function(module, func, Some(summaries)).map_err(|e| fail(&e))?;
+    let mem: Vec<u32> = func
+        .blocks()
+        .flat_map(|b| func.block_insts(b))
+        .map(|i| i.as_u32())
+        .filter(|&i| !deps.sites().uses_of_inst(i).is_empty() || !deps.sites().defs_of_inst(i).is_empty())
+        .collect();
+    let v = View { module, func, deps, q, mem };
+    let mut buf = Vec::new();
+    match format {
+        Format::Text => text(&v, &mut buf).map_err(|e| fail(&e))?,
+        Format::Dot => dot(&v, &mut buf).map_err(|e| fail(&e))?,
+        Format::Json => {
+            let pretty = serde_json::to_string_pretty(&json_of(&v)).map_err(|e| fail(&e))?;
+            let indented: Vec<String> = pretty.lines().map(|l| format!("  {l}")).collect();
+            return Ok(indented.join("\n"));
+        }
+    }
+    String::from_utf8(buf).map_err(|e| fail(&e))
 }
 
 fn text(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {

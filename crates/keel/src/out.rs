@@ -74,18 +74,6 @@ pub(crate) fn global(name: &str) -> String {
     s
 }
 
-/// The module's function names for a message: the first ten, then how
-/// many more.
-pub(crate) fn function_names(module: &ir_core::Module) -> String {
-    const SHOWN: usize = 10;
-    let mut names: Vec<String> = module.functions().take(SHOWN).map(|(_, f)| global(f.name())).collect();
-    let n = module.num_functions();
-    if n > SHOWN {
-        names.push(format!("and {} more", n - SHOWN));
-    }
-    names.join(", ")
-}
-
 /// A name given on the command line, with or without its sigil, plain or
 /// quoted as the IR writes it (`@"a\nb"`): the name itself. Text that is
 /// not one IR name is taken literally.

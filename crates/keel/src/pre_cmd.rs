@@ -10,8 +10,9 @@
 //! or an unwritable output.
 
 use crate::input::Input;
-use crate::source::Loaded;
-use ir_core::{FuncId, Function, Module, text};
+use crate::per_function::progress;
+use crate::select::{Scope, select};
+use ir_core::{Function, Module, text};
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
@@ -52,20 +53,19 @@ pub(crate) fn pre(
     out: &mut dyn Write,
 ) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
-    let Some(loaded) = Loaded::load(&input) else { return Ok(ExitCode::FAILURE) };
+    let Some(loaded) = input.load("") else { return Ok(ExitCode::FAILURE) };
     let mut module = loaded.module;
-    let ids: Vec<FuncId> = match func {
-        Some(name) => match module.function_by_name(&crate::out::name_arg(name)) {
-            Some(f) => vec![f],
-            None => {
-                crate::out::say(format_args!("no function {}", crate::out::global(&crate::out::name_arg(name))));
-                return Ok(ExitCode::FAILURE);
-            }
-        },
-        None => module.function_ids().collect(),
+    let ids = match select(&module, func, Scope::All) {
+        Ok(ids) => ids,
+        Err(e) => {
+            crate::out::say(e);
+            return Ok(ExitCode::FAILURE);
+        }
     };
     let mut rows = Vec::new();
+    let bar = progress(ids.len());
     for &f in &ids {
+        bar.inc(1);
         let Some(body) = module.function_mut(f) else { continue };
         let name = crate::out::global(body.name());
         if let Err(e) = ssa::construct(body, &ssa::Options::default()) {
@@ -112,6 +112,7 @@ pub(crate) fn pre(
         };
         rows.push(row);
     }
+    bar.finish_and_clear();
     let ir = text::print_module(&module);
     match format {
         Format::Text => {

@@ -4,10 +4,12 @@
 //! request, each function's loads, stores and moves, plain and weighted by
 //! loop depth.
 
-use crate::input::Input;
+use crate::input::{Input, Loaded};
+use crate::per_function::progress;
+use crate::select::{Scope, select};
 use ir_core::{FuncId, Module, text};
 use regalloc_pebble::{
-    Allocated, Allocator, GlobalStep, KeelError, LocalRule, Method, Options, Regs, allocate_in_module, allocate_module,
+    Allocated, Allocator, GlobalStep, KeelError, LocalRule, Method, Options, Regs, allocate_in_module,
 };
 use std::io::Write;
 use std::process::ExitCode;
@@ -68,7 +70,14 @@ pub(crate) struct RegallocArgs {
 
 pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
-    let Some((module, _)) = input.parse_verified(": nothing allocated") else { return Ok(ExitCode::FAILURE) };
+    let Some(Loaded { module, .. }) = input.load(": nothing allocated") else { return Ok(ExitCode::FAILURE) };
+    let ids = match select(&module, a.func.as_deref(), Scope::All) {
+        Ok(ids) => ids,
+        Err(e) => {
+            crate::out::say(e);
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let method = match a.method {
         MethodArg::Pebble => Method::Pebble,
         MethodArg::Briggs => Method::Briggs,
@@ -84,20 +93,18 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
     };
     let options =
         Options { regs: Regs::new(a.regs, a.vregs), local_rule, global, unroll: a.unroll, ..Options::default() };
-    let (allocated, results) = match &a.func {
-        // One function: the others stay as they are.
-        Some(name) => {
-            let n = &crate::out::name_arg(name);
-            let Some(f) = module.function_by_name(n) else {
-                crate::out::say(format!("no function {}", crate::out::global(n)));
-                return Ok(ExitCode::FAILURE);
-            };
-            let mut m = module.clone();
-            let r = allocate_in_module(&mut m, f, method, &options, &mut Allocator::new());
-            (m, vec![(f, r)])
-        }
-        None => allocate_module(&module, method, &options),
-    };
+    // The functions not selected stay as they are.
+    let mut allocated = module.clone();
+    let mut ctx = Allocator::new();
+    let bar = progress(ids.len());
+    let results: Vec<_> = ids
+        .iter()
+        .map(|&f| {
+            bar.inc(1);
+            (f, allocate_in_module(&mut allocated, f, method, &options, &mut ctx))
+        })
+        .collect();
+    bar.finish_and_clear();
     let mut failed = false;
     for (f, r) in &results {
         if let Err(e) = r {

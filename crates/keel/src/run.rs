@@ -1,9 +1,10 @@
 //! `keel run`: interpret a function and print its results (and counts).
 
-use crate::input::Input;
+use crate::input::{Input, Loaded};
+use crate::select::select_one;
 use ir_core::interp::{Config, Interpreter, Stats};
 use ir_core::text::DisplayInst;
-use ir_core::{FuncId, Global, Imm, Module, parse_literal};
+use ir_core::{Global, Imm, Module, parse_literal};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -24,7 +25,7 @@ const TRAP: u8 = 3;
 
 pub(crate) fn run(a: &RunArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
-    let Some((module, _)) = input.parse_verified("; not running it") else { return Ok(ExitCode::FAILURE) };
+    let Some(Loaded { module, .. }) = input.load("; not running it") else { return Ok(ExitCode::FAILURE) };
     match setup_and_run(&module, a, out) {
         Ok(code) => Ok(code),
         Err(Failed::Write(e)) => Err(e),
@@ -60,7 +61,7 @@ impl From<std::io::Error> for Failed {
 }
 
 fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<ExitCode, Failed> {
-    let func = choose_function(module, a.func.as_deref())?;
+    let func = select_one(module, a.func.as_deref()).map_err(|e| e.to_string())?;
     let f = module.function(func).ok_or("no such function")?;
     let params = &f.signature().params;
     if a.args.len() != params.len() {
@@ -123,25 +124,6 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
 /// line that works.
 pub(crate) fn example_args(params: &[ir_core::Type]) -> String {
     params.iter().map(|t| if t.is_float() { " --arg 0.0" } else { " --arg 0" }).collect()
-}
-
-pub(crate) fn choose_function(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
-    if let Some(name) = name {
-        let name = &crate::out::name_arg(name);
-        return module.function_by_name(name).ok_or_else(|| format!("no function {}", crate::out::global(name)));
-    }
-    if let Some(main) = module.function_by_name("main") {
-        return Ok(main);
-    }
-    let ids: Vec<FuncId> = module.function_ids().collect();
-    match ids[..] {
-        [only] => Ok(only),
-        [] => Err("the module has no functions".into()),
-        _ => Err(format!(
-            "several functions and no @main; choose one with --func ({})",
-            crate::out::function_names(module)
-        )),
-    }
 }
 
 fn mem_by_name(module: &Module, name: &str) -> Result<ir_core::Mem, String> {

@@ -1,6 +1,7 @@
 //! `keel ssa`: print a module in SSA form (and optionally back out of it).
 
-use crate::input::Input;
+use crate::input::{Input, Loaded};
+use crate::select::{Scope, select};
 use ir_core::text;
 use ssa::{Options, Policy};
 use std::io::Write;
@@ -16,16 +17,13 @@ pub(crate) fn ssa(
     out: &mut dyn Write,
 ) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
-    let Some((mut module, _)) = input.parse_verified("") else { return Ok(ExitCode::FAILURE) };
-    let ids: Vec<_> = match func {
-        Some(name) => match module.function_by_name(&crate::out::name_arg(name)) {
-            Some(f) => vec![f],
-            None => {
-                crate::out::say(format_args!("no function {}", crate::out::global(&crate::out::name_arg(name))));
-                return Ok(ExitCode::FAILURE);
-            }
-        },
-        None => module.function_ids().collect(),
+    let Some(Loaded { mut module, .. }) = input.load("") else { return Ok(ExitCode::FAILURE) };
+    let ids = match select(&module, func, Scope::All) {
+        Ok(ids) => ids,
+        Err(e) => {
+            crate::out::say(e);
+            return Ok(ExitCode::FAILURE);
+        }
     };
     for &f in &ids {
         let Some(body) = module.function_mut(f) else { continue };

@@ -9,13 +9,14 @@
 //! import, rule, vectorization or lowering error), 2 on bad usage (an
 //! unknown `--same` parameter).
 
-use crate::input::Input;
+use crate::input::{Input, Loaded};
 use crate::out::global;
+use crate::select::{Functions, select_one};
 use ir_core::text::{render_error, render_file_error};
 use std::io::{self, Write};
 use std::process::ExitCode;
 use vectorize::lower::{Lanes, LowerOptions, lower};
-use vectorize::{Graph, RuleSet, Sym, VectorizeConfig, Vectorizer};
+use vectorize::{Graph, RuleSet, VectorizeConfig, Vectorizer};
 
 /// What to print.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -102,32 +103,9 @@ fn read_graph(input: &Input) -> Result<(Graph, vectorize::text::SourceMap), Exit
     Ok((g, map))
 }
 
-/// The graph function to vectorize: `--func`, else the only one, else `@main`.
-fn pick(g: &Graph, name: Option<&str>, file: &str) -> Result<Sym, ExitCode> {
-    let names = || {
-        let mut v: Vec<String> =
-            g.functions().iter().take(10).filter_map(|&f| g.function_name(f)).map(global).collect();
-        if g.functions().len() > 10 {
-            v.push(format!("and {} more", g.functions().len() - 10));
-        }
-        v.join(", ")
-    };
-    match name {
-        Some(n) => {
-            let n = crate::out::name_arg(n);
-            g.function(&n).ok_or_else(|| fail(render_file_error(file, &format!("no function {}", global(&n)))))
-        }
-        None => match g.functions() {
-            [only] => Ok(*only),
-            [] => Err(fail(render_file_error(file, "the file has no functions"))),
-            _ => g.function("main").ok_or_else(|| {
-                fail(render_file_error(
-                    file,
-                    &format!("several functions and no @main; choose one with --func ({})", names()),
-                ))
-            }),
-        },
-    }
+/// The function `--func` selects, or a diagnostic on the file.
+fn pick<M: Functions>(module: &M, func: Option<&str>, file: &str) -> Result<M::Id, ExitCode> {
+    select_one(module, func).map_err(|e| fail(render_file_error(file, &e.to_string())))
 }
 
 /// `keel vectorize` (see the module doc).
@@ -145,29 +123,12 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
         };
         (g, f, Some(map))
     } else {
-        let Some((module, smap)) = input.parse_verified("; not vectorizing it") else { return Ok(ExitCode::FAILURE) };
-        let fid = match &args.func {
-            Some(n) => {
-                let n = crate::out::name_arg(n);
-                let Some(f) = module.function_by_name(&n) else {
-                    return Ok(fail(render_file_error(&input.name, &format!("no function {}", global(&n)))));
-                };
-                f
-            }
-            None => match module.function_ids().collect::<Vec<_>>()[..] {
-                [only] => only,
-                [] => return Ok(fail(render_file_error(&input.name, "the module has no functions"))),
-                _ => match module.function_by_name("main") {
-                    Some(f) => f,
-                    None => {
-                        let message = format!(
-                            "several functions and no @main; choose one with --func ({})",
-                            crate::out::function_names(&module)
-                        );
-                        return Ok(fail(render_file_error(&input.name, &message)));
-                    }
-                },
-            },
+        let Some(Loaded { module, smap, .. }) = input.load("; not vectorizing it") else {
+            return Ok(ExitCode::FAILURE);
+        };
+        let fid = match pick(&module, args.func.as_deref(), &input.name) {
+            Ok(f) => f,
+            Err(code) => return Ok(code),
         };
         match vectorize::import::import_function(&module, fid) {
             Ok(imp) => (imp.graph, imp.func, None),
