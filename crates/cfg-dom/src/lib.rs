@@ -8,8 +8,10 @@
 //! virtual exit ([`ReverseGraph`]). Var-level analyses ([`Liveness`] here,
 //! phi placement and DU chains in the `ssa` and `defuse` crates) add the
 //! [`VarCode`] trait: per block its instructions, per instruction the vars
-//! it defines and uses. Keel's IR implements both (`ir_core::Function`);
-//! so can any compiler, in an afternoon. Analyses follow one lifecycle —
+//! it defines and uses. Keel's IR implements [`VarCode`] on
+//! `ir_core::Function` and builds its CFG as a [`CsrGraph`]
+//! (`Function::cfg`); any compiler can implement both traits in an
+//! afternoon. Analyses follow one lifecycle —
 //! `new`, `compute` (reusing buffers), `clear` — and carry the stamp of the
 //! graph they ran on, so [`DomTree::check`] and friends catch use on a
 //! function that changed, and analyses handed over together are checked to

@@ -1,10 +1,12 @@
 //! `diagnostics`: the one place Keel turns an error in a text into text.
 //!
-//! Every Keel text format (Keel IR, the vectorizer's graph IR, the
-//! vectorizer's rule files, MLU assembly) reports its errors as byte
-//! [`Span`]s and [`Diagnostic`]s from this crate and renders them through
-//! [`render_error`] or [`render_file_error`], so an error reads the same
-//! whichever parser found it:
+//! Keel IR, the vectorizer's graph IR and its rule files report their
+//! errors as this crate's byte [`Span`]s and [`Diagnostic`]s; MLU assembly
+//! keeps plain-data spans and diagnostics of its own (so `mlu-isa` needs
+//! no workspace crate in its default build) and converts them to these
+//! with its `render` feature. Every one of these text formats renders
+//! through [`render_error`] or [`render_file_error`], so an error reads the
+//! same whichever parser found it:
 //!
 //! ```text
 //! error: unknown opcode `frobnicate`

@@ -43,10 +43,11 @@
 //!
 //! - `keel` (default): [`construct`], [`destruct`], [`cleanup_phis`] and
 //!   [`verify`] on Keel IR (`ir_core`), in the `keel` module. Without it the
-//!   crate depends on `cfg-dom` alone and offers the IR-independent steps:
-//!   a compiler with its own IR runs `VarFacts`, `PhiPlacement` and the
-//!   `Renamer` on its `Graph` + `VarCode` implementation (the `foreign-ir`
-//!   package's `ssa` example: `cargo run -p foreign-ir --example ssa`).
+//!   crate depends on `cfg-dom` and `fixedbitset` only and offers the
+//!   IR-independent steps: a compiler with its own IR runs `VarFacts`,
+//!   `PhiPlacement` and the `Renamer` on its `Graph` + `VarCode`
+//!   implementation (the `foreign-ir` package's `ssa` example:
+//!   `cargo run -p foreign-ir --example ssa`).
 //! - `fuzzing`: `fuzzing::check_equivalence` (implies `keel`).
 //!
 #![deny(missing_docs)]
