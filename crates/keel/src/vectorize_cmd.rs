@@ -135,7 +135,7 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
             Err(e) => {
                 let span = e.inst.and_then(|i| smap.locate(fid, Some(i), None, None));
                 let fname = module.function(fid).map_or_else(|| "@?".to_string(), |f| global(f.name()));
-                let message = format!("cannot vectorize {fname}: {}", e.message);
+                let message = format!("cannot vectorize {fname}: {}", e.kind);
                 return Ok(fail(match span {
                     Some(s) => render_error(&input.name, input.text(), s, &message),
                     None => render_file_error(&input.name, &message),
@@ -177,7 +177,7 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
         Ok(v) => v,
         Err(e) => {
             let span = map.as_ref().and_then(|m| e.sym.and_then(|s| m.span(s)));
-            let message = format!("cannot vectorize: {}", e.message);
+            let message = format!("cannot vectorize: {}", e.kind);
             return Ok(fail(match span {
                 Some(s) => render_error(&input.name, input.text(), s, &message),
                 None => render_file_error(&input.name, &message),

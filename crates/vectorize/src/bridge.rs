@@ -155,8 +155,8 @@ mod tests {
 
     use super::*;
     use crate::generate::SplitMix64;
+    use crate::scalar::ScalarError;
     use crate::scalar::semantics as ours;
-    use crate::trap::TrapKind;
     use ir_core::interp::scalar as keel;
 
     /// Values of `t` worth comparing: zeros, ones, extremes, NaNs with
@@ -195,13 +195,8 @@ mod tests {
         v
     }
 
-    fn same(
-        what: &str,
-        a: &[Imm],
-        ours: Result<Imm, (TrapKind, String)>,
-        keel: Result<ir_core::Imm, ir_core::interp::Trap>,
-    ) {
-        let ours = ours.map(ir_core::Imm::from).map_err(|(k, _)| k.describe());
+    fn same(what: &str, a: &[Imm], ours: Result<Imm, ScalarError>, keel: Result<ir_core::Imm, ir_core::interp::Trap>) {
+        let ours = ours.map(ir_core::Imm::from).map_err(|e| e.trap().describe());
         let keel = keel.map_err(|t| t.kind.describe());
         assert_eq!(ours, keel, "{what} of {a:?}");
     }

@@ -64,7 +64,7 @@ impl<'g> Builder<'g> {
     /// A constant array.
     pub fn array(&mut self, value: Value) -> R {
         let Some(ty) = value.ty().filter(|t| t.depth > 0) else {
-            return Err(TypeError("`array` needs an array value".into()));
+            return Err(TypeError::ArrayOfScalar);
         };
         let index = self.graph.add_array_const(value);
         Ok(self.graph.add_node(

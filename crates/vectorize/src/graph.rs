@@ -145,17 +145,62 @@ pub struct NewNode<'a> {
     pub mask: Option<Sym>,
 }
 
-/// Why a name was refused.
+/// Why a name was refused ([`Graph::set_name`], [`Graph::add_function`]);
+/// each names the name or the symbol at fault.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct NameError(pub String);
+pub enum NameError {
+    /// A symbol name that the text format cannot write (see
+    /// [`valid_name`]).
+    InvalidName(String),
+    /// A symbol that is not in this graph.
+    NoSuchSymbol(Sym),
+    /// A function name that the text format cannot write.
+    InvalidFunctionName(String),
+    /// A second function of the same name.
+    FunctionExists(String),
+}
 
 impl fmt::Display for NameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            NameError::InvalidName(name) => {
+                write!(f, "`{name}` is not a valid name (letters, digits, `_` and `.`, not all digits)")
+            }
+            NameError::NoSuchSymbol(sym) => write!(f, "{sym} is not a symbol of this graph"),
+            NameError::InvalidFunctionName(name) => write!(f, "`@{name}` is not a valid function name"),
+            NameError::FunctionExists(name) => write!(f, "a function `@{name}` already exists"),
+        }
     }
 }
 
 impl std::error::Error for NameError {}
+
+/// A symbol as a message names it ([`Graph::describe`]): by its name, by
+/// its function's name, or by its id.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SymName {
+    /// A named node: `%name (s3)`.
+    Named {
+        /// The symbol.
+        sym: Sym,
+        /// Its name.
+        name: String,
+    },
+    /// A function: `@name`.
+    Function(String),
+    /// A symbol with no name: `s3`.
+    Id(Sym),
+}
+
+impl fmt::Display for SymName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SymName::Named { sym, name } => write!(f, "%{name} ({sym})"),
+            SymName::Function(name) => write!(f, "@{name}"),
+            SymName::Id(sym) => write!(f, "{sym}"),
+        }
+    }
+}
 
 /// True for a name the text format writes bare: `[A-Za-z0-9_.]+`, not
 /// all digits (all-digit names are the printer's numbering of unnamed
@@ -329,12 +374,10 @@ impl Graph {
     /// the verifier's concern.
     pub fn set_name(&mut self, sym: Sym, name: &str) -> Result<(), NameError> {
         if !valid_name(name) {
-            return Err(NameError(format!(
-                "`{name}` is not a valid name (letters, digits, `_` and `.`, not all digits)"
-            )));
+            return Err(NameError::InvalidName(name.to_string()));
         }
         let Some(slot) = self.names.get_mut(sym.index()) else {
-            return Err(NameError(format!("{sym} is not a symbol of this graph")));
+            return Err(NameError::NoSuchSymbol(sym));
         };
         *slot = Some(name.into());
         self.epoch += 1;
@@ -372,10 +415,10 @@ impl Graph {
     /// params are `self.lambda(f).params`.
     pub fn add_function(&mut self, name: &str, params: &[ValTy]) -> Result<Sym, NameError> {
         if !valid_name(name) {
-            return Err(NameError(format!("`@{name}` is not a valid function name")));
+            return Err(NameError::InvalidFunctionName(name.to_string()));
         }
         if self.function(name).is_some() {
-            return Err(NameError(format!("a function `@{name}` already exists")));
+            return Err(NameError::FunctionExists(name.to_string()));
         }
         let f = self.new_lambda(None, params);
         self.functions.push(f);
@@ -488,14 +531,14 @@ impl Graph {
         self.lambda(lam).map_or_else(Vec::new, |l| l.results.iter().filter_map(|&r| self.val_ty(r)).collect())
     }
 
-    /// A human-readable reference to `sym` for messages: its name, or its
-    /// id, with its function.
-    pub fn describe(&self, sym: Sym) -> String {
+    /// A human-readable reference to `sym` for messages (its `Display`):
+    /// its name with its id, else its function's name, else its id.
+    pub fn describe(&self, sym: Sym) -> SymName {
         match self.name(sym) {
-            Some(n) => format!("%{n} ({sym})"),
+            Some(n) => SymName::Named { sym, name: n.to_string() },
             None => match self.function_name(sym) {
-                Some(f) => format!("@{f}"),
-                None => format!("{sym}"),
+                Some(f) => SymName::Function(f.to_string()),
+                None => SymName::Id(sym),
             },
         }
     }

@@ -66,6 +66,19 @@
 //! [`Graph::data`], whose `# Panics` says so. No recursion depends on the
 //! input: lambdas, nested types and terms are walked with explicit stacks.
 //!
+//! Every error is typed: an enum whose variants name the failure and carry
+//! what is at fault as data (the symbol or instruction, the primitive, the
+//! argument's position, the types, sizes and limits), with `Display` for
+//! the message and `source()` where one error wraps another:
+//! [`VerifyError`] (a symbol and a [`VerifyErrorKind`]), [`TypeError`],
+//! [`NameError`], [`LiteralError`], [`ArrayError`], [`ScalarError`],
+//! [`eval::EvalError`] (a node, the primitive computing there and an
+//! [`eval::EvalErrorKind`], classed by its [`TrapKind`]),
+//! [`VectorizeError`] (a node and a [`VectorizeErrorKind`], a failed rule
+//! with its [`rules::StageError`]) and, with `keel`, `import::ImportError`
+//! and `lower::LowerError` (a Keel instruction or a node and a kind, Keel's
+//! own errors kept typed inside).
+//!
 //! Choices where the issue is silent: all seven scalar types of Keel IR
 //! (not only i1, i32, i64, f32, f64); lambdas are closed (values come in as
 //! arguments, so a lambda is vectorized per calling pattern, JAX-style);
@@ -142,18 +155,18 @@ mod vmap;
 
 pub use bits::Bits;
 pub use builder::Builder;
-pub use graph::{Arg, Graph, LambdaData, MAX_FLAGGED_ARGS, NameError, NewNode, NodeData, Sym, valid_name};
+pub use graph::{Arg, Graph, LambdaData, MAX_FLAGGED_ARGS, NameError, NewNode, NodeData, Sym, SymName, valid_name};
 pub use infer::{TypeError, infer};
 pub use ops::{Op, Prim, PrimKind};
 pub use purity::Purity;
 pub use rules::{DEFAULT_RULES, RuleSet};
-pub use scalar::{BinaryOp, ConvertOp, FloatCC, Imm, IntCC, LiteralError, ScalarTy, TypeClass, UnaryOp};
+pub use scalar::{BinaryOp, ConvertOp, FloatCC, Imm, IntCC, LiteralError, ScalarError, ScalarTy, TypeClass, UnaryOp};
 pub use schedule::{Schedule, StaleSchedule};
 pub use trap::TrapKind;
 pub use types::{NodeTy, ValTy};
 pub use uniform::{Summary, Uniformity};
-pub use value::{Array, ArrayBuilder, Container, Value};
-pub use verify::{VerifyError, verify};
+pub use value::{Array, ArrayBuilder, ArrayError, Container, Value};
+pub use verify::{VerifyError, VerifyErrorKind, verify};
 pub use vmap::{
     MAX_REWRITE_DEPTH, Stats, VectorizeConfig, VectorizeError, VectorizeErrorKind, Vectorized, Vectorizer, vectorize,
 };

@@ -19,7 +19,7 @@
 //!
 //! Adding a primitive: a variant in [`Op`] and [`Prim`] (a payload-free
 //! one also in [`Prim::FIXED`] and `word`), its arity and flags here, its
-//! type rule in `infer.rs`, its semantics in `eval/prims.rs`, its rule in
+//! type rule in `infer/mod.rs`, its semantics in `eval/prims.rs`, its rule in
 //! `rules/default.rules`; a scalar operation is one line in its table in
 //! `scalar/ops.rs` plus its arm in `scalar/semantics.rs`.
 

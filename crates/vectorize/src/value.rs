@@ -15,7 +15,8 @@
 //! ends at `data.len()`); every element of `data` is the canonical bits of
 //! an [`Imm`] of type `elem`. So two arrays are equal exactly when their
 //! fields are (bit-exact, NaN payloads included), and the derived
-//! `PartialEq` is value equality.
+//! `PartialEq` is value equality. Parts that break an invariant are an
+//! [`ArrayError`] naming it, with the position and sizes.
 
 use crate::scalar::{Imm, ScalarTy};
 use crate::types::ValTy;
@@ -83,6 +84,89 @@ impl Container {
     }
 }
 
+/// Why an array cannot be built from what it was given
+/// ([`Array::from_imms`], [`Array::from_parts`], [`Value::array_of`]):
+/// the invariant broken, with the position and the sizes or types
+/// involved.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ArrayError {
+    /// A scalar of another type than the array's elements.
+    ElementType {
+        /// The scalar's position.
+        index: usize,
+        /// Its type.
+        found: ScalarTy,
+        /// The elements' type.
+        elem: ScalarTy,
+    },
+    /// Another number of offset levels than the depth needs.
+    Levels {
+        /// The depth.
+        depth: u32,
+        /// The offset levels given.
+        levels: usize,
+    },
+    /// Offsets that do not start at 0 or that decrease.
+    OffsetsOrder {
+        /// The level.
+        level: usize,
+    },
+    /// Offsets with another number of entries than the level above has
+    /// items, plus one.
+    OffsetsCount {
+        /// The level.
+        level: usize,
+        /// Its entries.
+        entries: usize,
+        /// The items of the level above.
+        items: usize,
+    },
+    /// Innermost offsets that do not end at the number of scalars.
+    DataLength {
+        /// Where the offsets end.
+        end: usize,
+        /// The scalars given.
+        scalars: usize,
+    },
+    /// Bits that are not the canonical bits of a value of the element
+    /// type.
+    NotCanonical {
+        /// The scalar's position.
+        index: usize,
+        /// The elements' type.
+        elem: ScalarTy,
+    },
+    /// An item of another type than the array's items.
+    ItemType {
+        /// The item's position.
+        index: usize,
+        /// The items' type.
+        item: ValTy,
+    },
+}
+
+impl fmt::Display for ArrayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArrayError::ElementType { found, elem, .. } => write!(f, "a {found} in an array of {elem}"),
+            ArrayError::Levels { depth, levels } => {
+                write!(f, "depth {depth} needs {} offset levels, not {levels}", depth.saturating_sub(1))
+            }
+            ArrayError::OffsetsOrder { level } => write!(f, "offsets of level {level} do not start at 0 and grow"),
+            ArrayError::OffsetsCount { level, entries, items } => {
+                write!(f, "offsets of level {level} have {entries} entries for {items} items")
+            }
+            ArrayError::DataLength { end, scalars } => {
+                write!(f, "the offsets end at {end} but there are {scalars} scalars")
+            }
+            ArrayError::NotCanonical { elem, .. } => write!(f, "bits that are not canonical for {elem}"),
+            ArrayError::ItemType { item, .. } => write!(f, "an item of another type than {item}"),
+        }
+    }
+}
+
+impl std::error::Error for ArrayError {}
+
 impl Array {
     /// A flat array of scalars of type `elem` given by their bits
     /// (canonicalised).
@@ -96,9 +180,9 @@ impl Array {
     }
 
     /// A flat array of scalars (all of type `elem`; others are an error).
-    pub fn from_imms(elem: ScalarTy, values: &[Imm]) -> Result<Array, String> {
-        if let Some(v) = values.iter().find(|v| v.ty() != elem) {
-            return Err(format!("a {} in an array of {elem}", v.ty()));
+    pub fn from_imms(elem: ScalarTy, values: &[Imm]) -> Result<Array, ArrayError> {
+        if let Some((index, v)) = values.iter().enumerate().find(|(_, v)| v.ty() != elem) {
+            return Err(ArrayError::ElementType { index, found: v.ty(), elem });
         }
         Ok(Array { elem, depth: 1, offsets: Vec::new(), data: values.iter().map(|v| v.bits()).collect() })
     }
@@ -111,33 +195,29 @@ impl Array {
     }
 
     /// An array from its parts, checked against the invariants.
-    pub fn from_parts(elem: ScalarTy, depth: u32, offsets: Vec<Vec<u32>>, data: Vec<u64>) -> Result<Array, String> {
+    pub fn from_parts(elem: ScalarTy, depth: u32, offsets: Vec<Vec<u32>>, data: Vec<u64>) -> Result<Array, ArrayError> {
         if depth == 0 || offsets.len() != depth as usize - 1 {
-            return Err(format!(
-                "depth {depth} needs {} offset levels, not {}",
-                depth.saturating_sub(1),
-                offsets.len()
-            ));
+            return Err(ArrayError::Levels { depth, levels: offsets.len() });
         }
         let mut items = None;
         for (level, o) in offsets.iter().enumerate() {
             if o.first() != Some(&0) || o.windows(2).any(|w| w[0] > w[1]) {
-                return Err(format!("offsets of level {level} do not start at 0 and grow"));
+                return Err(ArrayError::OffsetsOrder { level });
             }
             if let Some(n) = items
                 && o.len() != n + 1
             {
-                return Err(format!("offsets of level {level} have {} entries for {n} items", o.len()));
+                return Err(ArrayError::OffsetsCount { level, entries: o.len(), items: n });
             }
             items = Some(*o.last().unwrap_or(&0) as usize);
         }
         if let Some(n) = items
             && n != data.len()
         {
-            return Err(format!("the offsets end at {n} but there are {} scalars", data.len()));
+            return Err(ArrayError::DataLength { end: n, scalars: data.len() });
         }
-        if data.iter().any(|&b| Imm::from_bits(elem, b).bits() != b) {
-            return Err(format!("bits that are not canonical for {elem}"));
+        if let Some(index) = data.iter().position(|&b| Imm::from_bits(elem, b).bits() != b) {
+            return Err(ArrayError::NotCanonical { index, elem });
         }
         Ok(Array { elem, depth, offsets, data })
     }
@@ -380,11 +460,11 @@ impl Value {
     }
 
     /// `array<item>` of the given items (all of type `item`).
-    pub fn array_of(item: ValTy, items: &[Value]) -> Result<Value, String> {
+    pub fn array_of(item: ValTy, items: &[Value]) -> Result<Value, ArrayError> {
         let mut b = ArrayBuilder::new(item);
-        for v in items {
+        for (index, v) in items.iter().enumerate() {
             if !b.push(v) {
-                return Err(format!("an item of another type than {item}"));
+                return Err(ArrayError::ItemType { index, item });
             }
         }
         Ok(Value::Array(Rc::new(b.finish())))

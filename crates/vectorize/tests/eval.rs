@@ -3,10 +3,9 @@
 //! limits, ragged nesting, and agreement of the flat fast paths with the
 //! per-lane path.
 
-use vectorize::ScalarTy;
-use vectorize::eval::{EvalConfig, TrapKind, eval};
+use vectorize::eval::{EvalConfig, EvalErrorKind, TrapKind, eval};
 use vectorize::text::parse;
-use vectorize::{ValTy, Value};
+use vectorize::{BinaryOp, Prim, ScalarError, ScalarTy, ValTy, Value};
 
 fn run(text: &str, args: &[Value]) -> Result<Vec<Value>, vectorize::eval::EvalError> {
     let (g, _) = parse(text).unwrap_or_else(|e| panic!("{e:?}"));
@@ -47,38 +46,53 @@ fn traps_name_their_node_and_kind() {
         &[Value::Scalar(vectorize::Imm::int(ScalarTy::I32, 1)), Value::Scalar(vectorize::Imm::int(ScalarTy::I32, 0))],
     )
     .unwrap_err();
-    assert_eq!(e.kind, TrapKind::DivisionByZero);
-    assert!(e.sym.is_some() && e.message.contains("sdiv"), "{e}");
+    assert_eq!(e.trap(), TrapKind::DivisionByZero);
+    assert_eq!(e.kind, EvalErrorKind::Scalar(ScalarError::DivisionByZero(BinaryOp::Sdiv)));
+    assert_eq!(e.prim, Some((Prim::Binary(BinaryOp::Sdiv), 0)));
+    assert!(e.sym.is_some(), "{e}");
+    assert_eq!(e.to_string(), format!("division by zero at {}: `sdiv`: `sdiv` by zero", e.sym.unwrap()));
     let e = run(
         "func @f(%x: array<f32>, %i: i64) -> f32 {\n    %r: f32 = index %x, %i\n    ret %r\n}\n",
         &[Value::f32s(&[1.0]), Value::i64(1)],
     )
     .unwrap_err();
-    assert_eq!(e.kind, TrapKind::OutOfBounds);
+    assert_eq!(e.trap(), TrapKind::OutOfBounds);
+    assert_eq!(e.kind, EvalErrorKind::IndexOutOfBounds { index: 1, len: 1 });
     let e = run(
         "func @f(%a: array<f32>, %b: array<f32>) -> array<f32> {\n    %r: array<f32> = fadd.1 %a, %b\n    ret %r\n}\n",
         &[Value::f32s(&[1.0]), Value::f32s(&[1.0, 2.0])],
     )
     .unwrap_err();
-    assert_eq!(e.kind, TrapKind::ShapeMismatch);
+    assert_eq!(e.trap(), TrapKind::ShapeMismatch);
+    assert_eq!(e.kind, EvalErrorKind::LaneShapes { levels: 1, first: 1, other: 2 });
+    assert_eq!(e.prim, Some((Prim::Binary(BinaryOp::Fadd), 1)));
+    assert!(
+        e.to_string().ends_with(": `fadd.1`: mapped arguments differ in their outer 1 levels (1 and 2 elements)"),
+        "{e}"
+    );
     let e = run(
         "func @f(%c: i1) -> i1 {\n    %r: i1 = assert %c\n    ret %r\n}\n",
         &[Value::Scalar(vectorize::Imm::bool(false))],
     )
     .unwrap_err();
-    assert_eq!(e.kind, TrapKind::AssertionFailed);
+    assert_eq!(e.trap(), TrapKind::AssertionFailed);
     let e = run(
         "func @f(%x: f32, %n: i64) -> array<f32> {\n    %r: array<f32> = broadcast %x, %n\n    ret %r\n}\n",
         &[Value::f32(1.0), Value::i64(-1)],
     )
     .unwrap_err();
-    assert_eq!(e.kind, TrapKind::OutOfBounds);
+    assert_eq!(e.kind, EvalErrorKind::NegativeCount(-1));
+    assert_eq!(e.trap(), TrapKind::OutOfBounds);
     let e = run(
         "func @f(%x: f32, %n: i64) -> array<f32> {\n    %r: array<f32> = broadcast %x, %n\n    ret %r\n}\n",
         &[Value::f32(1.0), Value::i64(1 << 40)],
     )
     .unwrap_err();
-    assert_eq!(e.kind, TrapKind::MemoryLimit);
+    assert_eq!(e.trap(), TrapKind::MemoryLimit);
+    assert!(
+        matches!(e.kind, EvalErrorKind::TooLarge { limit, .. } if limit == EvalConfig::default().max_elements),
+        "{e}"
+    );
 }
 
 #[test]
@@ -173,9 +187,17 @@ fn fuel_and_bad_arguments() {
     let (g, _) = parse(text).unwrap();
     let f = g.function("f").unwrap();
     let e = eval(&g, f, &[Value::i64(0)], EvalConfig { fuel: 10_000, ..EvalConfig::default() }).unwrap_err();
-    assert_eq!(e.kind, TrapKind::FuelExhausted);
+    assert_eq!((e.trap(), &e.kind), (TrapKind::FuelExhausted, &EvalErrorKind::OutOfFuel));
     let e = eval(&g, f, &[Value::f32(0.0)], EvalConfig::default()).unwrap_err();
-    assert_eq!(e.kind, TrapKind::BadArguments);
+    assert_eq!(e.trap(), TrapKind::BadArguments);
+    assert_eq!(
+        e.kind,
+        EvalErrorKind::ArgumentTypes {
+            want: vec![ValTy::scalar(ScalarTy::I64)],
+            got: vec![Some(ValTy::scalar(ScalarTy::F32))]
+        }
+    );
+    assert!(e.to_string().ends_with(": expected (i64), got (f32)"), "{e}");
 }
 
 #[test]

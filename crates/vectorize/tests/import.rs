@@ -11,7 +11,7 @@ use ir_core::{Imm, Module, Type};
 use vectorize::eval::{EvalConfig, eval};
 use vectorize::fuzzing::{Bug, with_bug};
 use vectorize::generate::{GenConfig, SplitMix64, generate, random_value};
-use vectorize::import::{ImportedParam, import_function};
+use vectorize::import::{ImportErrorKind, ImportedParam, import_function};
 use vectorize::lower::{Lanes, LowerOptions, lower};
 use vectorize::text::print_graph;
 use vectorize::{ScalarTy, ValTy, Value};
@@ -310,11 +310,14 @@ bb2:
 ",
     );
     let e = import_function(&m, m.function_by_name("lp").unwrap()).unwrap_err();
-    assert!(e.message.contains("loops are not imported") && e.inst.is_some(), "{e}");
+    assert!(e.kind == ImportErrorKind::Loop && e.inst.is_some(), "{e}");
+    assert!(e.to_string().contains("loops are not imported"), "{e}");
     let e = import_function(&m, m.function_by_name("st").unwrap()).unwrap_err();
-    assert!(e.message.contains("`store` is not imported") && e.inst.is_some(), "{e}");
+    assert!(e.kind == ImportErrorKind::Unsupported(ir_core::Opcode::Store) && e.inst.is_some(), "{e}");
+    assert!(e.to_string().contains("`store` is not imported"), "{e}");
     let e = import_function(&m, m.function_by_name("un").unwrap()).unwrap_err();
-    assert!(e.message.contains("may be read before it is defined"), "{e}");
+    assert_eq!(e.kind, ImportErrorKind::MaybeUndefined("x".into()));
+    assert!(e.kind.to_string().contains("`%x` may be read before it is defined"), "{e}");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use ir_core::interp::Config;
 use vectorize::eval::{EvalConfig, Evaluator};
 use vectorize::fuzzing::{Bug, batch_inputs, stack, with_bug};
 use vectorize::generate::{GenConfig, SplitMix64, generate};
-use vectorize::lower::{Lanes, LowerOptions, Lowered, lower};
+use vectorize::lower::{Lanes, LowerErrorKind, LowerOptions, Lowered, lower};
 use vectorize::text::{parse, print_graph};
 
 fn lowered(text: &str, axes: &[bool], lanes: Lanes) -> (String, vectorize::lower::Lowered) {
@@ -64,7 +64,8 @@ fn what_is_not_lowered_is_an_error_naming_the_node() {
         LowerOptions { lanes: Lanes::Fixed(4), elements: 0, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP },
     )
     .unwrap_err();
-    assert!(e.sym.is_some() && e.message.contains("not lowered"), "{e}");
+    assert!(e.sym.is_some() && e.to_string().contains("not lowered"), "{e}");
+    assert!(matches!(e.kind, LowerErrorKind::Unsupported { prim: vectorize::Prim::Index, depth: 1 }), "{e}");
 }
 
 /// What the comparison of lowered and graph results found.

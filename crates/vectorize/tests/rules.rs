@@ -96,8 +96,17 @@ fn an_ill_typed_rule_is_an_error_when_applied() {
     let (g, _) = parse("func @f(%a: f32) -> f32 {\n    %r: f32 = fneg %a\n    ret %r\n}\n").unwrap();
     let f = g.function("f").unwrap();
     let e = Vectorizer::new(rules).vectorize(&g, f, &[true]).unwrap_err();
-    assert_eq!(e.kind, vectorize::VectorizeErrorKind::Rule);
-    assert!(e.message.contains("rule fneg(a) => setp.eq^(a, a)"), "{e}");
+    let vectorize::VectorizeErrorKind::RuleFailed { rule, why } = &e.kind else { panic!("{e:?}") };
+    assert_eq!(rule, "rule fneg(a) => setp.eq^(a, a)");
+    let wrong_class = vectorize::TypeError::WrongClass {
+        prim: vectorize::Prim::Setp(vectorize::IntCC::Eq),
+        ty: vectorize::ScalarTy::F32,
+    };
+    assert_eq!(why, &vectorize::rules::StageError::Type(wrong_class), "{e}");
+    assert!(
+        e.to_string().ends_with(": the rule `rule fneg(a) => setp.eq^(a, a)` failed: `setp.eq` does not apply to f32"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ fn node(g: &mut Graph, scope: Sym, op: Op, ty: NodeTy, args: &[Arg]) -> Sym {
 }
 
 fn messages(g: &Graph) -> Vec<String> {
-    verify(g).err().unwrap_or_default().into_iter().map(|e| e.message).collect()
+    verify(g).err().unwrap_or_default().into_iter().map(|e| e.kind.to_string()).collect()
 }
 
 fn has(g: &Graph, what: &str) {

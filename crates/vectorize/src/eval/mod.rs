@@ -16,8 +16,10 @@
 //! fuel per node, call and lane, and a cap on the size of any array; a
 //! trap (division by zero, index out of bounds, shape mismatch, failed
 //! `assert`, fuel, size) is an [`EvalError`] naming the node, never a
-//! panic; a graph that does not verify is refused up front.
+//! panic; a graph that does not verify is refused up front. The error type
+//! lives in `error.rs` ([`EvalErrorKind`], [`Malformed`]).
 
+mod error;
 mod prims;
 
 use crate::graph::{Graph, Sym};
@@ -25,6 +27,7 @@ use crate::ops::Op;
 use crate::schedule::Schedule;
 pub use crate::trap::TrapKind;
 use crate::value::{ArrayBuilder, Value};
+pub use error::{EvalError, EvalErrorKind, Malformed};
 use prims::{Budget, LiftArg};
 
 /// Limits of one evaluation.
@@ -42,28 +45,6 @@ impl Default for EvalConfig {
         EvalConfig { fuel: 1 << 32, max_elements: 1 << 28 }
     }
 }
-
-/// Why an evaluation stopped.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct EvalError {
-    /// The class (for the scalar traps, the same words as `keel run`).
-    pub kind: TrapKind,
-    /// The node evaluating, if any.
-    pub sym: Option<Sym>,
-    /// Details.
-    pub message: String,
-}
-
-impl core::fmt::Display for EvalError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.sym {
-            Some(s) => write!(f, "{} at {s}: {}", self.kind.describe(), self.message),
-            None => write!(f, "{}: {}", self.kind.describe(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for EvalError {}
 
 /// A frame waiting for a callee.
 #[derive(Debug)]
@@ -97,18 +78,19 @@ pub struct Evaluator<'g> {
 
 type R<T> = Result<T, EvalError>;
 
-fn fail(kind: TrapKind, sym: Option<Sym>, message: impl Into<String>) -> EvalError {
-    EvalError { kind, sym, message: message.into() }
+fn fail(kind: impl Into<EvalErrorKind>, sym: Option<Sym>) -> EvalError {
+    EvalError { sym, prim: None, kind: kind.into() }
 }
 
 impl<'g> Evaluator<'g> {
     /// An evaluator for `graph`, which is verified first: a graph that does
     /// not verify is a `Malformed` error naming its first problem.
     pub fn new(graph: &'g Graph, config: EvalConfig) -> R<Evaluator<'g>> {
-        if let Err(e) = crate::verify::verify(graph) {
-            return Err(fail(TrapKind::Malformed, e[0].sym, format!("the graph does not verify: {}", e[0].message)));
+        if let Err(mut e) = crate::verify::verify(graph) {
+            let first = e.swap_remove(0);
+            return Err(fail(EvalErrorKind::Unverified(first.kind), first.sym));
         }
-        let sched = Schedule::new(graph).map_err(|s| fail(TrapKind::Malformed, Some(s), "a cycle in a body"))?;
+        let sched = Schedule::new(graph).map_err(|s| fail(Malformed::Cycle, Some(s)))?;
         Ok(Evaluator { graph, sched, env: vec![None; graph.len()], config, fuel_used: 0 })
     }
 
@@ -121,20 +103,11 @@ impl<'g> Evaluator<'g> {
     /// budget.
     pub fn call(&mut self, func: Sym, args: &[Value]) -> R<Vec<Value>> {
         let g = self.graph;
-        let Some(lam) = g.lambda(func) else { return Err(fail(TrapKind::BadArguments, Some(func), "not a lambda")) };
+        let Some(lam) = g.lambda(func) else { return Err(fail(EvalErrorKind::NotCallable, Some(func))) };
         let want = g.param_types(func);
         let got: Vec<_> = args.iter().map(Value::ty).collect();
         if got.len() != want.len() || got.iter().zip(&want).any(|(g, w)| *g != Some(*w)) {
-            let show = |v: Vec<String>| v.join(", ");
-            return Err(fail(
-                TrapKind::BadArguments,
-                Some(func),
-                format!(
-                    "expected ({}), got ({})",
-                    show(want.iter().map(|t| t.to_string()).collect()),
-                    show(got.iter().map(|t| t.map_or("tuple".into(), |t| t.to_string())).collect())
-                ),
-            ));
+            return Err(fail(EvalErrorKind::ArgumentTypes { want, got }, Some(func)));
         }
         for (&p, a) in lam.params.iter().zip(args) {
             self.env[p.index()] = Some(a.clone());
@@ -146,26 +119,24 @@ impl<'g> Evaluator<'g> {
     }
 
     fn value(&self, s: Sym) -> R<&Value> {
-        self.env.get(s.index()).and_then(Option::as_ref).ok_or_else(|| {
-            fail(TrapKind::Malformed, Some(s), "a value used before it was computed (or a foreign symbol)")
-        })
+        self.env.get(s.index()).and_then(Option::as_ref).ok_or_else(|| fail(Malformed::Unready, Some(s)))
     }
 
     fn bind(&mut self, lam: Sym, args: impl IntoIterator<Item = Value>) -> R<()> {
-        let Some(l) = self.graph.lambda(lam) else { return Err(fail(TrapKind::Malformed, Some(lam), "not a lambda")) };
+        let Some(l) = self.graph.lambda(lam) else { return Err(fail(Malformed::NotALambda, Some(lam))) };
         let mut n = 0;
         for (&p, a) in l.params.iter().zip(args) {
             self.env[p.index()] = Some(a);
             n += 1;
         }
         if n != l.params.len() {
-            return Err(fail(TrapKind::Malformed, Some(lam), "a call with the wrong number of arguments"));
+            return Err(fail(Malformed::CallArity, Some(lam)));
         }
         Ok(())
     }
 
     fn results(&self, lam: Sym) -> R<Vec<Value>> {
-        let l = self.graph.lambda(lam).ok_or_else(|| fail(TrapKind::Malformed, Some(lam), "not a lambda"))?;
+        let l = self.graph.lambda(lam).ok_or_else(|| fail(Malformed::NotALambda, Some(lam)))?;
         l.results.iter().map(|&r| self.value(r).cloned()).collect()
     }
 
@@ -182,7 +153,7 @@ impl<'g> Evaluator<'g> {
         let mut frames = vec![Frame { lam: func, pos: 0, pending: None }];
         let mut returned: Option<Vec<Value>> = None;
         loop {
-            let Some(top) = frames.last_mut() else { return Err(fail(TrapKind::Malformed, None, "no frame")) };
+            let Some(top) = frames.last_mut() else { return Err(fail(Malformed::NoFrame, None)) };
             let body = self.sched.body(g, top.lam);
             if let Some(results) = returned.take() {
                 let node = body[top.pos];
@@ -193,15 +164,14 @@ impl<'g> Evaluator<'g> {
                         None
                     }
                     Some(Pending::Map { lam, args, n, next, mut out }) => {
-                        let r = results
-                            .into_iter()
-                            .next()
-                            .ok_or_else(|| fail(TrapKind::Malformed, Some(node), "no result"))?;
+                        let r = results.into_iter().next().ok_or_else(|| fail(Malformed::NoResult, Some(node)))?;
                         if !out.push(&r) {
-                            return Err(fail(TrapKind::Malformed, Some(node), "a map result of the wrong type"));
+                            return Err(fail(Malformed::MapResultType, Some(node)));
                         }
                         if out.len() as u64 > budget.max_elements {
-                            return Err(fail(TrapKind::MemoryLimit, Some(node), "the map's result is too large"));
+                            let kind =
+                                EvalErrorKind::MapTooLarge { elements: out.len() as u64, limit: budget.max_elements };
+                            return Err(fail(kind, Some(node)));
                         }
                         if next + 1 < n {
                             let elems: Vec<Value> = args
@@ -234,10 +204,10 @@ impl<'g> Evaluator<'g> {
                             Some((cond, results))
                         }
                     }
-                    None => return Err(fail(TrapKind::Malformed, Some(node), "results with no caller")),
+                    None => return Err(fail(Malformed::NoCaller, Some(node))),
                 };
                 if let Some((callee, args)) = call {
-                    budget.burn(1).map_err(|(k, m)| fail(k, Some(node), m))?;
+                    budget.burn(1).map_err(|k| fail(k, Some(node)))?;
                     self.bind(callee, args)?;
                     frames.push(Frame { lam: callee, pos: 0, pending: None });
                 }
@@ -253,11 +223,10 @@ impl<'g> Evaluator<'g> {
                 returned = Some(results);
                 continue;
             };
-            budget.burn(1).map_err(|(k, m)| fail(k, Some(sym), m))?;
+            budget.burn(1).map_err(|k| fail(k, Some(sym)))?;
             let n = g.data(sym);
             let args = g.args(sym);
-            let lam_arg =
-                |i: usize| args.get(i).copied().ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "missing lambda"));
+            let lam_arg = |i: usize| args.get(i).copied().ok_or_else(|| fail(Malformed::MissingLambda, Some(sym)));
             let call: Option<(Sym, Vec<Value>, Pending)> = match n.op {
                 Op::Lambda(_) | Op::Param(_) => {
                     top.pos += 1;
@@ -269,10 +238,7 @@ impl<'g> Evaluator<'g> {
                     continue;
                 }
                 Op::Array(i) => {
-                    let v = g
-                        .array_const(i)
-                        .cloned()
-                        .ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "no such constant"))?;
+                    let v = g.array_const(i).cloned().ok_or_else(|| fail(Malformed::NoSuchConstant(i), Some(sym)))?;
                     self.env[sym.index()] = Some(v);
                     top.pos += 1;
                     continue;
@@ -282,10 +248,7 @@ impl<'g> Evaluator<'g> {
                     Some((lam_arg(0)?, vals, Pending::Call))
                 }
                 Op::If => {
-                    let c = self
-                        .value(args[0])?
-                        .scalar()
-                        .ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "condition"))?;
+                    let c = self.value(args[0])?.scalar().ok_or_else(|| fail(Malformed::Condition, Some(sym)))?;
                     let branch = if c.bits() != 0 { lam_arg(1)? } else { lam_arg(2)? };
                     let vals = self.values(&args[3..])?;
                     Some((branch, vals, Pending::Call))
@@ -303,19 +266,13 @@ impl<'g> Evaluator<'g> {
                         let v = self.value(a)?.clone();
                         let whole = n.is_bcast(i);
                         if !whole {
-                            let l = v
-                                .array()
-                                .map(|x| x.len())
-                                .ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "map of a non-array"))?;
+                            let l =
+                                v.array().map(|x| x.len()).ok_or_else(|| fail(Malformed::MapOfNonArray, Some(sym)))?;
                             match len {
                                 None => len = Some(l),
                                 Some(m) if m == l => {}
                                 Some(m) => {
-                                    return Err(fail(
-                                        TrapKind::ShapeMismatch,
-                                        Some(sym),
-                                        format!("`map` over arrays of {m} and {l} elements"),
-                                    ));
+                                    return Err(fail(EvalErrorKind::MapLengths { first: m, other: l }, Some(sym)));
                                 }
                             }
                         }
@@ -323,7 +280,7 @@ impl<'g> Evaluator<'g> {
                     }
                     let count = len.unwrap_or(0);
                     let Some(item) = n.ty.val().and_then(|t| t.element()) else {
-                        return Err(fail(TrapKind::Malformed, Some(sym), "map of a non-array type"));
+                        return Err(fail(Malformed::MapType, Some(sym)));
                     };
                     if count == 0 {
                         self.env[sym.index()] = Some(Value::zero(item.array_of()));
@@ -343,14 +300,14 @@ impl<'g> Evaluator<'g> {
                         Value::Tuple(t) => t.get(i as usize).cloned(),
                         _ => None,
                     };
-                    let v = v.ok_or_else(|| fail(TrapKind::Malformed, Some(sym), "`get` of a non-tuple"))?;
+                    let v = v.ok_or_else(|| fail(Malformed::GetOfNonTuple, Some(sym)))?;
                     self.env[sym.index()] = Some(v);
                     top.pos += 1;
                     continue;
                 }
                 op => {
                     let Some(result) = n.ty.val() else {
-                        return Err(fail(TrapKind::Malformed, Some(sym), "a primitive with a non-value type"));
+                        return Err(fail(Malformed::NonValuePrimitive, Some(sym)));
                     };
                     let vals: Vec<Value> = self.values(args)?;
                     let largs: Vec<LiftArg<'_>> =
@@ -359,16 +316,10 @@ impl<'g> Evaluator<'g> {
                         Some(m) => Some(self.value(m)?.clone()),
                         None => None,
                     };
-                    let v = prims::lifted(op, n.depth, &largs, mask.as_ref(), result, budget).map_err(|(k, m)| {
-                        let name = if n.depth > 0 { format!("{}.{}", op.prim(), n.depth) } else { op.prim().name() };
-                        fail(k, Some(sym), format!("`{name}`: {m}"))
-                    })?;
+                    let v = prims::lifted(op, n.depth, &largs, mask.as_ref(), result, budget)
+                        .map_err(|kind| EvalError { sym: Some(sym), prim: Some((op.prim(), n.depth)), kind })?;
                     if v.ty() != Some(result) {
-                        return Err(fail(
-                            TrapKind::Malformed,
-                            Some(sym),
-                            format!("computed a value that is not a {result}"),
-                        ));
+                        return Err(fail(Malformed::WrongResult(result), Some(sym)));
                     }
                     self.env[sym.index()] = Some(v);
                     top.pos += 1;
@@ -376,7 +327,7 @@ impl<'g> Evaluator<'g> {
                 }
             };
             if let Some((callee, vals, pending)) = call {
-                budget.burn(1).map_err(|(k, m)| fail(k, Some(sym), m))?;
+                budget.burn(1).map_err(|k| fail(k, Some(sym)))?;
                 let top = frames.last_mut().expect("the caller");
                 top.pending = Some(pending);
                 self.bind(callee, vals)?;

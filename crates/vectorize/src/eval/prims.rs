@@ -24,20 +24,19 @@
 //! paths (flat loops over `data`) and the generic per-lane path compute
 //! the same thing, and the tests compare them.
 
+use super::error::{EvalErrorKind, Malformed};
 use crate::ops::Op;
 use crate::scalar::semantics as scalar;
 use crate::scalar::{Imm, ScalarTy};
-use crate::trap::TrapKind;
 use crate::types::ValTy;
 use crate::value::{Array, ArrayBuilder, Container, Value};
 use std::rc::Rc;
 
-/// A trap before the evaluator adds the node.
-pub(crate) type Fail = (TrapKind, String);
-type R<T> = Result<T, Fail>;
+/// A trap before the evaluator adds the node and the primitive.
+type R<T> = Result<T, EvalErrorKind>;
 
-fn malformed<T>(what: impl Into<String>) -> R<T> {
-    Err((TrapKind::Malformed, what.into()))
+fn malformed<T>(what: Malformed) -> R<T> {
+    Err(EvalErrorKind::Malformed(what))
 }
 
 /// Limits and counters shared by one evaluation.
@@ -53,7 +52,7 @@ impl Budget {
     pub(crate) fn burn(&mut self, n: u64) -> R<()> {
         if self.fuel < n {
             self.fuel = 0;
-            return Err((TrapKind::FuelExhausted, "the evaluation ran out of fuel".into()));
+            return Err(EvalErrorKind::OutOfFuel);
         }
         self.fuel -= n;
         Ok(())
@@ -61,21 +60,18 @@ impl Budget {
 
     fn room(&self, n: u64) -> R<()> {
         if n > self.max_elements {
-            return Err((
-                TrapKind::MemoryLimit,
-                format!("an array of {n} elements exceeds the limit of {}", self.max_elements),
-            ));
+            return Err(EvalErrorKind::TooLarge { elements: n, limit: self.max_elements });
         }
         Ok(())
     }
 }
 
 fn imm(v: &Value) -> R<Imm> {
-    v.scalar().map_or_else(|| malformed("a scalar was expected"), Ok)
+    v.scalar().map_or_else(|| malformed(Malformed::ScalarExpected), Ok)
 }
 
 fn arr(v: &Value) -> R<&Array> {
-    v.array().map_or_else(|| malformed("an array was expected"), Ok)
+    v.array().map_or_else(|| malformed(Malformed::ArrayExpected), Ok)
 }
 
 fn truth(v: Imm) -> bool {
@@ -96,8 +92,8 @@ fn footprint(v: &Value) -> u64 {
 /// A scalar operation on scalars (unary, binary, compares, conversions,
 /// `select` of scalars, `assert`).
 fn scalar_op(op: Op, a: &[Imm], target: ScalarTy) -> R<Imm> {
-    let get = |i: usize| a.get(i).copied().map_or_else(|| malformed("missing operand"), Ok);
-    match op {
+    let get = |i: usize| a.get(i).copied().map_or_else(|| malformed(Malformed::MissingOperand), Ok);
+    let r = match op {
         Op::Unary(o) => scalar::unary(o, get(0)?),
         Op::Binary(o) => scalar::binary(o, get(0)?, get(1)?),
         Op::Setp(cc) => scalar::int_compare(cc, get(0)?, get(1)?),
@@ -106,10 +102,11 @@ fn scalar_op(op: Op, a: &[Imm], target: ScalarTy) -> R<Imm> {
         Op::Select => Ok(if truth(get(0)?) { get(1)? } else { get(2)? }),
         Op::Assert => {
             let c = get(0)?;
-            if truth(c) { Ok(c) } else { Err((TrapKind::AssertionFailed, "the condition is false".into())) }
+            return if truth(c) { Ok(c) } else { Err(EvalErrorKind::AssertionFailed) };
         }
-        _ => malformed(format!("`{}` is not a scalar operation", op.prim())),
-    }
+        _ => return malformed(Malformed::NotScalarOp(op.prim())),
+    };
+    r.map_err(EvalErrorKind::Scalar)
 }
 
 fn is_scalar_op(op: Op) -> bool {
@@ -125,9 +122,9 @@ fn fold(a: &[u64], elem: ScalarTy, op: Op) -> R<Imm> {
                 return Ok(if op == Op::Sum { scalar::zero(elem) } else { scalar::lowest(elem) });
             };
             let step = if op == Op::Sum { scalar::sum_step } else { scalar::max_step };
-            it.try_fold(first, step)
+            it.try_fold(first, step).map_err(EvalErrorKind::Scalar)
         }
-        _ => malformed("not a reduction"),
+        _ => malformed(Malformed::NotReduction(op.prim())),
     }
 }
 
@@ -137,14 +134,14 @@ pub(crate) fn base(op: Op, args: &[&Value], result: ValTy, budget: &mut Budget) 
         let a: Vec<Imm> = args.iter().map(|v| imm(v)).collect::<R<_>>()?;
         return scalar_op(op, &a, result.scalar).map(Value::Scalar);
     }
-    let arg = |i: usize| args.get(i).copied().map_or_else(|| malformed("missing argument"), Ok);
+    let arg = |i: usize| args.get(i).copied().map_or_else(|| malformed(Malformed::MissingArgument), Ok);
     match op {
         Op::Select => Ok(if truth(imm(arg(0)?)?) { arg(1)?.clone() } else { arg(2)?.clone() }),
         Op::Length => Ok(Value::i64(arr(arg(0)?)?.len() as i64)),
         Op::Sum | Op::Max | Op::Any => {
             let a = arr(arg(0)?)?;
             if a.depth() != 1 {
-                return malformed("a reduction of nested arrays");
+                return malformed(Malformed::NestedReduction);
             }
             budget.burn(a.len() as u64)?;
             fold(a.data(), a.elem(), op).map(Value::Scalar)
@@ -153,7 +150,7 @@ pub(crate) fn base(op: Op, args: &[&Value], result: ValTy, budget: &mut Budget) 
             let a = arr(arg(0)?)?;
             let i = scalar::signed(imm(arg(1)?)?);
             if i < 0 || i as u64 >= a.len() as u64 {
-                return Err((TrapKind::OutOfBounds, format!("index {i} of an array of {} elements", a.len())));
+                return Err(EvalErrorKind::IndexOutOfBounds { index: i, len: a.len() });
             }
             Ok(a.item(1, i as usize))
         }
@@ -161,11 +158,11 @@ pub(crate) fn base(op: Op, args: &[&Value], result: ValTy, budget: &mut Budget) 
             let x = arg(0)?;
             let n = scalar::signed(imm(arg(1)?)?);
             if n < 0 {
-                return Err((TrapKind::OutOfBounds, format!("`broadcast` of a negative count ({n})")));
+                return Err(EvalErrorKind::NegativeCount(n));
             }
             budget.room((n as u64).saturating_mul(footprint(x)).saturating_add(n as u64))?;
             budget.burn(n as u64)?;
-            let Some(item) = x.ty() else { return malformed("`broadcast` of a tuple") };
+            let Some(item) = x.ty() else { return malformed(Malformed::BroadcastTuple) };
             let mut b = ArrayBuilder::new(item);
             for _ in 0..n {
                 b.push(x);
@@ -175,18 +172,18 @@ pub(crate) fn base(op: Op, args: &[&Value], result: ValTy, budget: &mut Budget) 
         Op::Concat => {
             let a = arr(arg(0)?)?;
             if a.depth() < 2 {
-                return malformed("`concat` of a flat array");
+                return malformed(Malformed::ConcatFlat);
             }
             let offsets: Vec<Vec<u32>> = (1..a.depth() as usize - 1).map(|l| a.offsets(l).to_vec()).collect();
             Array::from_parts(a.elem(), a.depth() - 1, offsets, a.data().to_vec())
                 .map(Value::from)
-                .map_or_else(malformed, Ok)
+                .map_err(|e| EvalErrorKind::Malformed(Malformed::Parts(e)))
         }
         Op::Partition => {
             let a = arr(arg(0)?)?;
             let lens = arr(arg(1)?)?;
             if lens.depth() != 1 || !lens.elem().is_int() {
-                return malformed("`partition` lengths must be a flat array of integers");
+                return malformed(Malformed::PartitionLengths);
             }
             let mut cut = Vec::with_capacity(lens.len() + 1);
             cut.push(0u32);
@@ -194,7 +191,7 @@ pub(crate) fn base(op: Op, args: &[&Value], result: ValTy, budget: &mut Budget) 
             for x in lens.scalars() {
                 let n = scalar::signed(x);
                 if n < 0 {
-                    return Err((TrapKind::OutOfBounds, format!("`partition` into a row of length {n}")));
+                    return Err(EvalErrorKind::NegativeRow(n));
                 }
                 total = total.saturating_add(n as u64);
                 if total > a.len() as u64 {
@@ -203,18 +200,15 @@ pub(crate) fn base(op: Op, args: &[&Value], result: ValTy, budget: &mut Budget) 
                 cut.push(total as u32);
             }
             if total != a.len() as u64 {
-                return Err((
-                    TrapKind::ShapeMismatch,
-                    format!("`partition` of {} elements into rows totalling {total} or more", a.len()),
-                ));
+                return Err(EvalErrorKind::PartitionTotal { elements: a.len(), total });
             }
             let mut offsets = vec![cut];
             offsets.extend((0..a.depth() as usize - 1).map(|l| a.offsets(l).to_vec()));
             Array::from_parts(a.elem(), a.depth() + 1, offsets, a.data().to_vec())
                 .map(Value::from)
-                .map_or_else(malformed, Ok)
+                .map_err(|e| EvalErrorKind::Malformed(Malformed::Parts(e)))
         }
-        _ => malformed(format!("`{}` is not a first-order primitive", op.prim())),
+        _ => malformed(Malformed::NotFirstOrder(op.prim())),
     }
 }
 
@@ -245,7 +239,7 @@ pub(crate) fn lifted(
             Value::Array(ma) if ma.depth() <= k && ma.elem() == ScalarTy::I1 => {
                 return masked(op, k, args, ma, result, budget);
             }
-            _ => return malformed("a mask must be i1 inside at most k arrays"),
+            _ => return malformed(Malformed::Mask),
         }
     }
     if k == 0 {
@@ -255,7 +249,7 @@ pub(crate) fn lifted(
     let container = container_of(args, k)?;
     let lanes = container.lanes();
     budget.burn(lanes as u64)?;
-    let Some(item_ty) = result.unlift(k) else { return malformed("the result type is not lifted") };
+    let Some(item_ty) = result.unlift(k) else { return malformed(Malformed::NotLifted) };
     if let Some(out) = fast(op, k, args, None, &container, item_ty, budget)? {
         return Ok(out);
     }
@@ -268,20 +262,17 @@ fn container_of(args: &[LiftArg<'_>], k: u32) -> R<Container> {
     for a in args.iter().filter(|a| !a.same) {
         let x = arr(a.value)?;
         if x.depth() < k {
-            return malformed(format!("a mapped argument of depth {} at lift depth {k}", x.depth()));
+            return malformed(Malformed::ShallowArgument { depth: x.depth(), levels: k });
         }
         match first {
             None => first = Some(x),
             Some(f) if f.same_container(x, k) => {}
             Some(f) => {
-                return Err((
-                    TrapKind::ShapeMismatch,
-                    format!("mapped arguments differ in their outer {k} levels ({} and {} elements)", f.len(), x.len()),
-                ));
+                return Err(EvalErrorKind::LaneShapes { levels: k, first: f.len(), other: x.len() });
             }
         }
     }
-    first.map(|f| f.container(k)).map_or_else(|| malformed("a lifted operation with no mapped argument"), Ok)
+    first.map(|f| f.container(k)).map_or_else(|| malformed(Malformed::NothingMapped), Ok)
 }
 
 /// The result of a mask with no true value: shaped like the mask (its
@@ -307,7 +298,7 @@ fn mask_zero(m: &Array, item: ValTy) -> Value {
 /// exactly what the node computes. Iterative: one stack entry per open
 /// level.
 fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget: &mut Budget) -> R<Value> {
-    let Some(item_ty) = result.unlift(k) else { return malformed("the result type is not lifted") };
+    let Some(item_ty) = result.unlift(k) else { return malformed(Malformed::NotLifted) };
     let j = m.depth();
     let zero_item = item_ty.lift(k - j);
     budget.burn(m.data().len() as u64)?;
@@ -317,10 +308,7 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
     if j == 1 && k == 1 {
         let container = container_of(args, 1)?;
         if container.lanes() != m.len() {
-            return Err((
-                TrapKind::ShapeMismatch,
-                format!("a mask of {} lanes for {} lanes", m.len(), container.lanes()),
-            ));
+            return Err(EvalErrorKind::MaskLanes { mask: m.len(), lanes: container.lanes() });
         }
         if let Some(out) = fast(op, k, args, Some(m), &container, item_ty, budget)? {
             return Ok(out);
@@ -339,10 +327,7 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
     let lanes_of = |vals: &[Value], n: usize| -> R<()> {
         for (v, &s) in vals.iter().zip(&same) {
             if !s && arr(v)?.len() != n {
-                return Err((
-                    TrapKind::ShapeMismatch,
-                    "the mask and the mapped arguments differ in their outer levels".into(),
-                ));
+                return Err(EvalErrorKind::MaskShape);
             }
         }
         Ok(())
@@ -358,9 +343,9 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
     }];
     let mut size = 0u64;
     loop {
-        let Some(level) = stack.last_mut() else { return malformed("an empty mask stack") };
+        let Some(level) = stack.last_mut() else { return malformed(Malformed::MaskStack) };
         if level.next == level.mask.len() {
-            let done = stack.pop().map(|l| l.out.finish()).ok_or((TrapKind::Malformed, String::new()))?;
+            let done = stack.pop().map(|l| l.out.finish()).ok_or(EvalErrorKind::Malformed(Malformed::MaskStack))?;
             match stack.last_mut() {
                 Some(parent) => {
                     parent.out.push(&Value::from(done));
@@ -375,7 +360,7 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
         let active = match &lane {
             Value::Scalar(bit) => bit.bits() != 0,
             Value::Array(sub) => sub.data().iter().any(|&b| b != 0),
-            Value::Tuple(_) => return malformed("a tuple mask"),
+            Value::Tuple(_) => return malformed(Malformed::TupleMask),
         };
         if !active {
             match &lane {
@@ -408,7 +393,7 @@ fn masked(op: Op, k: u32, args: &[LiftArg<'_>], m: &Array, result: ValTy, budget
                 let out = ArrayBuilder::new(item_ty.lift(depth));
                 stack.push(Level { args: items, mask: (*sub).clone(), next: 0, out, depth });
             }
-            Value::Tuple(_) => return malformed("a tuple mask"),
+            Value::Tuple(_) => return malformed(Malformed::TupleMask),
         }
     }
 }
@@ -441,7 +426,7 @@ fn fast(
             } else {
                 let x = arr(a.value)?;
                 if x.depth() != k {
-                    return malformed("a mapped scalar argument of the wrong depth");
+                    return malformed(Malformed::ScalarDepth);
                 }
                 elems.push(x.elem());
                 cols.push(Ok(x.data()));
@@ -469,7 +454,7 @@ fn fast(
     if matches!(op, Op::Sum | Op::Max | Op::Any | Op::Length) {
         let x = arr(args[0].value)?;
         if x.depth() < k + 1 {
-            return malformed("a reduction of the wrong depth");
+            return malformed(Malformed::ReductionDepth);
         }
         let seg = x.offsets(k as usize - 1);
         let mut data = Vec::with_capacity(lanes);
@@ -483,7 +468,7 @@ fn fast(
                 (b - a) as u64
             } else {
                 if x.depth() != k + 1 {
-                    return malformed("a reduction of nested arrays");
+                    return malformed(Malformed::NestedReduction);
                 }
                 budget.burn((b - a) as u64)?;
                 fold(&x.data()[a..b], x.elem(), op)?.bits()
@@ -522,7 +507,7 @@ fn generic(
         size = size.saturating_add(footprint(&r));
         budget.room(size)?;
         if !out.push(&r) {
-            return malformed("a lane's result has the wrong type");
+            return malformed(Malformed::LaneResult);
         }
     }
     Ok(Value::Array(Rc::new(container.assemble(out.finish()))))

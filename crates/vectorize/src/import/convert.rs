@@ -2,7 +2,7 @@
 //! that may be undefined), predicates and their `and`/`or`/`not`, `select`
 //! chains at joins, and each instruction under its block's predicate.
 
-use super::error::ImportError;
+use super::error::{ImportError, ImportErrorKind};
 use crate::builder::Builder;
 use crate::graph::{Arg, Graph, Sym};
 use crate::ops::Op;
@@ -20,8 +20,8 @@ pub(super) enum VState {
 
 pub(super) type R<T> = Result<T, ImportError>;
 
-pub(super) fn err<T>(inst: Option<Inst>, message: impl Into<String>) -> R<T> {
-    Err(ImportError { inst, message: message.into() })
+pub(super) fn err<T>(inst: Option<Inst>, kind: ImportErrorKind) -> R<T> {
+    Err(ImportError { inst, kind })
 }
 
 pub(super) struct Importer<'m> {
@@ -54,7 +54,7 @@ impl Importer<'_> {
     }
 
     pub(super) fn typed(&self, r: Result<Sym, crate::infer::TypeError>, inst: Option<Inst>) -> R<Sym> {
-        r.map_err(|e| ImportError { inst, message: format!("ill-typed: {e}") })
+        r.map_err(|e| ImportError { inst, kind: ImportErrorKind::IllTyped(e) })
     }
 
     pub(super) fn constant(&mut self, imm: Imm) -> Sym {
@@ -96,13 +96,13 @@ impl Importer<'_> {
         if let Some(v) = op.as_var() {
             return match self.env.get(v.index()) {
                 Some(VState::Def(s)) => Ok(*s),
-                Some(_) => err(Some(inst), format!("`%{}` may be read before it is defined", self.f.var_name(v))),
-                None => err(Some(inst), "a var that does not exist"),
+                Some(_) => err(Some(inst), ImportErrorKind::MaybeUndefined(self.f.var_name(v).to_string())),
+                None => err(Some(inst), ImportErrorKind::NoSuchVar),
             };
         }
         match self.f.arg(op) {
             Some(ir_core::Arg::Imm(i)) => Ok(self.constant(i.into())),
-            _ => err(Some(inst), "an operand that does not exist"),
+            _ => err(Some(inst), ImportErrorKind::NoSuchOperand),
         }
     }
 
@@ -142,7 +142,7 @@ impl Importer<'_> {
     /// `select` chain: the value of the first incoming edge whose
     /// predicate holds (the last one by default).
     pub(super) fn chain(&mut self, incoming: &[(Option<Sym>, Sym)]) -> R<Sym> {
-        let (_, mut acc) = *incoming.last().ok_or(ImportError { inst: None, message: "no value".into() })?;
+        let (_, mut acc) = *incoming.last().ok_or(ImportError { inst: None, kind: ImportErrorKind::NoValue })?;
         for &(p, v) in incoming[..incoming.len() - 1].iter().rev() {
             if v == acc {
                 continue;
@@ -208,10 +208,15 @@ impl Importer<'_> {
             Format::Const | Format::Unary if op == Opcode::Const || op == Opcode::Copy => {
                 match ops.first().and_then(|o| o.as_var()) {
                     Some(v) => Some(
-                        *self.env.get(v.index()).ok_or(ImportError { inst: Some(inst), message: "bad var".into() })?,
+                        *self
+                            .env
+                            .get(v.index())
+                            .ok_or(ImportError { inst: Some(inst), kind: ImportErrorKind::NoSuchVar })?,
                     ),
                     None => {
-                        let o = *ops.first().ok_or(ImportError { inst: Some(inst), message: "no operand".into() })?;
+                        let o = *ops
+                            .first()
+                            .ok_or(ImportError { inst: Some(inst), kind: ImportErrorKind::MissingOperand })?;
                         let c = self.read(o, inst)?;
                         // A constant takes its result's type.
                         let c = match (result_ty(0), self.f.arg(o)) {
@@ -227,7 +232,7 @@ impl Importer<'_> {
             Format::Undef => Some(VState::Undef),
             Format::Unary | Format::Binary | Format::Select | Format::Compare | Format::Convert => {
                 let args: Vec<Arg> = ops.iter().map(|&o| self.read(o, inst).map(Arg::mapped)).collect::<R<_>>()?;
-                let not_graph = |_| ImportError { inst: Some(inst), message: format!("`{op}` has no graph operation") };
+                let not_graph = |_| ImportError { inst: Some(inst), kind: ImportErrorKind::NoGraphOp(op) };
                 let gop = match op.format() {
                     Format::Unary => Op::Unary(UnaryOp::try_from(op).map_err(not_graph)?),
                     Format::Binary => Op::Binary(BinaryOp::try_from(op).map_err(not_graph)?),
@@ -241,10 +246,11 @@ impl Importer<'_> {
                 Some(VState::Def(self.typed(r, Some(inst))?))
             }
             Format::Load => {
-                let mem = f.scalar_mem(inst).ok_or(ImportError { inst: Some(inst), message: "no object".into() })?;
+                let mem =
+                    f.scalar_mem(inst).ok_or(ImportError { inst: Some(inst), kind: ImportErrorKind::NoObject })?;
                 let elem = module.mem(mem).map(|m| m.elem);
                 if result_ty(0) != elem {
-                    return err(Some(inst), "a wide or ill-typed load is not imported");
+                    return err(Some(inst), ImportErrorKind::WideLoad);
                 }
                 let xs = self.arrays[&mem];
                 let i = self.read(ops[0], inst)?;
@@ -254,15 +260,12 @@ impl Importer<'_> {
             }
             Format::TensorReduce => {
                 let Some(Slot::Desc(d)) = f.tensor_slots(inst).first().copied() else {
-                    return err(Some(inst), "a reduction without a descriptor");
+                    return err(Some(inst), ImportErrorKind::NoDescriptor);
                 };
                 let whole = f.arg(d.offset) == Some(ir_core::Arg::Imm(ir_core::Imm::int(ir_core::Type::I64, 0)))
                     || matches!(f.arg(d.offset), Some(ir_core::Arg::Imm(i)) if i.as_i64() == 0);
                 if !whole || d.size.as_var().and_then(|v| self.lengths.get(&v)) != Some(&d.mem) {
-                    return err(
-                        Some(inst),
-                        "only `tsum`/`tredmax` over `@M[0, %n]` with `%n` a parameter are imported",
-                    );
+                    return err(Some(inst), ImportErrorKind::PartialReduction);
                 }
                 let xs = self.arrays[&d.mem];
                 let gop = if op == Opcode::Tsum { Op::Sum } else { Op::Max };
@@ -276,7 +279,7 @@ impl Importer<'_> {
                 let c = self.read(ops[0], inst)?;
                 let targets: Vec<Block> = f.successors(inst).collect();
                 if targets.len() != 2 {
-                    return err(Some(inst), "a malformed branch");
+                    return err(Some(inst), ImportErrorKind::MalformedBranch);
                 }
                 if targets[0] == targets[1] {
                     return Ok(Some(Term::Edges(vec![(targets[0], p)])));
@@ -292,7 +295,7 @@ impl Importer<'_> {
                 let table = f
                     .switch_table(inst)
                     .cloned()
-                    .ok_or(ImportError { inst: Some(inst), message: "no table".into() })?;
+                    .ok_or(ImportError { inst: Some(inst), kind: ImportErrorKind::NoSwitchTable })?;
                 let mut per_target: Vec<(Block, Vec<Sym>)> = Vec::new();
                 let mut all = Vec::new();
                 for &(k, target) in &table.cases {
@@ -347,16 +350,11 @@ impl Importer<'_> {
                 self.typed(r, Some(inst))?;
                 return Ok(Some(Term::Edges(Vec::new())));
             }
-            Format::Phi => return err(Some(inst), "a phi after the start of its block"),
-            _ => {
-                return err(
-                    Some(inst),
-                    format!("`{op}` is not imported (only scalar code, loads and whole-array reductions)"),
-                );
-            }
+            Format::Phi => return err(Some(inst), ImportErrorKind::LatePhi),
+            _ => return err(Some(inst), ImportErrorKind::Unsupported(op)),
         };
         let Some(new) = value else { return Ok(None) };
-        let Some(&x) = results.first() else { return err(Some(inst), "no result") };
+        let Some(&x) = results.first() else { return err(Some(inst), ImportErrorKind::NoResult) };
         let state = match (guard, new) {
             (None, v) => v,
             (Some(g), VState::Def(r)) => match self.env[x.index()] {

@@ -43,7 +43,7 @@ use ir_core::entity::EntityRef;
 use ir_core::{Block, Format, FuncId, Mem, Module, Opcode, Slot, Type, Var};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-pub use error::ImportError;
+pub use error::{ImportError, ImportErrorKind};
 
 mod convert;
 mod error;
@@ -79,8 +79,8 @@ type Incoming = Vec<(Option<Sym>, Vec<VState>, Block)>;
 
 /// Imports function `func` of `module` (see the module doc).
 pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, ImportError> {
-    let Some(f) = module.function(func) else { return err(None, "no such function") };
-    let Some(entry) = f.entry_block() else { return err(None, "the function has no blocks") };
+    let Some(f) = module.function(func) else { return err(None, ImportErrorKind::NoSuchFunction(func)) };
+    let Some(entry) = f.entry_block() else { return err(None, ImportErrorKind::NoBlocks) };
     // Length parameters and the objects read.
     let mut lengths: FxHashMap<Var, Mem> = FxHashMap::default();
     let mut read: Vec<Mem> = Vec::new();
@@ -92,7 +92,8 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
                         if let Some(v) = d.size.as_var().filter(|v| f.params().contains(v)) {
                             match lengths.insert(v, d.mem) {
                                 Some(m) if m != d.mem => {
-                                    return err(Some(i), format!("`%{}` is the length of two objects", f.var_name(v)));
+                                    let var = f.var_name(v).to_string();
+                                    return err(Some(i), ImportErrorKind::SharedLength(var));
                                 }
                                 _ => {}
                             }
@@ -121,7 +122,7 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
         tys.push(ValTy::array(module.mem(m).map_or(ScalarTy::I64, |o| o.elem.into()), 1));
     }
     let mut g = Graph::new();
-    let gf = g.add_function(f.name(), &tys).map_err(|e| ImportError { inst: None, message: e.0 })?;
+    let gf = g.add_function(f.name(), &tys).map_err(|e| ImportError { inst: None, kind: ImportErrorKind::Name(e) })?;
     let gparams = g.lambda(gf).map_or_else(Vec::new, |l| l.params.clone());
     let mut imp = Importer {
         f,
@@ -177,10 +178,7 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
             top.2 += 1;
             match state.get(&s) {
                 Some(1) => {
-                    return err(
-                        f.terminator(top.0),
-                        "a loop: loops are not imported (write them as `while` in the graph IR)",
-                    );
+                    return err(f.terminator(top.0), ImportErrorKind::Loop);
                 }
                 Some(_) => {}
                 None => {
@@ -227,7 +225,7 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
                     vals.push((edge.0, v?));
                 }
                 if vals.is_empty() {
-                    return err(Some(i), "a phi with no reachable incoming value");
+                    return err(Some(i), ImportErrorKind::PhiWithoutValue);
                 }
                 let s = imp.chain(&vals)?;
                 if let Some(&x) = f.results(i).first() {
@@ -252,7 +250,7 @@ pub fn import_function(module: &Module, func: FuncId) -> Result<Imported, Import
         }
     }
     if rets.is_empty() {
-        return err(None, "no `ret` is reachable");
+        return err(None, ImportErrorKind::NoReturn);
     }
     let n = f.signature().returns.len();
     let mut results = Vec::with_capacity(n);

@@ -5,7 +5,7 @@
 //! state component, so the copy is parallel).
 
 use super::emit::{Frame, LVal, Lower, R, Then, err};
-use super::error::LowerError;
+use super::error::{LowerError, LowerErrorKind};
 use crate::graph::Sym;
 use crate::ops::Op;
 use ir_core::{Opcode, TensorArg, Type};
@@ -17,7 +17,7 @@ impl Lower<'_> {
             .map(|v| match v {
                 LVal::Scalar(x) => Ok(LVal::Scalar(self.var(self.f.var_type(*x).unwrap_or(Type::I64)))),
                 LVal::Lanes(m) => Ok(LVal::Lanes(self.temp(self.elem(*m))?)),
-                _ => err(None, "loop or branch values must be scalars or per lane"),
+                _ => err(None, LowerErrorKind::StateForm),
             })
             .collect()
     }
@@ -48,7 +48,7 @@ impl Lower<'_> {
                     self.fb().ins().tensor(Opcode::Dma, d, &[TensorArg::Desc(s)]);
                 }
                 (LVal::Scalar(_), LVal::Scalar(_)) | (LVal::Lanes(_), LVal::Lanes(_)) => {}
-                _ => return err(None, "a value of another form"),
+                _ => return err(None, LowerErrorKind::FormMismatch),
             }
         }
         Ok(())
@@ -57,7 +57,7 @@ impl Lower<'_> {
     fn bind(&mut self, lam: Sym, args: &[LVal]) -> R<()> {
         let params = self.g.lambda(lam).map_or_else(Vec::new, |l| l.params.clone());
         if params.len() != args.len() {
-            return err(Some(lam), "a call with the wrong number of arguments");
+            return err(Some(lam), LowerErrorKind::CallArity);
         }
         for (p, a) in params.into_iter().zip(args) {
             self.vals.insert(p, a.clone());
@@ -74,7 +74,7 @@ impl Lower<'_> {
         let g = self.g;
         let mut frames = vec![Frame { lam: func, pos: 0, then: Then::Top }];
         loop {
-            let Some(top) = frames.last_mut() else { return err(None, "no frame") };
+            let Some(top) = frames.last_mut() else { return err(None, LowerErrorKind::NoFrame) };
             let body = self.sched.body(g, top.lam);
             let Some(&node) = body.get(top.pos) else {
                 let frame = frames.pop().expect("a frame");
@@ -101,7 +101,7 @@ impl Lower<'_> {
                     }
                     Then::LoopTest { node, state, body_lam, header, body, exit } => {
                         let Some(LVal::Scalar(c)) = results.first() else {
-                            return err(Some(node), "a condition that is not a scalar");
+                            return err(Some(node), LowerErrorKind::ConditionNotScalar);
                         };
                         self.fb().ins().br(*c, body, exit);
                         self.block = body;
@@ -131,7 +131,7 @@ impl Lower<'_> {
                         LVal::Tuple(t) => t.get(i as usize).cloned(),
                         _ => None,
                     };
-                    let v = v.ok_or(LowerError { sym: Some(node), message: "`get` of a non-tuple".into() })?;
+                    let v = v.ok_or(LowerError { sym: Some(node), kind: LowerErrorKind::GetOfNonTuple })?;
                     self.vals.insert(node, v);
                 }
                 Op::Apply => {
@@ -183,7 +183,7 @@ impl Lower<'_> {
             .map(|t| match t.depth {
                 0 => Ok(LVal::Scalar(self.var(t.scalar.into()))),
                 1 => Ok(LVal::Lanes(self.temp(t.scalar.into())?)),
-                _ => err(Some(node), "a branch result that is not a scalar or per lane"),
+                _ => err(Some(node), LowerErrorKind::BranchResultForm),
             })
             .collect()
     }

@@ -12,7 +12,7 @@ use ir_core::{
 };
 use rustc_hash::FxHashMap;
 
-use super::error::LowerError;
+use super::error::{LowerError, LowerErrorKind};
 
 /// A lowered value.
 #[derive(Clone, Debug)]
@@ -42,8 +42,8 @@ pub(super) struct Frame {
 
 pub(super) type R<T> = Result<T, LowerError>;
 
-pub(super) fn err<T>(sym: Option<Sym>, message: impl Into<String>) -> R<T> {
-    Err(LowerError { sym, message: message.into() })
+pub(super) fn err<T>(sym: Option<Sym>, kind: LowerErrorKind) -> R<T> {
+    Err(LowerError { sym, kind })
 }
 
 pub(super) struct Lower<'g> {
@@ -107,7 +107,9 @@ impl Lower<'_> {
             k += 1;
             n = format!("{name}_{k}");
         }
-        self.module.add_mem(&n, elem, len.max(1), space).map_err(|e| LowerError { sym: None, message: e.to_string() })
+        self.module
+            .add_mem(&n, elem, len.max(1), space)
+            .map_err(|e| LowerError { sym: None, kind: LowerErrorKind::Name(e) })
     }
 
     pub(super) fn temp(&mut self, elem: Type) -> R<Mem> {
@@ -150,16 +152,13 @@ impl Lower<'_> {
     }
 
     pub(super) fn val(&self, s: Sym) -> R<LVal> {
-        self.vals
-            .get(&s)
-            .cloned()
-            .ok_or(LowerError { sym: Some(s), message: "a value used before it is lowered".into() })
+        self.vals.get(&s).cloned().ok_or(LowerError { sym: Some(s), kind: LowerErrorKind::NotLowered })
     }
 
     pub(super) fn scalar(&self, s: Sym) -> R<Var> {
         match self.val(s)? {
             LVal::Scalar(v) => Ok(v),
-            _ => err(Some(s), "a scalar was expected"),
+            _ => err(Some(s), LowerErrorKind::ScalarExpected),
         }
     }
 
@@ -228,7 +227,7 @@ impl Lower<'_> {
             Op::Setp(cc) => ins.setp(cc.into(), dst, args[0], args[1]),
             Op::Fsetp(cc) => ins.fsetp(cc.into(), dst, args[0], args[1]),
             Op::Convert(o) => ins.convert(o.into(), dst, args[0]),
-            _ => return err(Some(node), format!("`{}` is not a scalar operation", op.prim())),
+            _ => return err(Some(node), LowerErrorKind::NotScalarOp(op.prim())),
         };
         Ok(())
     }
@@ -244,7 +243,7 @@ impl Lower<'_> {
             .map(|(i, &a)| match (self.val(a)?, n.is_bcast(i)) {
                 (LVal::Lanes(m), false) => Ok(Err(m)),
                 (LVal::Scalar(v), true) => Ok(Ok(Arg::Var(v))),
-                _ => err(Some(node), "an argument that is neither per lane nor a scalar"),
+                _ => err(Some(node), LowerErrorKind::LaneArgument),
             })
             .collect()
     }
@@ -254,13 +253,13 @@ impl Lower<'_> {
         let g = self.g;
         let n = g.data(node);
         let ty = n.ty.val().and_then(|t| t.element()).filter(|t| t.depth == 0);
-        let Some(out_ty) = ty else { return err(Some(node), "only lifted operations over scalars are lowered") };
+        let Some(out_ty) = ty else { return err(Some(node), LowerErrorKind::NotElementwise) };
         let args = g.args(node);
         let mask = match n.mask {
             None => None,
             Some(m) => match self.val(m)? {
                 LVal::Lanes(mm) => Some(mm),
-                _ => return err(Some(node), "a mask the same in every lane on a lifted node is not lowered"),
+                _ => return err(Some(node), LowerErrorKind::UniformMask),
             },
         };
         let dst = self.temp_for(node, out_ty.scalar.into())?;
@@ -291,7 +290,7 @@ impl Lower<'_> {
                                 Ok(match (s.val(x)?, same) {
                                     (LVal::Lanes(m), false) => TensorArg::Desc(s.all(m)),
                                     (LVal::Scalar(v), true) => TensorArg::Scalar(Arg::Var(v)),
-                                    _ => return err(Some(x), "a bad operand"),
+                                    _ => return err(Some(x), LowerErrorKind::BadOperand),
                                 })
                             };
                             let a0 = src(self, pa[0], pn.is_bcast(0))?;
@@ -371,7 +370,7 @@ impl Lower<'_> {
                     self.lanes_syms.insert(node);
                     Ok(LVal::Scalar(v))
                 }
-                _ => err(Some(node), "`length` of something that is not per lane"),
+                _ => err(Some(node), LowerErrorKind::LengthNotPerLane),
             },
             (Op::Sum | Op::Max, 0) => match self.val(args[0])? {
                 LVal::Lanes(m) => {
@@ -381,7 +380,7 @@ impl Lower<'_> {
                     self.fb().ins().reduce(op, v, d);
                     Ok(LVal::Scalar(v))
                 }
-                _ => err(Some(node), "a reduction of something that is not per lane"),
+                _ => err(Some(node), LowerErrorKind::ReductionNotPerLane),
             },
             (Op::Any, 0) => match self.val(args[0])? {
                 LVal::Lanes(m) => {
@@ -394,11 +393,11 @@ impl Lower<'_> {
                     self.end_loop(i, header, exit);
                     Ok(LVal::Scalar(acc))
                 }
-                _ => err(Some(node), "`any` of something that is not per lane"),
+                _ => err(Some(node), LowerErrorKind::AnyNotPerLane),
             },
             (Op::Length | Op::Sum | Op::Max | Op::Any, 1) => {
                 let LVal::Rows { data, offsets } = self.val(args[0])? else {
-                    return err(Some(node), "a row reduction of something that is not a per-lane array parameter");
+                    return err(Some(node), LowerErrorKind::RowReduction);
                 };
                 let elem = self.elem(data);
                 let out_ty = if n.op == Op::Length { Type::I64 } else { n.ty.val().map_or(elem, |t| t.scalar.into()) };
@@ -437,9 +436,9 @@ impl Lower<'_> {
             (Op::Broadcast, 0) => {
                 let x = self
                     .scalar(args[0])
-                    .map_err(|_| LowerError { sym: Some(node), message: "only scalars are broadcast".into() })?;
+                    .map_err(|_| LowerError { sym: Some(node), kind: LowerErrorKind::BroadcastNotScalar })?;
                 if !self.lanes_syms.contains(&args[1]) {
-                    return err(Some(node), "a broadcast to another count than the lanes");
+                    return err(Some(node), LowerErrorKind::BroadcastCount);
                 }
                 let dst = self.temp_for(node, self.f.var_type(x).unwrap_or(Type::I64))?;
                 let d = self.all(dst);
@@ -458,7 +457,7 @@ impl Lower<'_> {
                 let ty =
                     n.ty.val()
                         .filter(|t| t.depth == 0)
-                        .ok_or(LowerError { sym: Some(node), message: "a scalar operation on arrays".into() })?;
+                        .ok_or(LowerError { sym: Some(node), kind: LowerErrorKind::ScalarOpOnArrays })?;
                 let dst = self.var(ty.scalar.into());
                 self.scalar_op(node, n.op, dst, &ops, mask)?;
                 Ok(LVal::Scalar(dst))
@@ -467,7 +466,7 @@ impl Lower<'_> {
                 Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Setp(_) | Op::Fsetp(_) | Op::Convert(_) | Op::Assert,
                 1,
             ) => self.lanes_op(node),
-            _ => err(Some(node), format!("`{}` at depth {} is not lowered", n.op.prim(), n.depth)),
+            _ => err(Some(node), LowerErrorKind::Unsupported { prim: n.op.prim(), depth: n.depth }),
         }
     }
 }

@@ -56,7 +56,7 @@ use ir_core::interp::{Config, Interpreter, Trap, TrapKind};
 use ir_core::{Arg, FuncId, Function, FunctionBuilder, Imm, Mem, MemSpace, Module, Opcode, Signature, TensorArg, Type};
 use rustc_hash::FxHashMap;
 
-pub use error::LowerError;
+pub use error::{LowerError, LowerErrorKind};
 
 mod control;
 mod emit;
@@ -135,11 +135,11 @@ pub struct Lowered {
 
 /// Lowers function `func` of `g` (a verified graph; see the module doc).
 pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, LowerError> {
-    if let Err(e) = crate::verify(g) {
-        return err(None, format!("the graph does not verify: {}", e[0]));
+    if let Err(mut e) = crate::verify(g) {
+        return err(None, LowerErrorKind::Unverified(e.swap_remove(0)));
     }
-    let Some(name) = g.function_name(func) else { return err(Some(func), "not a function") };
-    let sched = Schedule::new(g).map_err(|s| LowerError { sym: Some(s), message: "a cycle".into() })?;
+    let Some(name) = g.function_name(func) else { return err(Some(func), LowerErrorKind::NotAFunction) };
+    let sched = Schedule::new(g).map_err(|s| LowerError { sym: Some(s), kind: LowerErrorKind::Cycle })?;
     let (lanes_param, capacity, lanes) = match options.lanes {
         Lanes::Fixed(n) => (false, n, Arg::Imm(Imm::int(Type::I64, n as i64))),
         Lanes::Dynamic { capacity } => (true, capacity, Arg::Imm(Imm::int(Type::I64, 0))),
@@ -239,7 +239,7 @@ pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, Low
                 lparams.push(LoweredParam::Rows { data, offsets });
                 LVal::Rows { data, offsets }
             }
-            _ => return err(Some(p), "parameters deeper than two arrays are not lowered"),
+            _ => return err(Some(p), LowerErrorKind::DeepParam(t.depth)),
         };
         lw.vals.insert(p, v);
     }
@@ -272,15 +272,15 @@ pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, Low
                 taken.push(out);
                 lresults.push(LoweredResult::Lanes(out));
             }
-            _ => return err(None, "a result that is not a scalar or per lane"),
+            _ => return err(None, LowerErrorKind::ResultForm),
         }
     }
     lw.fb().ins().ret(&rets);
     let Lower { mut module, f, .. } = lw;
-    let fid = module.push_function(f).map_err(|e| LowerError { sym: None, message: e.to_string() })?;
+    let fid = module.push_function(f).map_err(|e| LowerError { sym: None, kind: LowerErrorKind::Name(e) })?;
     let lowered = Lowered { module, func: fid, params: lparams, results: lresults, options };
-    if let Err(e) = ir_core::verify_module(&lowered.module, &ir_core::VerifyOptions::default()) {
-        return err(None, format!("the lowered function does not verify: {}", e.0[0].message));
+    if let Err(mut e) = ir_core::verify_module(&lowered.module, &ir_core::VerifyOptions::default()) {
+        return err(None, LowerErrorKind::LoweredInvalid(e.0.swap_remove(0)));
     }
     Ok(lowered)
 }
@@ -352,7 +352,7 @@ impl Lowered {
                     let elem = memory.elem_type(*m).unwrap_or(Type::I64).into();
                     let lanes: Vec<crate::scalar::Imm> =
                         elems[..n.min(elems.len())].iter().map(|&x| x.into()).collect();
-                    Ok(Value::from(Array::from_imms(elem, &lanes).map_err(bad)?))
+                    Ok(Value::from(Array::from_imms(elem, &lanes).map_err(|e| bad(e.to_string()))?))
                 }
             })
             .collect()

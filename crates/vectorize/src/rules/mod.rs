@@ -32,7 +32,8 @@
 //! repeated head variables; templates using unlifted primitives,
 //! higher-order primitives or a conversion other than the head's;
 //! literals that are not numbers. Typing happens when a rule is applied,
-//! since templates are polymorphic: an ill-typed instantiation is a
+//! since templates are polymorphic: an instantiation that fails is a
+//! [`StageError`] (`error.rs`), which the vectorizer reports as a
 //! [`crate::VectorizeError`] naming the rule.
 //!
 //! Invariants: the parser is iterative (an explicit stack of open
@@ -47,9 +48,11 @@ use parse::{Cursor, TermKind, Tok, err, lex};
 use std::sync::Arc;
 
 pub(crate) use code::Pat;
+pub use error::StageError;
 pub use strategy::Strategy;
 
 mod code;
+mod error;
 mod parse;
 mod strategy;
 
@@ -64,16 +67,16 @@ pub struct Slot(pub u32);
 /// (with optimisation rules applied to every node) behind an interface.
 pub trait Stager {
     /// Variable `i` of the rule (a vectorized argument, or a match).
-    fn var(&mut self, i: usize) -> Result<Slot, String>;
+    fn var(&mut self, i: usize) -> Result<Slot, StageError>;
     /// A literal constant.
-    fn literal(&mut self, text: &str) -> Result<Slot, String>;
+    fn literal(&mut self, text: &str) -> Result<Slot, StageError>;
     /// Primitive `prim` applied to `args`, lifted one level when `lift`;
     /// `root` is true for the term's outermost application.
-    fn apply(&mut self, prim: Prim, lift: bool, args: &[Slot], root: bool) -> Result<Slot, String>;
+    fn apply(&mut self, prim: Prim, lift: bool, args: &[Slot], root: bool) -> Result<Slot, StageError>;
 }
 
 /// A compiled term: a function that builds it through a [`Stager`].
-pub type StagedFn = Arc<dyn Fn(&mut dyn Stager) -> Result<Slot, String> + Send + Sync>;
+pub type StagedFn = Arc<dyn Fn(&mut dyn Stager) -> Result<Slot, StageError> + Send + Sync>;
 
 fn stage(code: Vec<Instr>) -> StagedFn {
     let code: Arc<[Instr]> = code.into();
@@ -85,14 +88,14 @@ fn stage(code: Vec<Instr>) -> StagedFn {
                 Instr::Var(i) => stack.push(st.var(*i)?),
                 Instr::Lit(t) => stack.push(st.literal(t)?),
                 Instr::App { prim, lift, argc } => {
-                    let at = stack.len().checked_sub(*argc).ok_or("a malformed term")?;
+                    let at = stack.len().checked_sub(*argc).ok_or(StageError::MalformedTerm)?;
                     let slot = st.apply(*prim, *lift, &stack[at..], pos == last)?;
                     stack.truncate(at);
                     stack.push(slot);
                 }
             }
         }
-        stack.pop().ok_or_else(|| "an empty term".to_string())
+        stack.pop().ok_or(StageError::EmptyTerm)
     })
 }
 

@@ -4,7 +4,7 @@
 //! ([`UnaryOp`], [`BinaryOp`], [`ConvertOp`]) and compare conditions
 //! ([`IntCC`], [`FloatCC`]) that the element-wise primitives
 //! ([`crate::Op`]) carry, and what each computes (`semantics.rs`, used by
-//! the reference evaluator).
+//! the reference evaluator, whose traps are [`ScalarError`]s).
 //!
 //! The vocabulary and the semantics are Keel IR's (the same names, widths,
 //! encodings and bits), so that import from and lowering to Keel IR (the
@@ -25,4 +25,5 @@ mod ty;
 pub use imm::Imm;
 pub use literal::LiteralError;
 pub use ops::{BinaryOp, ConvertOp, FloatCC, IntCC, UnaryOp};
+pub use semantics::ScalarError;
 pub use ty::{ScalarTy, TypeClass};

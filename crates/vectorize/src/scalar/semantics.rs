@@ -22,20 +22,130 @@
 //!
 //! Invariants: every result is canonical for its type (built through
 //! [`Imm::from_bits`] or the typed constructors); a trap is a
-//! [`TrapKind`] and a reason, and operands of the wrong types are a
-//! `Malformed` trap, never a panic.
+//! [`ScalarError`] naming the operation and its operands (its
+//! [`TrapKind`] by [`ScalarError::trap`]), and operands of the wrong
+//! types are a `Malformed` one, never a panic.
 
 use super::imm::Imm;
 use super::ops::{BinaryOp, ConvertOp, FloatCC, IntCC, UnaryOp};
 use super::ty::ScalarTy;
 use crate::trap::TrapKind;
+use core::fmt;
+
+/// Why a scalar operation has no result: a trap of the semantics (a
+/// division by zero, an overflow, an invalid conversion) or operands of
+/// types the operation does not take; each names the operation and the
+/// operands' types or value. [`ScalarError::trap`] is its [`TrapKind`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ScalarError {
+    /// An integer division or remainder by zero.
+    DivisionByZero(BinaryOp),
+    /// `sdiv` of the type's `MIN` by −1.
+    Overflow {
+        /// The dividend.
+        dividend: i64,
+        /// The type.
+        ty: ScalarTy,
+    },
+    /// `fptosi`/`fptoui` of NaN or of a value out of the target's range.
+    InvalidConversion {
+        /// The conversion.
+        op: ConvertOp,
+        /// The value converted.
+        value: Imm,
+        /// The target type.
+        to: ScalarTy,
+    },
+    /// A unary operation on a type outside its class.
+    UnaryOperand {
+        /// The operation.
+        op: UnaryOp,
+        /// The operand's type.
+        ty: ScalarTy,
+    },
+    /// A binary operation on a type outside its class.
+    BinaryOperand {
+        /// The operation.
+        op: BinaryOp,
+        /// The operands' type.
+        ty: ScalarTy,
+    },
+    /// A binary operation on operands of two types.
+    BinaryMismatch {
+        /// The operation.
+        op: BinaryOp,
+        /// The first operand's type.
+        left: ScalarTy,
+        /// The second operand's type.
+        right: ScalarTy,
+    },
+    /// `setp` on operands that are not integers of one type.
+    IntCompareOperands {
+        /// The condition.
+        cc: IntCC,
+        /// The first operand's type.
+        left: ScalarTy,
+        /// The second operand's type.
+        right: ScalarTy,
+    },
+    /// `fsetp` on operands that are not floats of one type.
+    FloatCompareOperands {
+        /// The condition.
+        cc: FloatCC,
+        /// The first operand's type.
+        left: ScalarTy,
+        /// The second operand's type.
+        right: ScalarTy,
+    },
+    /// A conversion between types it does not convert.
+    ConversionTypes {
+        /// The conversion.
+        op: ConvertOp,
+        /// The operand's type.
+        from: ScalarTy,
+        /// The target type.
+        to: ScalarTy,
+    },
+}
+
+impl ScalarError {
+    /// The trap's kind: the semantics' traps by name, ill-typed operands
+    /// [`TrapKind::Malformed`].
+    pub fn trap(&self) -> TrapKind {
+        match self {
+            ScalarError::DivisionByZero(_) => TrapKind::DivisionByZero,
+            ScalarError::Overflow { .. } => TrapKind::IntegerOverflow,
+            ScalarError::InvalidConversion { .. } => TrapKind::InvalidConversion,
+            _ => TrapKind::Malformed,
+        }
+    }
+}
+
+impl fmt::Display for ScalarError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarError::DivisionByZero(op) => write!(f, "`{op}` by zero"),
+            ScalarError::Overflow { dividend, ty } => write!(f, "`sdiv` of {dividend} by -1 overflows {ty}"),
+            ScalarError::InvalidConversion { op, value, to } => {
+                let why = if widened(*value).is_nan() { "NaN" } else { "out of range" };
+                write!(f, "`{op}` of {value} to {to}: {why}")
+            }
+            ScalarError::UnaryOperand { op, ty } => write!(f, "`{op}` on {ty}"),
+            ScalarError::BinaryOperand { op, ty } => write!(f, "`{op}` on {ty}"),
+            ScalarError::BinaryMismatch { op, left, right } => write!(f, "`{op}` on {left} and {right}"),
+            ScalarError::IntCompareOperands { cc, left, right } => write!(f, "`setp.{cc}` on {left} and {right}"),
+            ScalarError::FloatCompareOperands { cc, left, right } => {
+                write!(f, "`fsetp.{cc}` on {left} and {right}")
+            }
+            ScalarError::ConversionTypes { op, from, to } => write!(f, "`{op}` cannot convert {from} to {to}"),
+        }
+    }
+}
+
+impl std::error::Error for ScalarError {}
 
 /// A trap raised by an operation, before the evaluator names the node.
-pub(crate) type OpResult = Result<Imm, (TrapKind, String)>;
-
-fn malformed(what: String) -> OpResult {
-    Err((TrapKind::Malformed, what))
-}
+pub(crate) type OpResult = Result<Imm, ScalarError>;
 
 /// The signed value of an integer (`i1` true is −1), as indices, counts
 /// and lengths are read.
@@ -64,16 +174,16 @@ fn int_binary(op: BinaryOp, a: Imm, b: Imm) -> OpResult {
         BinaryOp::Mul => ua.wrapping_mul(ub),
         BinaryOp::Sdiv | BinaryOp::Srem => {
             if sb == 0 {
-                return Err((TrapKind::DivisionByZero, format!("`{op}` by zero")));
+                return Err(ScalarError::DivisionByZero(op));
             }
             if op == BinaryOp::Sdiv && sa == signed_min(w) && sb == -1 {
-                return Err((TrapKind::IntegerOverflow, format!("`sdiv` of {sa} by -1 overflows {ty}")));
+                return Err(ScalarError::Overflow { dividend: sa, ty });
             }
             if op == BinaryOp::Sdiv { sa.wrapping_div(sb) as u64 } else { sa.wrapping_rem(sb) as u64 }
         }
         BinaryOp::Udiv | BinaryOp::Urem => {
             if ub == 0 {
-                return Err((TrapKind::DivisionByZero, format!("`{op}` by zero")));
+                return Err(ScalarError::DivisionByZero(op));
             }
             if op == BinaryOp::Udiv { ua / ub } else { ua % ub }
         }
@@ -91,7 +201,7 @@ fn int_binary(op: BinaryOp, a: Imm, b: Imm) -> OpResult {
         BinaryOp::Smax => sa.max(sb) as u64,
         BinaryOp::Umin => ua.min(ub),
         BinaryOp::Umax => ua.max(ub),
-        _ => return malformed(format!("`{op}` on {ty}")),
+        _ => return Err(ScalarError::BinaryOperand { op, ty }),
     };
     Ok(int(ty, v))
 }
@@ -106,7 +216,7 @@ fn int_unary(op: UnaryOp, a: Imm) -> OpResult {
         UnaryOp::Clz => u64::from(u.leading_zeros() - (64 - w)),
         UnaryOp::Ctz => u64::from(if u == 0 { w } else { u.trailing_zeros() }),
         UnaryOp::Popcnt => u64::from(u.count_ones()),
-        _ => return malformed(format!("`{op}` on {ty}")),
+        _ => return Err(ScalarError::UnaryOperand { op, ty }),
     };
     Ok(int(ty, v))
 }
@@ -143,7 +253,7 @@ fn float_binary(op: BinaryOp, a: Imm, b: Imm) -> OpResult {
                 fmin_max(x, y, x.is_nan(), y.is_nan(), x.is_sign_negative(), op == BinaryOp::Fmin)
             }
             BinaryOp::Fcopysign => x.copysign(y),
-            _ => return malformed(format!("`{op}` on f32")),
+            _ => return Err(ScalarError::BinaryOperand { op, ty: ScalarTy::F32 }),
         };
         return Ok(Imm::f32(v));
     }
@@ -157,7 +267,7 @@ fn float_binary(op: BinaryOp, a: Imm, b: Imm) -> OpResult {
             fmin_max(x, y, x.is_nan(), y.is_nan(), x.is_sign_negative(), op == BinaryOp::Fmin)
         }
         BinaryOp::Fcopysign => x.copysign(y),
-        _ => return malformed(format!("`{op}` on f64")),
+        _ => return Err(ScalarError::BinaryOperand { op, ty: ScalarTy::F64 }),
     };
     Ok(Imm::f64(v))
 }
@@ -178,7 +288,7 @@ fn float_unary(op: UnaryOp, a: Imm) -> OpResult {
             UnaryOp::Ffloor => x.floor(),
             UnaryOp::Ftrunc => x.trunc(),
             UnaryOp::Fnearest => x.round_ties_even(),
-            _ => return malformed(format!("`{op}` on f32")),
+            _ => return Err(ScalarError::UnaryOperand { op, ty: ScalarTy::F32 }),
         };
         return Ok(Imm::f32(v));
     }
@@ -189,7 +299,7 @@ fn float_unary(op: UnaryOp, a: Imm) -> OpResult {
         UnaryOp::Ffloor => x.floor(),
         UnaryOp::Ftrunc => x.trunc(),
         UnaryOp::Fnearest => x.round_ties_even(),
-        _ => return malformed(format!("`{op}` on f64")),
+        _ => return Err(ScalarError::UnaryOperand { op, ty: ScalarTy::F64 }),
     };
     Ok(Imm::f64(v))
 }
@@ -206,7 +316,7 @@ pub(crate) fn unary(op: UnaryOp, a: Imm) -> OpResult {
 /// A binary operation on `a` and `b` (which must have the same type).
 pub(crate) fn binary(op: BinaryOp, a: Imm, b: Imm) -> OpResult {
     if a.ty() != b.ty() {
-        return malformed(format!("`{op}` on {} and {}", a.ty(), b.ty()));
+        return Err(ScalarError::BinaryMismatch { op, left: a.ty(), right: b.ty() });
     }
     if a.ty().is_float() { float_binary(op, a, b) } else { int_binary(op, a, b) }
 }
@@ -214,7 +324,7 @@ pub(crate) fn binary(op: BinaryOp, a: Imm, b: Imm) -> OpResult {
 /// `setp.cc a, b` on integers of one type.
 pub(crate) fn int_compare(cc: IntCC, a: Imm, b: Imm) -> OpResult {
     if a.ty() != b.ty() || !a.ty().is_int() {
-        return malformed(format!("`setp.{cc}` on {} and {}", a.ty(), b.ty()));
+        return Err(ScalarError::IntCompareOperands { cc, left: a.ty(), right: b.ty() });
     }
     let (sa, sb, ua, ub) = (signed(a), signed(b), a.as_u64(), b.as_u64());
     Ok(Imm::bool(match cc {
@@ -234,7 +344,7 @@ pub(crate) fn int_compare(cc: IntCC, a: Imm, b: Imm) -> OpResult {
 /// `fsetp.cc a, b` on floats of one type (C's semantics).
 pub(crate) fn float_compare(cc: FloatCC, a: Imm, b: Imm) -> OpResult {
     if a.ty() != b.ty() || !a.ty().is_float() {
-        return malformed(format!("`fsetp.{cc}` on {} and {}", a.ty(), b.ty()));
+        return Err(ScalarError::FloatCompareOperands { cc, left: a.ty(), right: b.ty() });
     }
     // Widening f32 to f64 is exact, so comparing in f64 is comparing in f32.
     let (x, y) = (widened(a), widened(b));
@@ -250,10 +360,10 @@ pub(crate) fn float_compare(cc: FloatCC, a: Imm, b: Imm) -> OpResult {
     }))
 }
 
-/// Float to integer toward zero: `Ok(v)` in range, else why not.
-fn float_to_int(x: f64, dst: ScalarTy, signed: bool) -> Result<u64, &'static str> {
+/// Float to integer toward zero: `Some(v)` in range (never for NaN).
+fn float_to_int(x: f64, dst: ScalarTy, signed: bool) -> Option<u64> {
     if x.is_nan() {
-        return Err("NaN");
+        return None;
     }
     let t = x.trunc();
     let w = dst.bits();
@@ -261,16 +371,16 @@ fn float_to_int(x: f64, dst: ScalarTy, signed: bool) -> Result<u64, &'static str
     let (lo, hi) =
         if signed { (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1)) } else { (0.0, 2f64.powi(w as i32)) };
     if t < lo || t >= hi {
-        return Err("out of range");
+        return None;
     }
-    Ok(if signed { t as i64 as u64 } else { t as u64 })
+    Some(if signed { t as i64 as u64 } else { t as u64 })
 }
 
 /// A conversion of `a` to type `dst`.
 pub(crate) fn convert(op: ConvertOp, a: Imm, dst: ScalarTy) -> OpResult {
     let src = a.ty();
     if !op.converts(src, dst) {
-        return malformed(format!("`{op}` cannot convert {src} to {dst}"));
+        return Err(ScalarError::ConversionTypes { op, from: src, to: dst });
     }
     Ok(match op {
         ConvertOp::Sext => Imm::int(dst, signed(a)),
@@ -279,8 +389,8 @@ pub(crate) fn convert(op: ConvertOp, a: Imm, dst: ScalarTy) -> OpResult {
         ConvertOp::Fpext => Imm::f64(f64::from(a.as_f32())),
         ConvertOp::Fptrunc => Imm::f32(a.as_f64() as f32),
         ConvertOp::Fptosi | ConvertOp::Fptoui => match float_to_int(widened(a), dst, op == ConvertOp::Fptosi) {
-            Ok(v) => int(dst, v),
-            Err(why) => return Err((TrapKind::InvalidConversion, format!("`{op}` of {a} to {dst}: {why}"))),
+            Some(v) => int(dst, v),
+            None => return Err(ScalarError::InvalidConversion { op, value: a, to: dst }),
         },
         ConvertOp::FptosiSat | ConvertOp::FptouiSat => {
             let x = widened(a);
@@ -346,8 +456,9 @@ mod tests {
         assert_eq!(binary(Sdiv, i(I32, -7), i(I32, 2)).unwrap(), i(I32, -3));
         assert_eq!(binary(Srem, i(I32, -7), i(I32, 2)).unwrap(), i(I32, -1));
         assert_eq!(binary(Srem, i(I8, -128), i(I8, -1)).unwrap(), i(I8, 0));
-        assert_eq!(binary(Sdiv, i(I8, -128), i(I8, -1)).unwrap_err().0, TrapKind::IntegerOverflow);
-        assert_eq!(binary(Udiv, i(I8, -1), i(I8, 0)).unwrap_err().0, TrapKind::DivisionByZero);
+        let e = binary(Sdiv, i(I8, -128), i(I8, -1)).unwrap_err();
+        assert_eq!((e.trap(), e.to_string()), (TrapKind::IntegerOverflow, "`sdiv` of -128 by -1 overflows i8".into()));
+        assert_eq!(binary(Udiv, i(I8, -1), i(I8, 0)).unwrap_err().trap(), TrapKind::DivisionByZero);
         assert_eq!(binary(Udiv, i(I8, -1), i(I8, 2)).unwrap(), i(I8, 127));
         assert_eq!(binary(Shl, i(I8, 1), i(I8, 9)).unwrap(), i(I8, 2));
         assert_eq!(binary(Ashr, i(I16, -8), i(I16, 2)).unwrap(), i(I16, -2));
@@ -378,10 +489,16 @@ mod tests {
         assert_eq!(float_compare(FloatCC::Ne, nan, nan).unwrap(), Imm::bool(true));
         assert_eq!(float_compare(FloatCC::Eq, nan, nan).unwrap(), Imm::bool(false));
         assert_eq!(unary(UnaryOp::Fnearest, Imm::f32(2.5)).unwrap(), Imm::f32(2.0));
-        let k = convert(ConvertOp::Fptosi, Imm::f64(f64::NAN), ScalarTy::I32).unwrap_err().0;
-        assert_eq!(k, TrapKind::InvalidConversion);
+        let e = convert(ConvertOp::Fptosi, Imm::f64(f64::NAN), ScalarTy::I32).unwrap_err();
+        assert_eq!(e.trap(), TrapKind::InvalidConversion);
+        assert_eq!(e.to_string(), "`fptosi` of nan to i32: NaN");
         assert_eq!(convert(ConvertOp::Fptoui, Imm::f64(-0.5), ScalarTy::I8).unwrap(), i(ScalarTy::I8, 0));
-        assert!(convert(ConvertOp::Fptoui, Imm::f64(256.0), ScalarTy::I8).is_err());
+        let e = convert(ConvertOp::Fptoui, Imm::f64(256.0), ScalarTy::I8).unwrap_err();
+        assert_eq!(
+            e,
+            ScalarError::InvalidConversion { op: ConvertOp::Fptoui, value: Imm::f64(256.0), to: ScalarTy::I8 }
+        );
+        assert_eq!(e.to_string(), "`fptoui` of 256.0 to i8: out of range");
         assert_eq!(convert(ConvertOp::FptosiSat, Imm::f32(1e10), ScalarTy::I16).unwrap(), i(ScalarTy::I16, 32767));
         assert_eq!(convert(ConvertOp::FptouiSat, Imm::f32(-3.0), ScalarTy::I16).unwrap(), i(ScalarTy::I16, 0));
         // 2^53 + 1 rounds to even in f64, 2^24 + 1 in f32.
@@ -397,14 +514,17 @@ mod tests {
     #[test]
     fn ill_typed_operands_are_malformed_not_panics() {
         let bad = binary(BinaryOp::Add, Imm::f32(1.0), Imm::f32(2.0)).unwrap_err();
-        assert_eq!(bad.0, TrapKind::Malformed);
-        assert_eq!(binary(BinaryOp::Fadd, i(ScalarTy::I8, 1), i(ScalarTy::I16, 1)).unwrap_err().0, TrapKind::Malformed);
-        assert_eq!(unary(UnaryOp::Fsqrt, i(ScalarTy::I8, 1)).unwrap_err().0, TrapKind::Malformed);
-        assert_eq!(unary(UnaryOp::Neg, Imm::f64(1.0)).unwrap_err().0, TrapKind::Malformed);
-        assert_eq!(convert(ConvertOp::Fpext, Imm::f64(1.0), ScalarTy::F64).unwrap_err().0, TrapKind::Malformed);
-        assert_eq!(int_compare(IntCC::Eq, Imm::f32(0.0), Imm::f32(0.0)).unwrap_err().0, TrapKind::Malformed);
+        assert_eq!(bad.trap(), TrapKind::Malformed);
         assert_eq!(
-            float_compare(FloatCC::Eq, i(ScalarTy::I1, 0), i(ScalarTy::I1, 0)).unwrap_err().0,
+            binary(BinaryOp::Fadd, i(ScalarTy::I8, 1), i(ScalarTy::I16, 1)).unwrap_err().trap(),
+            TrapKind::Malformed
+        );
+        assert_eq!(unary(UnaryOp::Fsqrt, i(ScalarTy::I8, 1)).unwrap_err().trap(), TrapKind::Malformed);
+        assert_eq!(unary(UnaryOp::Neg, Imm::f64(1.0)).unwrap_err().trap(), TrapKind::Malformed);
+        assert_eq!(convert(ConvertOp::Fpext, Imm::f64(1.0), ScalarTy::F64).unwrap_err().trap(), TrapKind::Malformed);
+        assert_eq!(int_compare(IntCC::Eq, Imm::f32(0.0), Imm::f32(0.0)).unwrap_err().trap(), TrapKind::Malformed);
+        assert_eq!(
+            float_compare(FloatCC::Eq, i(ScalarTy::I1, 0), i(ScalarTy::I1, 0)).unwrap_err().trap(),
             TrapKind::Malformed
         );
     }

@@ -418,7 +418,7 @@ impl<'s> Parser<'s> {
         line.expect('{')?;
         line.done()?;
         let tys: Vec<ValTy> = params.iter().map(|p| p.2).collect();
-        let f = self.graph.add_function(name, &tys).map_err(|e| diag(e.0, nspan))?;
+        let f = self.graph.add_function(name, &tys).map_err(|e| diag(e.to_string(), nspan))?;
         self.map.set(f, whole);
         self.open(f, &params, results, whole)
     }

@@ -12,7 +12,7 @@ use crate::graph::{Arg, Graph, Sym};
 use crate::ops::{Op, Prim};
 use crate::planted::{Bug, planted};
 use crate::purity::Purity;
-use crate::rules::{RuleBody, RuleSet};
+use crate::rules::{RuleBody, RuleSet, StageError};
 use crate::scalar::{BinaryOp, Imm, IntCC, ScalarTy};
 use crate::schedule::Schedule;
 use crate::types::{NodeTy, ValTy};
@@ -87,6 +87,11 @@ pub(super) enum Step {
 
 pub(super) type R<T> = Result<T, VectorizeError>;
 
+/// Node construction's result: [`StageError`] until a node of the input
+/// graph is named (strategies lift it into a [`VectorizeError`] with `?`;
+/// templates report it inside the rule's error).
+pub(super) type B<T> = Result<T, StageError>;
+
 pub(super) struct Engine<'a> {
     pub src: &'a Graph,
     pub sched: &'a Schedule,
@@ -148,12 +153,12 @@ impl<'a> Engine<'a> {
         self.st.g
     }
 
-    pub fn error(&self, kind: VectorizeErrorKind, node: Option<Sym>, message: impl Into<String>) -> VectorizeError {
-        VectorizeError { kind, sym: node, message: message.into() }
+    pub fn error(&self, kind: VectorizeErrorKind, node: Option<Sym>) -> VectorizeError {
+        VectorizeError { kind, sym: node }
     }
 
     /// Builds a node in the current frame's body.
-    pub fn build(&mut self, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>) -> R<Sym> {
+    pub fn build(&mut self, op: Op, depth: u32, args: &[Arg], mask: Option<Sym>) -> B<Sym> {
         let scope = self.frame().out;
         self.build_in(scope, op, depth, args, mask, None)
     }
@@ -167,11 +172,8 @@ impl<'a> Engine<'a> {
         args: &[Arg],
         mask: Option<Sym>,
         target: Option<ScalarTy>,
-    ) -> R<Sym> {
-        self.st.build(scope, op, depth, args, mask, target).map_err(|m| {
-            let kind = if m.contains("exceed") { VectorizeErrorKind::Limit } else { VectorizeErrorKind::Rule };
-            self.error(kind, None, m)
-        })
+    ) -> B<Sym> {
+        self.st.build(scope, op, depth, args, mask, target)
     }
 
     pub fn frame(&self) -> &Frame {
@@ -246,9 +248,7 @@ impl<'a> Engine<'a> {
 
     fn push_frame(&mut self, key: LamKey, name: Option<&str>) -> R<()> {
         let src = self.src;
-        let lam = src
-            .lambda(key.lam)
-            .ok_or_else(|| self.error(VectorizeErrorKind::Invalid, Some(key.lam), "not a lambda"))?;
+        let lam = src.lambda(key.lam).ok_or_else(|| self.error(VectorizeErrorKind::NotALambda, Some(key.lam)))?;
         let types: Vec<ValTy> = lam
             .params
             .iter()
@@ -261,9 +261,9 @@ impl<'a> Engine<'a> {
         let out = match (key.scope, name) {
             (Some(scope), _) => self.st.g.add_lambda(scope, &types),
             (None, Some(n)) => {
-                self.st.g.add_function(n, &types).map_err(|e| self.error(VectorizeErrorKind::Invalid, None, e.0))?
+                self.st.g.add_function(n, &types).map_err(|e| self.error(VectorizeErrorKind::Name(e), None))?
             }
-            (None, None) => return Err(self.error(VectorizeErrorKind::Invalid, None, "a lambda with no scope")),
+            (None, None) => return Err(self.error(VectorizeErrorKind::NoScope, None)),
         };
         let out_params = self.st.g.lambda(out).map_or_else(Vec::new, |l| l.params.clone());
         let mask = (key.mode == Mode::Masked).then(|| self.st.g.add_param(out, ValTy::array(ScalarTy::I1, 1)));
@@ -320,13 +320,13 @@ impl<'a> Engine<'a> {
     }
 
     /// The number of lanes of the current frame (an `i64`).
-    pub fn lanes(&mut self) -> R<Sym> {
+    pub fn lanes(&mut self) -> B<Sym> {
         if let Some(l) = self.frame().lanes {
             return Ok(l);
         }
         let f = self.frame();
         if f.key.mode == Mode::Plain {
-            return Err(self.error(VectorizeErrorKind::Rule, None, "a batched value inside a per-element lambda"));
+            return Err(StageError::BatchedInPlainLambda);
         }
         let l = match f.witness {
             Some(w) => self.build(Op::Length, 0, &[Arg::mapped(w)], None)?,
@@ -343,7 +343,7 @@ impl<'a> Engine<'a> {
 
     /// True when some lane of the current frame is active (an `i1`);
     /// `None` in a per-element lambda, which runs only when some lane is.
-    pub fn guard(&mut self) -> R<Option<Sym>> {
+    pub fn guard(&mut self) -> B<Option<Sym>> {
         if let Some(g) = self.frame().guard {
             return Ok(Some(g));
         }
@@ -360,12 +360,12 @@ impl<'a> Engine<'a> {
         Ok(Some(g))
     }
 
-    pub fn constant(&mut self, imm: Imm) -> R<Sym> {
+    pub fn constant(&mut self, imm: Imm) -> B<Sym> {
         self.build(Op::Const(imm), 0, &[], None)
     }
 
     /// A value the same in every lane, as one value per lane.
-    pub fn materialize(&mut self, v: Sym) -> R<Sym> {
+    pub fn materialize(&mut self, v: Sym) -> B<Sym> {
         let n = self.lanes()?;
         self.build(Op::Broadcast, 0, &[Arg::mapped(v), Arg::mapped(n)], None)
     }
@@ -373,7 +373,7 @@ impl<'a> Engine<'a> {
     /// `v` (batched, depth 1 over its items) repeated along levels
     /// `2 ..= levels + 1` of `like`, so that it has `like`'s outer
     /// `levels + 1` levels.
-    pub fn spread(&mut self, mut v: Sym, like: Sym, levels: u32) -> R<Sym> {
+    pub fn spread(&mut self, mut v: Sym, like: Sym, levels: u32) -> B<Sym> {
         for i in 1..=levels {
             let n = self.build(Op::Length, i, &[Arg::mapped(like)], None)?;
             v = self.build(Op::Broadcast, i, &[Arg::mapped(v), Arg::mapped(n)], None)?;
@@ -383,7 +383,7 @@ impl<'a> Engine<'a> {
 
     /// `and` of two `i1` values lifted to `depth`, the second perhaps a
     /// scalar the same in every lane.
-    pub fn and(&mut self, a: Sym, b: Sym, depth: u32) -> R<Sym> {
+    pub fn and(&mut self, a: Sym, b: Sym, depth: u32) -> B<Sym> {
         let b_same = depth > 0 && self.st.g.val_ty(b).is_some_and(|t| t.depth == 0);
         self.build(Op::Binary(BinaryOp::And), depth, &[Arg::mapped(a), Arg { sym: b, bcast: b_same }], None)
     }
@@ -401,7 +401,7 @@ impl<'a> Engine<'a> {
                         let v = src
                             .array_const(i)
                             .cloned()
-                            .ok_or_else(|| self.error(VectorizeErrorKind::Invalid, Some(node), "no such constant"))?;
+                            .ok_or_else(|| self.error(VectorizeErrorKind::NoSuchConstant(i), Some(node)))?;
                         Op::Array(self.st.g.add_array_const(v))
                     }
                     op => op,
@@ -414,18 +414,10 @@ impl<'a> Engine<'a> {
             Op::Get(i) => {
                 let parts = self.tuples.get(&args[0]).cloned();
                 let Some(v) = parts.and_then(|p| p.get(i as usize).copied()) else {
-                    return Err(self.error(
-                        VectorizeErrorKind::Invalid,
-                        Some(node),
-                        "`get` of something that is not a tuple",
-                    ));
+                    return Err(self.error(VectorizeErrorKind::GetOfNonTuple, Some(node)));
                 };
                 if v.batched && self.rules.rule(Prim::Get).is_none() {
-                    return Err(self.error(
-                        VectorizeErrorKind::NoRule(Prim::Get),
-                        Some(node),
-                        "no rule for `get`: there is no fallback",
-                    ));
+                    return Err(self.error(VectorizeErrorKind::NoRule(Prim::Get), Some(node)));
                 }
                 self.set(node, v);
                 return Ok(Step::Done);
@@ -439,11 +431,7 @@ impl<'a> Engine<'a> {
         }
         let prim = n.op.prim();
         let Some(rule) = self.rules.rule(prim) else {
-            return Err(self.error(
-                VectorizeErrorKind::NoRule(prim),
-                Some(node),
-                format!("no rule for `{prim}`: there is no fallback"),
-            ));
+            return Err(self.error(VectorizeErrorKind::NoRule(prim), Some(node)));
         };
         let body = rule.body.clone();
         match body {
@@ -496,7 +484,7 @@ impl<'a> Engine<'a> {
         let scope = self.frame().out;
         let s = self
             .build_in(scope, n.op, n.depth, &args, mask, target)
-            .map_err(|e| VectorizeError { sym: Some(node), ..e })?;
+            .map_err(|e| VectorizeError::new(VectorizeErrorKind::Build(e), Some(node)))?;
         self.st.stats.copied += 1;
         self.set(node, VSym { sym: s, batched: false });
         Ok(Step::Done)

@@ -103,29 +103,26 @@ impl Vectorizer {
     /// result becomes an array of per-lane results, so that
     /// `eval(/p/, xs)[r][l] == eval(p, x_l)[r]`.
     pub fn vectorize(&self, g: &Graph, func: Sym, in_axes: &[bool]) -> Result<Vectorized, VectorizeError> {
-        let error = |kind, message: String| VectorizeError { kind, sym: None, message };
+        let error = |kind| VectorizeError { kind, sym: None };
         if let Err(errors) = verify(g) {
-            let list: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-            return Err(error(VectorizeErrorKind::Invalid, format!("the graph does not verify: {}", list.join("; "))));
+            return Err(error(VectorizeErrorKind::Unverified(errors)));
         }
         let Some(name) = g.function_name(func) else {
-            return Err(error(VectorizeErrorKind::InAxes, format!("{func} is not a function of the graph")));
+            return Err(error(VectorizeErrorKind::NotAFunction(func)));
         };
         let nparams = g.lambda(func).map_or(0, |l| l.params.len());
         if in_axes.len() != nparams {
-            return Err(error(
-                VectorizeErrorKind::InAxes,
-                format!("@{name} has {nparams} parameters but in_axes has {} entries", in_axes.len()),
-            ));
+            return Err(error(VectorizeErrorKind::InAxesLength {
+                function: name.to_string(),
+                params: nparams,
+                in_axes: in_axes.len(),
+            }));
         }
         if !in_axes.iter().any(|&b| b) {
-            return Err(error(
-                VectorizeErrorKind::InAxes,
-                "in_axes maps no parameter: the batch size would be unknown".into(),
-            ));
+            return Err(error(VectorizeErrorKind::NothingMapped));
         }
-        let sched = Schedule::new(g).map_err(|s| error(VectorizeErrorKind::Invalid, format!("a cycle through {s}")))?;
-        let stale = |e: crate::schedule::StaleSchedule| error(VectorizeErrorKind::Invalid, e.to_string());
+        let sched = Schedule::new(g).map_err(|s| error(VectorizeErrorKind::Cycle(s)))?;
+        let stale = |e| error(VectorizeErrorKind::Stale(e));
         let purity = Purity::new(g, &sched).map_err(stale)?;
         let uni = Uniformity::new(g, &sched).map_err(stale)?;
         let mut eng = engine::Engine::new(g, &sched, &purity, uni, Arc::clone(&self.rules), &self.config);

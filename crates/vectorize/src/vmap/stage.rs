@@ -25,7 +25,7 @@ use super::config::Stats;
 use crate::graph::{Arg, Graph, NewNode, Sym};
 use crate::infer::{flags_for, infer};
 use crate::ops::{Op, Prim};
-use crate::rules::{OptRule, Pat, RuleSet, Slot, Stager};
+use crate::rules::{OptRule, Pat, RuleSet, Slot, StageError, Stager};
 use crate::scalar::{Imm, ScalarTy};
 use crate::types::{NodeTy, ValTy};
 use rustc_hash::FxHashMap;
@@ -83,11 +83,11 @@ impl Stage {
         args: &[Arg],
         mask: Option<Sym>,
         target: Option<ScalarTy>,
-    ) -> Result<Sym, String> {
+    ) -> Result<Sym, StageError> {
         if self.g.len() >= self.max_nodes {
-            return Err(format!("the vectorized graph would exceed {} nodes", self.max_nodes));
+            return Err(StageError::NodeLimit(self.max_nodes));
         }
-        let ty = infer(&self.g, op, depth, args, mask, target).map_err(|e| e.0)?;
+        let ty = infer(&self.g, op, depth, args, mask, target).map_err(StageError::Type)?;
         if mask.is_none() && op.liftable() {
             let prim = op.prim();
             let rules = Arc::clone(&self.rules);
@@ -193,16 +193,28 @@ struct OptStager<'a> {
     scope: Sym,
     d: u32,
     bind: &'a [Sym],
-    slots: Vec<Result<Sym, String>>,
+    slots: Vec<OptVal>,
     hint: Option<ValTy>,
+}
+
+/// A value on an optimisation rule's stack.
+#[derive(Clone)]
+enum OptVal {
+    /// A symbol (bound by the pattern, or built).
+    Sym(Sym),
+    /// A literal's text, typed where it is used.
+    Lit(String),
 }
 
 impl OptStager<'_> {
     fn sym(&self, slot: Slot) -> Option<Sym> {
-        self.slots.get(slot.0 as usize).and_then(|s| s.as_ref().ok().copied())
+        match self.slots.get(slot.0 as usize) {
+            Some(OptVal::Sym(s)) => Some(*s),
+            _ => None,
+        }
     }
 
-    fn push(&mut self, v: Result<Sym, String>) -> Slot {
+    fn push(&mut self, v: OptVal) -> Slot {
         self.slots.push(v);
         Slot(self.slots.len() as u32 - 1)
     }
@@ -223,37 +235,40 @@ pub(crate) fn literal_type(prim: Prim, i: usize, siblings: &[Option<ScalarTy>]) 
 }
 
 impl Stager for OptStager<'_> {
-    fn var(&mut self, i: usize) -> Result<Slot, String> {
-        let s = self.bind.get(i).copied().ok_or("an unbound variable")?;
-        Ok(self.push(Ok(s)))
+    fn var(&mut self, i: usize) -> Result<Slot, StageError> {
+        let s = self.bind.get(i).copied().ok_or(StageError::UnboundVariable(i))?;
+        Ok(self.push(OptVal::Sym(s)))
     }
 
-    fn literal(&mut self, text: &str) -> Result<Slot, String> {
-        Ok(self.push(Err(text.to_string())))
+    fn literal(&mut self, text: &str) -> Result<Slot, StageError> {
+        Ok(self.push(OptVal::Lit(text.to_string())))
     }
 
-    fn apply(&mut self, prim: Prim, lift: bool, args: &[Slot], root: bool) -> Result<Slot, String> {
-        let op = prim.op().ok_or("a primitive with a payload")?;
+    fn apply(&mut self, prim: Prim, lift: bool, args: &[Slot], root: bool) -> Result<Slot, StageError> {
+        let op = prim.op().ok_or(StageError::Payload(prim))?;
         let depth = self.d + u32::from(lift);
         let scalars: Vec<Option<ScalarTy>> = args
             .iter()
-            .map(|s| self.slots[s.0 as usize].as_ref().ok().and_then(|&x| self.stage.g.val_ty(x)).map(|t| t.scalar))
+            .map(|s| match self.slots[s.0 as usize] {
+                OptVal::Sym(x) => self.stage.g.val_ty(x).map(|t| t.scalar),
+                OptVal::Lit(_) => None,
+            })
             .collect();
         let mut syms = Vec::with_capacity(args.len());
         for (i, s) in args.iter().enumerate() {
             match self.slots[s.0 as usize].clone() {
-                Ok(x) => syms.push(x),
-                Err(text) => {
-                    let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
-                    let imm = Imm::parse(&text, t).map_err(|e| e.to_string())?;
+                OptVal::Sym(x) => syms.push(x),
+                OptVal::Lit(text) => {
+                    let Some(t) = literal_type(prim, i, &scalars) else { return Err(StageError::UntypedLiteral(text)) };
+                    let imm = Imm::parse(&text, t).map_err(StageError::Literal)?;
                     syms.push(self.stage.build(self.scope, Op::Const(imm), 0, &[], None, None)?);
                 }
             }
         }
         let hint = if root { self.hint } else { None };
-        let flags = flags_for(&self.stage.g, op, depth, &syms, hint).ok_or("no flags fit the arguments' types")?;
+        let flags = flags_for(&self.stage.g, op, depth, &syms, hint).ok_or(StageError::NoFlags(prim))?;
         let args: Vec<Arg> = syms.iter().zip(flags).map(|(&sym, bcast)| Arg { sym, bcast }).collect();
         let r = self.stage.build(self.scope, op, depth, &args, None, None)?;
-        Ok(self.push(Ok(r)))
+        Ok(self.push(OptVal::Sym(r)))
     }
 }

@@ -22,12 +22,12 @@
 //! - `map` with nothing batched stays a `map` over `/l/` vectorized as a
 //!   per-element lambda, passed the frame's guard.
 
-use super::engine::{Engine, LamDone, LamKey, Mode, R, Step, VSym};
+use super::engine::{B, Engine, LamDone, LamKey, Mode, R, Step, VSym};
 use super::error::VectorizeErrorKind;
 use crate::bits::Bits;
 use crate::graph::{Arg, Sym};
 use crate::ops::Op;
-use crate::rules::Strategy;
+use crate::rules::{StageError, Strategy};
 use crate::scalar::{BinaryOp, IntCC, ScalarTy, UnaryOp};
 use crate::types::ValTy;
 
@@ -47,7 +47,7 @@ impl Engine<'_> {
             Strategy::Branch => self.branch(node, false),
             Strategy::MaskedBranch => self.branch(node, true),
             Strategy::Loop => self.repeat(node),
-            Strategy::Project => Err(self.error(VectorizeErrorKind::Rule, Some(node), "`project` serves only `get`")),
+            Strategy::Project => Err(self.error(VectorizeErrorKind::ProjectMisused, Some(node))),
         }
     }
 
@@ -72,8 +72,7 @@ impl Engine<'_> {
     fn apply_in(&mut self, scope: Sym, d: &LamDone, args: &[Sym], x: Extras) -> R<Vec<Sym>> {
         let mut all = vec![Arg::mapped(d.out)];
         all.extend(args.iter().map(|&a| Arg::mapped(a)));
-        let missing =
-            || self.error(VectorizeErrorKind::Rule, None, "a vectorized lambda's extra parameter has no value");
+        let missing = || self.error(VectorizeErrorKind::MissingExtra, None);
         if d.mode == Mode::Masked {
             all.push(Arg::mapped(x.mask.ok_or_else(missing)?));
         }
@@ -81,10 +80,10 @@ impl Engine<'_> {
             all.push(Arg::mapped(x.lanes.ok_or_else(missing)?));
         }
         let r = self.build_in(scope, Op::Apply, 0, &all, None, None)?;
-        self.unpack(scope, r, d.nresults)
+        Ok(self.unpack(scope, r, d.nresults)?)
     }
 
-    fn unpack(&mut self, scope: Sym, r: Sym, n: usize) -> R<Vec<Sym>> {
+    fn unpack(&mut self, scope: Sym, r: Sym, n: usize) -> B<Vec<Sym>> {
         if n == 1 {
             return Ok(vec![r]);
         }
@@ -122,11 +121,7 @@ impl Engine<'_> {
     /// A batched value needs a lane level: a per-element lambda has none.
     fn lanes_level(&self, node: Sym, mode: Mode) -> R<()> {
         if mode == Mode::Plain {
-            return Err(self.error(
-                VectorizeErrorKind::Rule,
-                Some(node),
-                "a batched value inside a per-element lambda",
-            ));
+            return Err(self.error(VectorizeErrorKind::Build(StageError::BatchedInPlainLambda), Some(node)));
         }
         Ok(())
     }
@@ -338,7 +333,7 @@ impl Engine<'_> {
 
     /// The initial state under the loop's pattern (broadcast where a
     /// uniform initial value must become batched).
-    fn initial_state(&mut self, init: &[VSym], pattern: &Bits) -> R<Vec<Sym>> {
+    fn initial_state(&mut self, init: &[VSym], pattern: &Bits) -> B<Vec<Sym>> {
         init.iter()
             .enumerate()
             .map(|(j, v)| if pattern.contains(j) && !v.batched { self.materialize(v.sym) } else { Ok(v.sym) })
@@ -381,7 +376,7 @@ impl Engine<'_> {
         let args = src.args(node);
         let (out, mode) = (self.frame().out, self.frame().key.mode);
         if mode == Mode::Plain {
-            return Err(self.error(VectorizeErrorKind::Rule, Some(node), "a batched map inside a per-element lambda"));
+            return Err(self.error(VectorizeErrorKind::BatchedMapInPlainLambda, Some(node)));
         }
         let mut vals = self.vals(&args[1..]);
         let whole: Vec<bool> = (1..args.len()).map(|i| n.is_bcast(i)).collect();
@@ -406,7 +401,7 @@ impl Engine<'_> {
         // The lanes' lengths, from the first mapped argument (batched if one is).
         let first = (0..vals.len()).filter(|&i| !whole[i]).min_by_key(|&i| !vals[i].batched);
         let Some(r) = first else {
-            return Err(self.error(VectorizeErrorKind::Invalid, Some(node), "a map with no mapped argument"));
+            return Err(self.error(VectorizeErrorKind::UnmappedMap, Some(node)));
         };
         let lens_of = |e: &mut Self, i: usize| -> R<(Sym, bool)> {
             let v = vals[i];

@@ -14,7 +14,7 @@ use super::error::VectorizeErrorKind;
 use super::stage::literal_type;
 use crate::graph::{Arg, Sym};
 use crate::ops::{Op, Prim};
-use crate::rules::{Slot, StagedFn, Stager};
+use crate::rules::{Slot, StageError, StagedFn, Stager};
 use crate::scalar::{Imm, ScalarTy};
 use smallvec::SmallVec;
 
@@ -60,9 +60,9 @@ impl Engine<'_> {
         let k = self.src.data(node).depth;
         let mut t = Tpl { eng: self, node, k, mask, slots: SmallVec::new() };
         let out = f(&mut t).and_then(|slot| t.result(slot));
-        let v = out.map_err(|m| {
-            let text = self.rules.rule(prim).map_or("", |r| r.text.as_str());
-            self.error(VectorizeErrorKind::Rule, Some(node), format!("the rule `{text}` failed: {m}"))
+        let v = out.map_err(|why| {
+            let rule = self.rules.rule(prim).map_or_else(String::new, |r| r.text.clone());
+            self.error(VectorizeErrorKind::RuleFailed { rule, why }, Some(node))
         })?;
         self.set(node, v);
         Ok(())
@@ -106,10 +106,10 @@ impl Tpl<'_, '_> {
     }
 
     /// Aligns argument `j` of the original node for its lifted version.
-    fn align(&mut self, j: usize) -> Result<Aligned, String> {
+    fn align(&mut self, j: usize) -> Result<Aligned, StageError> {
         let src = self.eng.src;
         let n = src.data(self.node);
-        let a = *src.args(self.node).get(j).ok_or("no such argument")?;
+        let a = *src.args(self.node).get(j).ok_or(StageError::NoSuchArgument(j))?;
         let same = self.k > 0 && n.is_bcast(j);
         let v = self.eng.vsym(a);
         Ok(match (v.batched, same) {
@@ -117,13 +117,13 @@ impl Tpl<'_, '_> {
             (true, true) => Aligned::Spread(v.sym),
             (false, true) => Aligned::Same(v.sym),
             (false, false) if self.k == 0 => Aligned::Same(v.sym),
-            (false, false) => Aligned::Mapped(self.eng.materialize(v.sym).map_err(|e| e.message)?),
+            (false, false) => Aligned::Mapped(self.eng.materialize(v.sym)?),
         })
     }
 
-    fn result(&mut self, slot: Slot) -> Result<VSym, String> {
+    fn result(&mut self, slot: Slot) -> Result<VSym, StageError> {
         let src = self.eng.src;
-        let want = src.data(self.node).ty.val().ok_or("a rule for a node that is not a value")?;
+        let want = src.data(self.node).ty.val().ok_or(StageError::NotAValue)?;
         let (v, ok) = match self.slots.get(slot.0 as usize).cloned() {
             Some(TVal::Lifted(s)) => {
                 let t = self.eng.st.g.val_ty(s);
@@ -138,14 +138,10 @@ impl Tpl<'_, '_> {
                 let t = self.eng.st.g.val_ty(s);
                 (VSym { sym: s, batched: false }, t == Some(want))
             }
-            _ => return Err("the rule produced a literal".into()),
+            _ => return Err(StageError::LiteralResult),
         };
         if !ok {
-            return Err(format!(
-                "it produced a {} where a {} was needed",
-                self.eng.st.g.val_ty(v.sym).map_or("?".into(), |t| t.to_string()),
-                want.array_of()
-            ));
+            return Err(StageError::WrongType { got: self.eng.st.g.val_ty(v.sym), want: want.array_of() });
         }
         Ok(v)
     }
@@ -154,7 +150,7 @@ impl Tpl<'_, '_> {
 impl Tpl<'_, '_> {
     /// `op` at the node's own depth on values the same in every lane
     /// (guarded if it may trap).
-    fn unlifted(&mut self, op: Op, prim: Prim, args: &[Slot], target: Option<ScalarTy>) -> Result<Slot, String> {
+    fn unlifted(&mut self, op: Op, prim: Prim, args: &[Slot], target: Option<ScalarTy>) -> Result<Slot, StageError> {
         let src = self.eng.src;
         let n = src.data(self.node);
         let scalars: Vec<Option<ScalarTy>> = args
@@ -173,14 +169,14 @@ impl Tpl<'_, '_> {
                 }
                 TVal::Same(x) | TVal::Lifted(x) => Arg::mapped(x),
                 TVal::Lit(text) => {
-                    let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
-                    let imm = Imm::parse(&text, t).map_err(|e| e.to_string())?;
-                    let c = self.eng.constant(imm).map_err(|e| e.message)?;
+                    let Some(t) = literal_type(prim, i, &scalars) else { return Err(StageError::UntypedLiteral(text)) };
+                    let imm = Imm::parse(&text, t).map_err(StageError::Literal)?;
+                    let c = self.eng.constant(imm)?;
                     Arg { sym: c, bcast: self.k > 0 }
                 }
             });
         }
-        let mask = if op.traps() && op.maskable() { self.eng.guard().map_err(|e| e.message)? } else { None };
+        let mask = if op.traps() && op.maskable() { self.eng.guard()? } else { None };
         let scope = self.eng.frame().out;
         let s = self.eng.st.build(scope, op, self.k, &built, mask, target)?;
         Ok(self.push(TVal::Same(s)))
@@ -188,22 +184,21 @@ impl Tpl<'_, '_> {
 }
 
 impl Stager for Tpl<'_, '_> {
-    fn var(&mut self, i: usize) -> Result<Slot, String> {
+    fn var(&mut self, i: usize) -> Result<Slot, StageError> {
         Ok(self.push(TVal::Orig(i)))
     }
 
-    fn literal(&mut self, text: &str) -> Result<Slot, String> {
+    fn literal(&mut self, text: &str) -> Result<Slot, StageError> {
         Ok(self.push(TVal::Lit(text.to_string())))
     }
 
-    fn apply(&mut self, prim: Prim, lift: bool, args: &[Slot], root: bool) -> Result<Slot, String> {
+    fn apply(&mut self, prim: Prim, lift: bool, args: &[Slot], root: bool) -> Result<Slot, StageError> {
         if !lift {
-            return Err("a vectorization rule builds lifted values only".into());
+            return Err(StageError::Unlifted(prim));
         }
         let src = self.eng.src;
         let n = src.data(self.node);
-        let op =
-            if prim == n.op.prim() { n.op } else { prim.op().ok_or("this primitive cannot be built by a rule")? };
+        let op = if prim == n.op.prim() { n.op } else { prim.op().ok_or(StageError::NotBuildable(prim))? };
         let target = match op {
             Op::Convert(_) => n.ty.val().map(|t| t.scalar),
             _ => None,
@@ -225,7 +220,7 @@ impl Stager for Tpl<'_, '_> {
                 TVal::Orig(j) => Some(self.align(j)?),
                 TVal::Lifted(x) => Some(Aligned::Mapped(x)),
                 TVal::Same(x) if self.k == 0 => Some(Aligned::Same(x)),
-                TVal::Same(x) => Some(Aligned::Mapped(self.eng.materialize(x).map_err(|e| e.message)?)),
+                TVal::Same(x) => Some(Aligned::Mapped(self.eng.materialize(x)?)),
                 TVal::Lit(_) => None,
             });
         }
@@ -235,7 +230,7 @@ impl Stager for Tpl<'_, '_> {
             && let Some(a) = aligned.iter_mut().find(|a| matches!(a, Some(Aligned::Same(_))))
             && let Some(Aligned::Same(x)) = *a
         {
-            *a = Some(Aligned::Mapped(self.eng.materialize(x).map_err(|e| e.message)?));
+            *a = Some(Aligned::Mapped(self.eng.materialize(x)?));
         }
         let reference = aligned.iter().find_map(|a| match a {
             Some(Aligned::Mapped(x)) => Some(*x),
@@ -257,14 +252,14 @@ impl Stager for Tpl<'_, '_> {
                 Some(Aligned::Mapped(x)) => Arg::mapped(x),
                 Some(Aligned::Same(x)) => Arg::same(x),
                 Some(Aligned::Spread(x)) => {
-                    let like = reference.ok_or("an unmapped batched argument with nothing mapped to follow")?;
-                    Arg::mapped(self.eng.spread(x, like, self.k).map_err(|e| e.message)?)
+                    let like = reference.ok_or(StageError::NothingToFollow)?;
+                    Arg::mapped(self.eng.spread(x, like, self.k)?)
                 }
                 None => {
-                    let TVal::Lit(text) = self.slots[s.0 as usize].clone() else { return Err("a literal".into()) };
-                    let t = literal_type(prim, i, &scalars).ok_or("a literal whose type cannot be inferred")?;
-                    let imm = Imm::parse(&text, t).map_err(|e| e.to_string())?;
-                    let c = self.eng.constant(imm).map_err(|e| e.message)?;
+                    let TVal::Lit(text) = self.slots[s.0 as usize].clone() else { return Err(StageError::NotALiteral) };
+                    let Some(t) = literal_type(prim, i, &scalars) else { return Err(StageError::UntypedLiteral(text)) };
+                    let imm = Imm::parse(&text, t).map_err(StageError::Literal)?;
+                    let c = self.eng.constant(imm)?;
                     Arg { sym: c, bcast: true }
                 }
             });
