@@ -95,13 +95,13 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) 
             return Ok(ExitCode::FAILURE);
         }
     };
-    let show = |v: &Result<Vec<Imm>, String>| match v {
+    let show = |v: Result<&Vec<Imm>, String>| match v {
         Ok(vals) if vals.is_empty() => "(no results)".to_string(),
         Ok(vals) => vals.iter().map(|x| format!("{} {x}", x.ty())).collect::<Vec<_>>().join(", "),
         Err(t) => format!("trap: {t}"),
     };
-    writeln!(out, "interpreter: {}", show(&r.interpreted))?;
-    writeln!(out, "simulator:   {}", show(&r.simulated))?;
+    writeln!(out, "interpreter: {}", show(r.interpreted.as_ref().map_err(|t| t.describe(&module))))?;
+    writeln!(out, "simulator:   {}", show(r.simulated.as_ref().map_err(|t| t.to_string())))?;
     if let Some(s) = &r.stats {
         let instructions: u64 = s.cores.iter().map(|c| c.instructions).sum();
         writeln!(

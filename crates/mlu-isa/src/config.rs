@@ -14,8 +14,74 @@
 //! 65 536 registers, so cost formulas never divide by zero and register
 //! numbers fit a [`Reg`](crate::Reg). The text form (`key = value` lines,
 //! [`MachineConfig::parse`]) and [`MachineConfig::to_text`] are inverse.
+//! A configuration that breaks them is a [`ConfigError`] naming the key and
+//! its value.
 
 use crate::text::{Diagnostic, Span};
+use core::fmt;
+
+/// Why a configuration is refused: each variant names the offending key
+/// (and value).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ConfigError {
+    /// A key the text form does not have.
+    UnknownKey {
+        /// The key as written.
+        key: String,
+    },
+    /// A value too large for its key's field.
+    TooLarge {
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: u64,
+    },
+    /// A rate, size or count that is zero.
+    NotPositive {
+        /// The key.
+        key: &'static str,
+    },
+    /// An alignment or granule that is not a power of two.
+    NotPowerOfTwo {
+        /// The key.
+        key: &'static str,
+        /// Its value.
+        value: u64,
+    },
+    /// More registers than a [`Reg`](crate::Reg) can number (65 536).
+    TooManyGprs {
+        /// The `gprs` value.
+        gprs: u32,
+    },
+    /// More cores than the simulator models (4096).
+    TooManyCores {
+        /// `clusters × cores_per_cluster`.
+        cores: u32,
+    },
+    /// A name that is empty or holds white space.
+    BadName {
+        /// The name.
+        name: String,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::UnknownKey { key } => write!(f, "unknown key `{key}`"),
+            ConfigError::TooLarge { key, value } => write!(f, "`{key}` = {value} is too large"),
+            ConfigError::NotPositive { key } => write!(f, "`{key}` must be positive"),
+            ConfigError::NotPowerOfTwo { key, value } => write!(f, "`{key}` = {value} must be a power of two"),
+            ConfigError::TooManyGprs { gprs } => write!(f, "`gprs` = {gprs} is more than 65536"),
+            ConfigError::TooManyCores { cores } => {
+                write!(f, "{cores} cores is more than the 4096 the simulator models")
+            }
+            ConfigError::BadName { name } => write!(f, "the name `{name}` must be one word"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 macro_rules! config_fields {
     ($($(#[$doc:meta])* $field:ident : $ty:ty),+ $(,)?) => {
@@ -33,12 +99,13 @@ macro_rules! config_fields {
             /// Every numeric key of the text form, in order.
             pub const KEYS: &'static [&'static str] = &[$(stringify!($field)),+];
 
-            fn set(&mut self, key: &str, value: u64) -> Result<(), String> {
+            fn set(&mut self, key: &str, value: u64) -> Result<(), ConfigError> {
                 match key {
                     $(stringify!($field) => {
-                        self.$field = <$ty>::try_from(value).map_err(|_| format!("`{key}` = {value} is too large"))?;
+                        self.$field = <$ty>::try_from(value)
+                            .map_err(|_| ConfigError::TooLarge { key: stringify!($field), value })?;
                     })+
-                    _ => return Err(format!("unknown key `{key}`")),
+                    _ => return Err(ConfigError::UnknownKey { key: key.to_string() }),
                 }
                 Ok(())
             }
@@ -255,28 +322,28 @@ impl MachineConfig {
         if space == crate::Space::Wram { self.wram_align } else { self.vector_align }
     }
 
-    /// Checks the invariants in the module doc; the message names the
-    /// first bad key.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the invariants in the module doc; the error names the first
+    /// bad key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
         for &key in MachineConfig::KEYS {
             if self.get(key) == Some(0) {
-                return Err(format!("`{key}` must be positive"));
+                return Err(ConfigError::NotPositive { key });
             }
         }
         for key in ["vector_align", "wram_align", "dram_granule"] {
-            let v = self.get(key).unwrap_or(1);
-            if !v.is_power_of_two() {
-                return Err(format!("`{key}` = {v} must be a power of two"));
+            let value = self.get(key).unwrap_or(1);
+            if !value.is_power_of_two() {
+                return Err(ConfigError::NotPowerOfTwo { key, value });
             }
         }
         if self.gprs > 65_536 {
-            return Err(format!("`gprs` = {} is more than 65536", self.gprs));
+            return Err(ConfigError::TooManyGprs { gprs: self.gprs });
         }
         if self.cores() > 4096 {
-            return Err(format!("{} cores is more than the 4096 the simulator models", self.cores()));
+            return Err(ConfigError::TooManyCores { cores: self.cores() });
         }
         if self.name.is_empty() || self.name.contains(char::is_whitespace) {
-            return Err(format!("the name `{}` must be one word", self.name));
+            return Err(ConfigError::BadName { name: self.name.clone() });
         }
         Ok(())
     }
@@ -330,7 +397,7 @@ impl MachineConfig {
                             value_span,
                         )
                     })?;
-                    config.set(key, v).map_err(|m| Diagnostic::new(m, span))?;
+                    config.set(key, v).map_err(|e| Diagnostic::new(e.to_string(), span))?;
                 }
             }
             first = false;
@@ -338,7 +405,7 @@ impl MachineConfig {
         if !renamed {
             config.name = format!("{}-custom", config.name);
         }
-        config.validate().map_err(|m| Diagnostic::new(m, Span::new(0, 0)))?;
+        config.validate().map_err(|e| Diagnostic::new(e.to_string(), Span::new(0, 0)))?;
         Ok(config)
     }
 
@@ -414,5 +481,23 @@ mod tests {
         assert!(e.message.contains("unknown preset"));
         let e = MachineConfig::parse("clusters = 99999999999").unwrap_err();
         assert!(e.message.contains("too large"));
+    }
+
+    #[test]
+    fn validate_names_the_key() {
+        let mut c = MachineConfig::mlu370();
+        c.lat_dram = 0;
+        assert_eq!(c.validate(), Err(ConfigError::NotPositive { key: "lat_dram" }));
+        c = MachineConfig { wram_align: 48, ..MachineConfig::mlu370() };
+        let e = c.validate().unwrap_err();
+        assert_eq!(e, ConfigError::NotPowerOfTwo { key: "wram_align", value: 48 });
+        assert_eq!(e.to_string(), "`wram_align` = 48 must be a power of two");
+        c = MachineConfig { clusters: 2000, ..MachineConfig::mlu370() };
+        assert_eq!(c.validate(), Err(ConfigError::TooManyCores { cores: 8000 }));
+        c = MachineConfig { name: "two words".into(), ..MachineConfig::mlu370() };
+        assert_eq!(c.validate().unwrap_err().to_string(), "the name `two words` must be one word");
+        let mut c = MachineConfig::mlu370();
+        assert_eq!(c.set("gprs", 1 << 40), Err(ConfigError::TooLarge { key: "gprs", value: 1 << 40 }));
+        assert_eq!(c.set("nope", 1), Err(ConfigError::UnknownKey { key: "nope".into() }));
     }
 }

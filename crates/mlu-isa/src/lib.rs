@@ -38,12 +38,19 @@
 //!
 //! Text is parsed into a program or a list of located diagnostics
 //! ([`text::parse`]), never a panic. [`verify`] checks a program against a
-//! configuration and collects every error, each naming the instruction
-//! (its index and text) or the memory object; it never panics, whatever
-//! the program holds (ids out of range included). Programs built through
-//! the API are not checked until verified; the simulator checks at run
-//! time what it needs and traps. Accessors taking ids answer `None` for
-//! ids the program does not have. [`MachineConfig::parse`] answers a bad
+//! configuration and collects every error, each a [`VerifyError`]: its
+//! subject (the instruction with its index and text, the memory object or
+//! the label) and a typed [`VerifyProblem`] holding the values involved;
+//! it never panics, whatever the program holds (ids out of range
+//! included). Programs built through the API are not checked until
+//! verified; the simulator checks at run time what it needs and traps.
+//! Accessors taking ids answer `None` for ids the program does not have.
+//!
+//! Every error is a typed value with `Display` for the message:
+//! [`MachineConfig::validate`] answers a [`ConfigError`] naming the key,
+//! [`Program::add_mem`] and [`Program::add_label`] a [`DeclError`] naming
+//! the object or label, [`text::parse_literal`] a [`text::LiteralError`]
+//! holding the literal's text. [`MachineConfig::parse`] answers a bad
 //! configuration file with a located [`text::Diagnostic`].
 //!
 //! # Example
@@ -90,9 +97,9 @@ mod verify;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 
-pub use config::MachineConfig;
+pub use config::{ConfigError, MachineConfig};
 pub use inst::{Addr, Inst, LabelId, MemId, Operand, Uses, VSrc};
 pub use ops::{BinOp, Class, ConvOp, FloatCC, IntCC, RedOp, Route, Scope, SyncKind, UnOp, VBinOp, VUnOp};
-pub use program::{Label, MemDecl, Names, Program, default_align, is_plain_name};
+pub use program::{DeclError, Label, MemDecl, Names, Program, default_align, is_plain_name};
 pub use types::{Pipe, Reg, Space, Sreg, Ty};
-pub use verify::{VerifyError, VerifyErrorKind, verify};
+pub use verify::{OperandRole, VerifyError, VerifyErrorKind, VerifyProblem, VerifySubject, verify};

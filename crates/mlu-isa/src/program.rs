@@ -11,11 +11,58 @@
 //! labels are unique, in position order (ties in creation order), each at
 //! a position `0..=insts.len()`; every [`MemId`] and [`LabelId`] an
 //! instruction names exists. The simulator also accepts programs that
-//! break them and reports a trap instead.
+//! break them and reports a trap instead. A declaration that would break
+//! them is a [`DeclError`] naming the object or label.
 
 use crate::inst::{Inst, LabelId, MemId};
 use crate::types::{Space, Ty};
+use core::fmt;
 use rustc_hash::FxHashMap;
+
+/// Why [`Program::add_mem`] or [`Program::add_label`] (or their [`Names`]
+/// forms) refused a declaration.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum DeclError {
+    /// An object name that is not a plain name.
+    NotPlainName {
+        /// The name.
+        name: String,
+    },
+    /// An object name already declared.
+    DuplicateMem {
+        /// The name.
+        name: String,
+    },
+    /// More initial values than elements.
+    TooManyInitialValues {
+        /// The object's name.
+        name: String,
+        /// Initial values given.
+        values: usize,
+        /// Elements declared.
+        len: u64,
+    },
+    /// A label name already defined.
+    DuplicateLabel {
+        /// The name.
+        name: String,
+    },
+}
+
+impl fmt::Display for DeclError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeclError::NotPlainName { name } => write!(f, "`{name}` is not a plain name ([A-Za-z0-9_.]+)"),
+            DeclError::DuplicateMem { name } => write!(f, "memory object @{name} is declared twice"),
+            DeclError::TooManyInitialValues { name, values, len } => {
+                write!(f, "@{name} has {values} initial values for {len} elements")
+            }
+            DeclError::DuplicateLabel { name } => write!(f, "label `{name}` is defined twice"),
+        }
+    }
+}
+
+impl std::error::Error for DeclError {}
 
 /// A memory object: `.mem @name: T[len] space at ADDR = [values]`.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -96,7 +143,7 @@ impl Program {
         space: Space,
         addr: Option<u64>,
         init: Vec<u64>,
-    ) -> Result<MemId, String> {
+    ) -> Result<MemId, DeclError> {
         let taken = self.mem_by_name(name).is_some();
         let extent = self.extent(space);
         self.push_mem(taken, extent, MemDecl { name: name.to_string(), ty, len, space, addr: 0, init }, addr)
@@ -104,16 +151,15 @@ impl Program {
 
     /// The checks and placement of [`Program::add_mem`], given whether the
     /// name is taken and the extent of the object's space.
-    fn push_mem(&mut self, taken: bool, extent: u64, mut m: MemDecl, addr: Option<u64>) -> Result<MemId, String> {
-        let name = &m.name;
-        if !is_plain_name(name) {
-            return Err(format!("`{name}` is not a plain name ([A-Za-z0-9_.]+)"));
+    fn push_mem(&mut self, taken: bool, extent: u64, mut m: MemDecl, addr: Option<u64>) -> Result<MemId, DeclError> {
+        if !is_plain_name(&m.name) {
+            return Err(DeclError::NotPlainName { name: m.name });
         }
         if taken {
-            return Err(format!("memory object @{name} is declared twice"));
+            return Err(DeclError::DuplicateMem { name: m.name });
         }
         if m.init.len() as u64 > m.len {
-            return Err(format!("@{name} has {} initial values for {} elements", m.init.len(), m.len));
+            return Err(DeclError::TooManyInitialValues { name: m.name, values: m.init.len(), len: m.len });
         }
         m.addr = addr.unwrap_or_else(|| {
             let align = default_align(m.space);
@@ -129,9 +175,9 @@ impl Program {
     /// Adds a label at position `at`; fails on a duplicate name. Labels
     /// must be added in position order to keep the invariant. O(labels)
     /// per call; [`Names::add_label`] is the O(1) form.
-    pub fn add_label(&mut self, name: &str, at: u32) -> Result<LabelId, String> {
+    pub fn add_label(&mut self, name: &str, at: u32) -> Result<LabelId, DeclError> {
         if self.label_by_name(name).is_some() {
-            return Err(format!("label `{name}` is defined twice"));
+            return Err(DeclError::DuplicateLabel { name: name.to_string() });
         }
         self.labels.push(Label { name: name.to_string(), at });
         Ok(LabelId(self.labels.len() as u32 - 1))
@@ -213,7 +259,7 @@ impl Names {
         space: Space,
         addr: Option<u64>,
         init: Vec<u64>,
-    ) -> Result<MemId, String> {
+    ) -> Result<MemId, DeclError> {
         let taken = self.mems.contains_key(name);
         let decl = MemDecl { name: name.to_string(), ty, len, space, addr: 0, init };
         let id = p.push_mem(taken, self.extent[space.index()], decl, addr)?;
@@ -226,9 +272,9 @@ impl Names {
 
     /// [`Program::add_label`] in O(1) (amortised) on `p`, which this index
     /// describes.
-    pub fn add_label(&mut self, p: &mut Program, name: &str, at: u32) -> Result<LabelId, String> {
+    pub fn add_label(&mut self, p: &mut Program, name: &str, at: u32) -> Result<LabelId, DeclError> {
         if self.labels.contains_key(name) {
-            return Err(format!("label `{name}` is defined twice"));
+            return Err(DeclError::DuplicateLabel { name: name.to_string() });
         }
         p.labels.push(Label { name: name.to_string(), at });
         let id = LabelId(p.labels.len() as u32 - 1);
@@ -244,5 +290,30 @@ impl Names {
     /// The label named `name`.
     pub fn label(&self, name: &str) -> Option<LabelId> {
         self.labels.get(name).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_declarations_name_the_entity() {
+        let mut p = Program::new();
+        let mut n = Names::default();
+        p.add_mem("a", Ty::F32, 4, Space::Nram, None, vec![]).unwrap();
+        assert_eq!(
+            p.add_mem("a", Ty::F32, 4, Space::Nram, None, vec![]),
+            Err(DeclError::DuplicateMem { name: "a".into() })
+        );
+        let e = p.add_mem("b c", Ty::F32, 4, Space::Nram, None, vec![]).unwrap_err();
+        assert_eq!(e.to_string(), "`b c` is not a plain name ([A-Za-z0-9_.]+)");
+        let e = n.add_mem(&mut p, "d", Ty::I8, 1, Space::Dram, None, vec![1, 2]).unwrap_err();
+        assert_eq!(e, DeclError::TooManyInitialValues { name: "d".into(), values: 2, len: 1 });
+        assert_eq!(e.to_string(), "@d has 2 initial values for 1 elements");
+        n.add_label(&mut p, "l", 0).unwrap();
+        let e = n.add_label(&mut p, "l", 0).unwrap_err();
+        assert_eq!(e.to_string(), "label `l` is defined twice");
+        assert_eq!(p.add_label("l", 0), Err(DeclError::DuplicateLabel { name: "l".into() }));
     }
 }

@@ -8,34 +8,35 @@
 //! instruction names exists, so `Machine::step` indexes them without a
 //! check.
 
+use crate::error::{LoadError, Missing};
 use crate::trap::TrapKind;
 use mlu_isa::text::inst_text;
-use mlu_isa::{Addr, Class, Inst, MachineConfig, Program, Route, Space, Ty, VSrc};
+use mlu_isa::{Addr, Class, Inst, LabelId, MachineConfig, Program, Route, Space, Ty, VSrc};
 
 /// Checks what the machine cannot run at all: ids and registers.
-pub(crate) fn check_ids(p: &Program, cfg: &MachineConfig) -> Result<(), String> {
+pub(crate) fn check_ids(p: &Program, cfg: &MachineConfig) -> Result<(), LoadError> {
     for (i, l) in p.labels.iter().enumerate() {
         if l.at as usize > p.insts.len() {
-            return Err(format!("label {i} `{}` is at {}, past the end", l.name, l.at));
+            return Err(LoadError::LabelPastEnd { label: LabelId(i as u32), name: l.name.clone(), at: l.at });
         }
     }
     for (pc, inst) in p.insts.iter().enumerate() {
-        let bad = |what: String| Err(format!("instruction {pc} `{}`: {what}", inst_text(p, inst)));
-        for r in inst.uses().as_slice().iter().chain(inst.def().as_ref()) {
-            if u32::from(r.0) >= cfg.gprs {
-                return bad(format!("{r} is not one of the {} registers", cfg.gprs));
+        let bad = |missing: Missing| Err(LoadError::Instruction { pc: pc as u32, text: inst_text(p, inst), missing });
+        for &reg in inst.uses().as_slice().iter().chain(inst.def().as_ref()) {
+            if u32::from(reg.0) >= cfg.gprs {
+                return bad(Missing::Register { reg, gprs: cfg.gprs });
             }
         }
         if let Some(t) = inst.target()
             && p.label(t).is_none()
         {
-            return bad(format!("label {} does not exist", t.0));
+            return bad(Missing::Label(t));
         }
         for a in inst.addrs() {
             if let Some(m) = a.sym
                 && p.mem(m).is_none()
             {
-                return bad(format!("memory object {} does not exist", m.0));
+                return bad(Missing::Mem(m));
             }
         }
     }

@@ -40,10 +40,12 @@
 //!
 //! [`Simulator::new`] refuses what cannot run at all (an invalid
 //! configuration, a cluster count the machine does not have, ids or
-//! registers the program does not have, objects that do not fit) with an
-//! error message. Everything else an unverified program can do wrong is a
-//! [`Trap`] when it happens, never a panic; [`Simulator::run`] always
-//! terminates (fuel).
+//! registers the program does not have, objects that do not fit, more
+//! host memory than allowed) with a [`LoadError`] naming the
+//! configuration, instruction or object and the sizes involved;
+//! [`Simulator::write`] refuses values with a [`WriteError`]. Everything
+//! else an unverified program can do wrong is a [`Trap`] when it happens,
+//! never a panic; [`Simulator::run`] always terminates (fuel).
 //!
 //! # Example
 //!
@@ -88,6 +90,7 @@
 struct ReadmeDoctests;
 
 mod barrier;
+mod error;
 mod faults;
 mod flows;
 mod functional;
@@ -107,6 +110,7 @@ mod vector;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 
+pub use error::{LoadError, Missing, WriteError};
 pub use memory::{Instance, Memory};
 pub use race::{LogEvent, RaceMode};
 pub use stats::{CoreStats, PipeStats, Roofline, RouteStats, StallReason, Stats};
@@ -196,7 +200,7 @@ impl core::fmt::Debug for Simulator<'_> {
 
 impl<'p> Simulator<'p> {
     /// Loads `program` (initial values from its objects) on `config`.
-    pub fn new(program: &'p Program, config: &MachineConfig, options: SimOptions) -> Result<Simulator<'p>, String> {
+    pub fn new(program: &'p Program, config: &MachineConfig, options: SimOptions) -> Result<Simulator<'p>, LoadError> {
         let per = options.cores.unwrap_or(config.cores_per_cluster);
         let cores = u64::from(options.clusters) * u64::from(per);
         let need = program
@@ -204,11 +208,7 @@ impl<'p> Simulator<'p> {
             .saturating_add(cores.saturating_mul(config.nram_bytes.saturating_add(config.wram_bytes)))
             .saturating_add(u64::from(options.clusters).saturating_mul(config.sram_bytes));
         if need > options.max_memory {
-            return Err(format!(
-                "the simulated memories need {need} bytes of host memory (DRAM objects, and NRAM, WRAM and SRAM \
-                 per core and cluster); the limit is {} (SimOptions::max_memory, keel sim --max-memory)",
-                options.max_memory
-            ));
+            return Err(LoadError::HostMemory { need, limit: options.max_memory });
         }
         let mut m =
             Machine::new(program, config, options.clusters, per, options.races, options.record_races, options.fuel)?;
@@ -218,8 +218,8 @@ impl<'p> Simulator<'p> {
 
     /// Sets the first elements of object `name` (without `@`), in every
     /// instance of its space, to `values` (bits of its type).
-    pub fn write(&mut self, name: &str, values: &[u64]) -> Result<(), String> {
-        let id = self.m.p.mem_by_name(name).ok_or_else(|| format!("no memory object @{name}"))?;
+    pub fn write(&mut self, name: &str, values: &[u64]) -> Result<(), WriteError> {
+        let id = self.m.p.mem_by_name(name).ok_or_else(|| WriteError::UnknownObject { name: name.to_string() })?;
         let decl = &self.m.p.mems[id.index()];
         self.m.mem.write_object(decl, values)
     }

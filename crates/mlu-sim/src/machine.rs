@@ -11,6 +11,7 @@
 //! effect when issued; the race detector reports every program whose
 //! results could depend on when they really land.
 
+use crate::error::LoadError;
 use crate::faults::{check_ids, static_fault};
 use crate::memory::{Memory, load_bits, store_bits};
 use crate::planted::{Bug, Plants};
@@ -115,13 +116,17 @@ impl<'p> Machine<'p> {
         race: RaceMode,
         record: bool,
         fuel: u64,
-    ) -> Result<Machine<'p>, String> {
-        cfg.validate().map_err(|e| format!("bad configuration {}: {e}", cfg.name))?;
+    ) -> Result<Machine<'p>, LoadError> {
+        cfg.validate().map_err(|error| LoadError::Config { name: cfg.name.clone(), error })?;
         if clusters == 0 || clusters > cfg.clusters {
-            return Err(format!("{} has 1 to {} clusters, not {clusters}", cfg.name, cfg.clusters));
+            return Err(LoadError::Clusters { config: cfg.name.clone(), max: cfg.clusters, asked: clusters });
         }
         if per == 0 || per > cfg.cores_per_cluster {
-            return Err(format!("{} has 1 to {} cores per cluster, not {per}", cfg.name, cfg.cores_per_cluster));
+            return Err(LoadError::CoresPerCluster {
+                config: cfg.name.clone(),
+                max: cfg.cores_per_cluster,
+                asked: per,
+            });
         }
         check_ids(p, cfg)?;
         let mem = Memory::new(cfg, p, clusters, per)?;

@@ -9,6 +9,7 @@
 //! is a capacity overflow. Initial values are written at creation, every
 //! instance of a per-core or per-cluster object getting the same values.
 
+use crate::error::{LoadError, WriteError};
 use crate::trap::TrapKind;
 use mlu_isa::{MachineConfig, MemDecl, Program, Space, Ty};
 
@@ -36,28 +37,34 @@ pub struct Memory {
 impl Memory {
     /// Memories for `clusters` clusters of `per_cluster` cores of `config`,
     /// holding `program`'s initial values. Fails if an object does not fit
-    /// its space.
-    pub fn new(config: &MachineConfig, program: &Program, clusters: u32, per_cluster: u32) -> Result<Memory, String> {
+    /// its space or has more initial values than elements.
+    pub fn new(
+        config: &MachineConfig,
+        program: &Program,
+        clusters: u32,
+        per_cluster: u32,
+    ) -> Result<Memory, LoadError> {
         let cores = clusters as usize * per_cluster as usize;
         let dram = program.extent(Space::Dram);
         if dram > config.dram_bytes {
-            return Err(format!(
-                "the program's DRAM objects need {dram} bytes; {} has {}",
-                config.name, config.dram_bytes
-            ));
+            return Err(LoadError::Dram { need: dram, config: config.name.clone(), has: config.dram_bytes });
         }
-        let dram_len = usize::try_from(dram).map_err(|_| format!("{dram} bytes of DRAM do not fit this host"))?;
+        let dram_len = usize::try_from(dram).map_err(|_| LoadError::DramHost { bytes: dram })?;
         let cap = |s: Space| usize::try_from(config.capacity(s)).unwrap_or(usize::MAX);
         for m in &program.mems {
             if m.space != Space::Dram && m.end() > config.capacity(m.space) {
-                return Err(format!(
-                    "@{} (bytes {}..{}) does not fit the {} bytes of {}",
-                    m.name,
-                    m.addr,
-                    m.end(),
-                    config.capacity(m.space),
-                    m.space
-                ));
+                return Err(LoadError::ObjectTooLarge {
+                    name: m.name.clone(),
+                    start: m.addr,
+                    end: m.end(),
+                    capacity: config.capacity(m.space),
+                    space: m.space,
+                });
+            }
+            // Initial values past the last element would be written past
+            // the object (and, at a space's end, past the memory).
+            if m.init.len() as u64 > m.len {
+                return Err(LoadError::TooManyInitialValues { name: m.name.clone(), values: m.init.len(), len: m.len });
             }
         }
         // One zeroed allocation each (not clones of one), so the operating
@@ -198,9 +205,9 @@ impl Memory {
     /// Writes `values` (bits, canonicalized) to the first elements of an
     /// object in every instance of its space. Fails if there are more
     /// values than elements.
-    pub fn write_object(&mut self, m: &MemDecl, values: &[u64]) -> Result<(), String> {
+    pub fn write_object(&mut self, m: &MemDecl, values: &[u64]) -> Result<(), WriteError> {
         if values.len() as u64 > m.len {
-            return Err(format!("@{} has {} elements; {} values given", m.name, m.len, values.len()));
+            return Err(WriteError::TooManyValues { name: m.name.clone(), len: m.len, given: values.len() });
         }
         let w = m.ty.bytes() as usize;
         for inst in self.instances(m.space) {

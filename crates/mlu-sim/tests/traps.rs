@@ -2,7 +2,7 @@
 //! cycle; and what the simulator refuses to load.
 
 use mlu_isa::{Addr, BinOp, Inst, MachineConfig, Operand, Program, Reg, Space, Ty, text};
-use mlu_sim::{CoreRef, Mode, SimOptions, Simulator, Trap, TrapKind};
+use mlu_sim::{CoreRef, LoadError, Missing, Mode, SimOptions, Simulator, Trap, TrapKind, WriteError};
 
 fn run(p: &Program, clusters: u32, cores: u32, mode: Mode) -> Trap {
     let opts = SimOptions { clusters, cores: Some(cores), mode, fuel: 100_000, ..SimOptions::default() };
@@ -139,17 +139,49 @@ fn what_cannot_load_is_an_error() {
     let cfg = MachineConfig::mlu370();
     let p = parse("    exit\n");
     let new = |p: &Program, o: SimOptions| Simulator::new(p, &cfg, o).map(|_| ()).unwrap_err();
-    assert!(new(&p, SimOptions { clusters: 0, ..SimOptions::default() }).contains("1 to 8 clusters"));
-    assert!(new(&p, SimOptions { clusters: 9, ..SimOptions::default() }).contains("1 to 8 clusters"));
-    assert!(new(&p, SimOptions { cores: Some(5), ..SimOptions::default() }).contains("1 to 4 cores"));
+    let e = new(&p, SimOptions { clusters: 0, ..SimOptions::default() });
+    assert_eq!(e, LoadError::Clusters { config: "mlu370".into(), max: 8, asked: 0 });
+    assert!(e.to_string().contains("1 to 8 clusters"));
+    assert!(new(&p, SimOptions { clusters: 9, ..SimOptions::default() }).to_string().contains("1 to 8 clusters"));
+    let e = new(&p, SimOptions { cores: Some(5), ..SimOptions::default() });
+    assert_eq!(e.to_string(), "mlu370 has 1 to 4 cores per cluster, not 5");
     let mut q = Program::new();
     q.push(Inst::Mov { ty: Ty::I32, dst: Reg(64), src: Operand::Imm(0) });
-    assert!(new(&q, SimOptions::default()).contains("%r64 is not one of the 64 registers"));
+    let e = new(&q, SimOptions::default());
+    assert!(e.to_string().contains("%r64 is not one of the 64 registers"), "{e}");
+    assert!(matches!(e, LoadError::Instruction { pc: 0, missing: Missing::Register { reg: Reg(64), gprs: 64 }, .. }));
     let mut q = Program::new();
     q.push(Inst::Jump { target: mlu_isa::LabelId(0) });
-    assert!(new(&q, SimOptions::default()).contains("label 0 does not exist"));
+    assert!(new(&q, SimOptions::default()).to_string().contains("label 0 does not exist"));
     let big = parse(".mem @a: f32[1000000] nram\n    exit\n");
-    assert!(new(&big, SimOptions::default()).contains("does not fit"));
+    let e = new(&big, SimOptions::default());
+    assert!(e.to_string().contains("does not fit"));
+    assert!(
+        matches!(e, LoadError::ObjectTooLarge { ref name, start: 0, end: 4_000_000, space: Space::Nram, .. } if name == "a")
+    );
     let bad = MachineConfig { gprs: 0, ..cfg.clone() };
-    assert!(Simulator::new(&p, &bad, SimOptions::default()).unwrap_err().contains("`gprs` must be positive"));
+    let e = Simulator::new(&p, &bad, SimOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("`gprs` must be positive"));
+    let source = std::error::Error::source(&e).map(|s| s.to_string());
+    assert_eq!(source.as_deref(), Some("`gprs` must be positive"));
+    let e = new(&p, SimOptions { max_memory: 1000, ..SimOptions::default() });
+    assert!(matches!(e, LoadError::HostMemory { limit: 1000, .. }), "{e}");
+    // An API-built object with more initial values than elements is
+    // refused, not written past its end.
+    let mut q = parse(".mem @a: i8[4] nram\n    exit\n");
+    q.mems[0].init = vec![1; 5];
+    assert_eq!(new(&q, SimOptions::default()), LoadError::TooManyInitialValues { name: "a".into(), values: 5, len: 4 });
+}
+
+#[test]
+fn what_cannot_be_written_is_an_error() {
+    let p = parse(".mem @a: i8[4] nram\n    exit\n");
+    let mut sim = Simulator::new(&p, &MachineConfig::mlu370(), SimOptions::default()).unwrap();
+    let e = sim.write("b", &[1]).unwrap_err();
+    assert_eq!(e, WriteError::UnknownObject { name: "b".into() });
+    assert_eq!(e.to_string(), "no memory object @b");
+    let e = sim.write("a", &[1; 5]).unwrap_err();
+    assert_eq!(e, WriteError::TooManyValues { name: "a".into(), len: 4, given: 5 });
+    assert_eq!(e.to_string(), "@a has 4 elements; 5 values given");
+    sim.write("a", &[1; 4]).unwrap();
 }

@@ -21,8 +21,12 @@
 //! the run is reported as [`Verdict::Skipped`].
 //!
 //! Invariants: deterministic (the simulator and the interpreter are);
-//! never panics: a module that does not compile is [`DiffError::Compile`],
-//! one the simulator refuses is [`DiffError::Load`].
+//! never panics: a module that does not compile is [`DiffError::Compile`]
+//! (holding the [`CompileError`]), one the simulator refuses is
+//! [`DiffError::Load`] (holding the `mlu_sim::LoadError`). A run's two
+//! sides keep their traps typed: the interpreter's `ir_core::interp::Trap`
+//! (`describe(module)` names the function and instruction) and the
+//! simulator's `mlu_sim::Trap`.
 //!
 //! # Example
 //!
@@ -39,11 +43,11 @@
 //! assert_eq!(run.simulated.as_ref().unwrap()[0].as_i64(), 42);
 //! ```
 
-use crate::compile::{CompileOptions, Compiled, compile};
+use crate::compile::{CompileError, CompileOptions, Compiled, compile};
 use ir_core::interp::{self, TrapKind};
 use ir_core::{FuncId, Imm, Module, Type};
 use mlu_isa::{Inst, MachineConfig, Program};
-use mlu_sim::{Instance, Mode, RaceMode, SimOptions, Simulator};
+use mlu_sim::{Instance, LoadError, Mode, RaceMode, SimOptions, Simulator};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -73,24 +77,31 @@ impl Default for DiffOptions {
 }
 
 /// Why there is no comparison.
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub enum DiffError {
     /// The compiler refused the function.
-    Compile(String),
+    Compile(CompileError),
     /// The simulator refused the program (or the arguments).
-    Load(String),
+    Load(LoadError),
 }
 
 impl std::fmt::Display for DiffError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DiffError::Compile(m) => write!(f, "compile error: {m}"),
-            DiffError::Load(m) => write!(f, "the simulator refused the program: {m}"),
+            DiffError::Compile(e) => write!(f, "compile error: {e}"),
+            DiffError::Load(e) => write!(f, "the simulator refused the program: {e}"),
         }
     }
 }
 
-impl std::error::Error for DiffError {}
+impl std::error::Error for DiffError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DiffError::Compile(e) => Some(e),
+            DiffError::Load(e) => Some(e),
+        }
+    }
+}
 
 /// The outcome of a comparison.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -116,10 +127,11 @@ impl Verdict {
 pub struct DiffRun {
     /// The compiled kernel.
     pub compiled: Compiled,
-    /// The interpreter's results, or its trap.
-    pub interpreted: Result<Vec<Imm>, String>,
+    /// The interpreter's results, or its trap (`Trap::describe(module)`
+    /// names the function and instruction).
+    pub interpreted: Result<Vec<Imm>, interp::Trap>,
     /// The simulator's results, or its trap.
-    pub simulated: Result<Vec<Imm>, String>,
+    pub simulated: Result<Vec<Imm>, mlu_sim::Trap>,
     /// Simulator statistics (when it finished).
     pub stats: Option<mlu_sim::Stats>,
     /// The comparison.
@@ -212,8 +224,7 @@ pub fn sync_removals(
 /// Compiles `func`, simulates it on `args`, interprets it on `args`, and
 /// compares.
 pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -> Result<DiffRun, DiffError> {
-    let compiled =
-        compile(module, func, &options.config, &options.compile).map_err(|e| DiffError::Compile(e.message))?;
+    let compiled = compile(module, func, &options.config, &options.compile).map_err(DiffError::Compile)?;
     let interp_config = interp::Config { fuel: options.interp_fuel, ..interp::Config::default() };
     let interp_out = interp::run(module, func, args, interp_config);
     let (clusters, cores) = launch(&compiled);
@@ -229,14 +240,11 @@ pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -
     let mut sim = Simulator::new(&program, &options.config, sim_options).map_err(DiffError::Load)?;
     let sim_out = sim.run();
     let returns = module.function(func).map(|f| f.signature().returns.clone()).unwrap_or_default();
-    let simulated: Result<Vec<Imm>, String> = match &sim_out {
-        Ok(_) => {
-            let bits = sim.read(&compiled.abi.results_object, Instance::Global).unwrap_or_default();
-            Ok(returns.iter().zip(bits).map(|(&t, b)| Imm::from_bits(t, b)).collect())
-        }
-        Err(trap) => Err(trap.to_string()),
-    };
     let stats = sim_out.as_ref().ok().map(|o| o.stats.clone());
+    let simulated: Result<Vec<Imm>, mlu_sim::Trap> = sim_out.map(|_| {
+        let bits = sim.read(&compiled.abi.results_object, Instance::Global).unwrap_or_default();
+        returns.iter().zip(bits).map(|(&t, b)| Imm::from_bits(t, b)).collect()
+    });
     let verdict = match (&interp_out, &simulated) {
         (Err(trap), sim) => match trap.kind {
             TrapKind::DivisionByZero
@@ -288,6 +296,6 @@ pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -
             if diffs.is_empty() { Verdict::Equal } else { Verdict::Differ(diffs) }
         }
     };
-    let interpreted = interp_out.map(|o| o.results).map_err(|t| t.describe(module));
+    let interpreted = interp_out.map(|o| o.results);
     Ok(DiffRun { compiled, interpreted, simulated, stats, verdict })
 }

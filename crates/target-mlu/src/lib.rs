@@ -22,10 +22,13 @@
 //!
 //! [`compile::compile`] verifies the Keel module first and answers every
 //! problem (an unverified module, a construct the ISA cannot express, a
-//! capacity overflow) with a [`compile::CompileError`] naming the
-//! instruction or objects, never a panic. The differential oracle answers
-//! a module that does not compile, or a program the simulator refuses,
-//! with its `DiffError`.
+//! capacity overflow) with a [`compile::CompileError`], never a panic: an
+//! enum with one variant per failure, holding the instruction
+//! ([`compile::Site`]), the objects, the opcode or the sizes as data, with
+//! `Display` for the message. The differential oracle answers a module
+//! that does not compile, or a program the simulator refuses, with its
+//! `DiffError`, which keeps the `CompileError` or `mlu_sim::LoadError`
+//! typed.
 //!
 //! # Planted bugs
 //!

@@ -12,7 +12,7 @@ fn compile_text(src: &str, config: &MachineConfig) -> Result<target_mlu::compile
     let (m, _) = ir_core::text::parse(src).map_err(|d| format!("{d:?}"))?;
     let f = m.function_ids().next().unwrap();
     let options = CompileOptions { check: true, ..CompileOptions::default() };
-    compile(&m, f, config, &options).map_err(|e| e.message)
+    compile(&m, f, config, &options).map_err(|e| e.to_string())
 }
 
 fn examples() -> Vec<String> {
@@ -94,6 +94,47 @@ fn capacity_errors_name_every_object_and_size() {
     let tight = "mem @big: f32[193000] nram\n\nfunc @f() {\nbb0:\n    tfill @big[0, 64], 1.0\n    ret\n}\n";
     let c = compile_text(tight, &MachineConfig::mlu370()).unwrap();
     assert!(c.report.tile_bytes < 16384, "{}", c.report.tile_bytes);
+}
+
+#[test]
+fn errors_are_typed_values_naming_the_entity() {
+    use target_mlu::compile::{CompileError, Site};
+    let config = MachineConfig::mlu370();
+    let err = |src: &str, options: &CompileOptions, config: &MachineConfig| -> CompileError {
+        let (m, _) = ir_core::text::parse(src).unwrap();
+        let f = m.function_ids().next().unwrap();
+        compile(&m, f, config, options).expect_err(src)
+    };
+    let default = CompileOptions::default();
+    let src = "extern @e(i32) -> i32\n\nfunc @f(%a: i32) -> i32 {\nbb0:\n    %a = call @e(%a)\n    ret %a\n}\n";
+    let CompileError::ExternalCall { at, callee } = err(src, &default, &config) else { panic!("{src}") };
+    assert_eq!((at.func.as_str(), at.block, callee.as_str()), ("f", 0, "e"));
+    let src = "mem @w: i8[64] wram\n\nfunc @f() {\nbb0:\n    store @w[0], 1\n    ret\n}\n";
+    let e = err(src, &default, &config);
+    let CompileError::ScalarWram { at: Site { ref func, .. }, op, ref object } = e else { panic!("{e}") };
+    assert_eq!((func.as_str(), op, object.as_str()), ("f", ir_core::Opcode::Store, "w"));
+    let src = "mem @big: f32[150000] nram\nmem @more: f32[50000] nram\n\nfunc @f() {\nbb0:\n    tfill @big[0, 64], 1.0\n    ret\n}\n";
+    let CompileError::SpaceOverflow { space, used, capacity, objects } = err(src, &default, &config) else {
+        panic!("{src}")
+    };
+    assert_eq!((space, capacity), (mlu_isa::Space::Nram, 786_432));
+    assert!(used > capacity);
+    let names: Vec<&str> = objects.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(&names[..2], ["big", "more"]);
+    let src = "func @f(%a: i64) -> i64 {\nbb0:\n    ret %a\n}\n";
+    let e = err(src, &CompileOptions { cores: 6, ..CompileOptions::default() }, &config);
+    assert_eq!(e, CompileError::CoreCount { cores: 6, machine: 32 });
+    let e = err(src, &CompileOptions { tile_bytes: Some(1000), ..CompileOptions::default() }, &config);
+    assert_eq!(e, CompileError::TileSize { bytes: 1000 });
+    assert_eq!(e.to_string(), "the tile size must be a multiple of 512 bytes, not 1000");
+    let bad = MachineConfig { dram_granule: 48, ..config.clone() };
+    let e = err(src, &default, &bad);
+    assert_eq!(e, CompileError::Config(mlu_isa::ConfigError::NotPowerOfTwo { key: "dram_granule", value: 48 }));
+    let source = std::error::Error::source(&e).map(|s| s.to_string());
+    assert_eq!(source.as_deref(), Some("`dram_granule` = 48 must be a power of two"));
+    let e = err("func @f() -> i32 {\nbb0:\n    ret\n}\n", &default, &config);
+    assert!(matches!(e, CompileError::NotVerified(_)), "{e}");
+    assert!(e.to_string().starts_with("the module does not verify:\n"), "{e}");
 }
 
 #[test]

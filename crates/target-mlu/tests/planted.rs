@@ -8,7 +8,7 @@ use ir_gen::fuzzing::{arguments, seed_of};
 use ir_gen::generate;
 use mlu_isa::{Inst, MachineConfig};
 use mlu_sim::{Mode, RaceMode, SimOptions, Simulator};
-use target_mlu::compile::{CompileOptions, compile};
+use target_mlu::compile::{CompileError, CompileOptions, compile};
 use target_mlu::differential::{DiffOptions, Verdict, run};
 use target_mlu::fuzzing::{Bug, with_bug};
 
@@ -69,7 +69,8 @@ fn the_allocation_checker_catches_a_shared_home() {
     compile(&module, f, &config, &good).expect("the honest allocation checks");
     let e = with_bug(Bug::SharedHome, || compile(&module, f, &config, &good))
         .expect_err("the checker must refuse a shared home");
-    assert!(e.message.contains("register allocation is wrong"), "{}", e.message);
+    assert!(matches!(e, CompileError::WrongAllocation(_)), "{e}");
+    assert!(e.to_string().contains("register allocation is wrong"), "{e}");
 }
 
 #[test]
@@ -84,7 +85,8 @@ fn the_allocation_checker_catches_a_dropped_reload_or_move() {
     compile(&module, f, &config, &good).expect("the honest allocation checks");
     let e = with_bug(Bug::DroppedEdit, || compile(&module, f, &config, &good))
         .expect_err("the checker must refuse a dropped edit");
-    assert!(e.message.contains("register allocation is wrong"), "{}", e.message);
+    assert!(matches!(e, CompileError::WrongAllocation(_)), "{e}");
+    assert!(e.to_string().contains("register allocation is wrong"), "{e}");
 }
 
 #[test]

@@ -21,7 +21,7 @@ mod printer;
 mod render;
 
 pub use diagnostic::{Diagnostic, Span};
-pub use literal::{format_literal, parse_literal};
+pub use literal::{LiteralError, format_literal, parse_literal};
 pub use parser::{MAX_ERRORS, SourceMap, parse};
 pub use printer::{inst_text, print_program, write_program};
 #[cfg(feature = "render")]

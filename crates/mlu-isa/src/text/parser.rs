@@ -170,7 +170,7 @@ fn mem_decl(program: &mut Program, names: &mut Names, smap: &mut SourceMap, toks
     }
     l.end()?;
     let decl_span = toks[0].1.to(toks[toks.len().saturating_sub(2)].1);
-    names.add_mem(program, name, ty, len, space, addr, init).map_err(|m| Diagnostic::new(m, name_span))?;
+    names.add_mem(program, name, ty, len, space, addr, init).map_err(|e| Diagnostic::new(e.to_string(), name_span))?;
     smap.mems.push(decl_span);
     Ok(())
 }
@@ -261,7 +261,7 @@ impl<'a> Line<'_, 'a> {
         };
         let span = start.to(self.span());
         self.pos += 1;
-        parse_literal(neg, text, ty).map_err(|m| Diagnostic::new(m, span))
+        parse_literal(neg, text, ty).map_err(|e| Diagnostic::new(e.to_string(), span))
     }
 
     /// A signed 64-bit integer literal (with an optional `-`).

@@ -21,17 +21,14 @@ impl Lowerer<'_> {
         f: &Function,
         i: ir_core::Inst,
     ) -> Result<(), CompileError> {
-        let load = f.opcode(i) == Opcode::Load;
-        let m = f.scalar_mem(i).ok_or_else(|| self.unsupported("load"))?;
-        let obj = self.module.mem(m).ok_or_else(|| self.unsupported("load"))?;
+        let op = f.opcode(i);
+        let load = op == Opcode::Load;
+        let m = f.scalar_mem(i).ok_or_else(|| self.unsupported_op(op))?;
+        let obj = self.module.mem(m).ok_or_else(|| self.unsupported_op(op))?;
         let elem = ty(obj.elem);
         let sp = space(obj.space);
-        let what = if load { "load" } else { "store" };
         if sp == Space::Wram {
-            return Err(CompileError::new(format!(
-                "cannot lower `{what} @{}[..]` ({}): scalar instructions cannot reach WRAM (docs/mlu-isa.md §2.2)",
-                obj.name, self.here
-            )));
+            return Err(CompileError::ScalarWram { at: self.here.clone(), op, object: obj.name.to_string() });
         }
         let ops = f.operands(i);
         let value_ty = if load {

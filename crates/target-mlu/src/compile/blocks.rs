@@ -41,7 +41,7 @@ impl Blocks {
                 && let Some(t) = i.target()
             {
                 let Some(l) = p.labels.get(t.index()) else {
-                    return Err(CompileError::new(format!("instruction {} jumps to a missing label", hi - 1)));
+                    return Err(CompileError::MissingLabel { inst: (hi - 1) as u32 });
                 };
                 edges.push((b as Node, block_containing(&starts[..nb], l.at) as Node));
             }
@@ -49,8 +49,7 @@ impl Blocks {
                 edges.push((b as Node, b as Node + 1));
             }
         }
-        let graph = CsrGraph::from_edges(nb, Some(0), edges)
-            .map_err(|e| CompileError::new(format!("the program's CFG is malformed: {e}")))?;
+        let graph = CsrGraph::from_edges(nb, Some(0), edges).map_err(CompileError::MalformedCfg)?;
         Ok(Blocks { starts, graph })
     }
 

@@ -16,8 +16,11 @@
 //! location, so the worklist terminates.
 //!
 //! Invariant: the checker never panics, whatever the allocation holds
-//! (mismatched lengths or registers out of range are errors).
+//! (mismatched lengths or registers out of range are errors: an
+//! [`AllocError`] naming the physical instruction, with a typed
+//! [`AllocErrorKind`](super::error::AllocErrorKind)).
 
+use super::error::{AllocError, AllocErrorKind as K};
 use super::regalloc::{Allocation, Origin, VirtualCode};
 use mlu_isa::{Addr, Inst, Operand, Ty};
 
@@ -28,29 +31,14 @@ const NONE: u32 = u32::MAX;
 /// than 256 MiB) and says so.
 pub const MAX_STATE: usize = 1 << 26;
 
-/// Why an allocation is wrong.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct AllocError {
-    /// The physical instruction at fault.
-    pub at: u32,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for AllocError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "instruction {}: {}", self.at, self.message)
-    }
-}
-
 /// Checks `alloc` against `code`. An allocation too large to check
 /// (`blocks × locations > MAX_STATE`) is an error saying so.
 pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), AllocError> {
     let p = &alloc.program;
     let n = p.insts.len();
-    let err = |at: usize, message: String| AllocError { at: at as u32, message };
+    let err = |at: usize, kind: K| AllocError { at: at as u32, kind };
     if alloc.origins.len() != n {
-        return Err(err(0, format!("{} origins for {} instructions", alloc.origins.len(), n)));
+        return Err(err(0, K::OriginCount { origins: alloc.origins.len(), insts: n }));
     }
     let regs = p
         .insts
@@ -68,7 +56,7 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
     let leader = super::blocks::leaders(p);
     let blocks = leader.iter().filter(|&&l| l).count();
     if blocks.saturating_mul(locs) > MAX_STATE {
-        return Err(err(0, format!("too large to check: {blocks} blocks × {locs} locations")));
+        return Err(err(0, K::TooLarge { blocks, locations: locs }));
     }
     let mut state_at: Vec<Option<Vec<u32>>> = vec![None; n + 1];
     state_at[0] = Some(vec![NONE; locs]);
@@ -87,20 +75,23 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
             match alloc.origins[k] {
                 Origin::Inst(vi) => {
                     let Some(vinst) = code.program.insts.get(vi as usize) else {
-                        return Err(err(k, format!("origin {vi} is not a virtual instruction")));
+                        return Err(err(k, K::NotVirtual { origin: vi }));
                     };
                     if vinst.mnemonic() != inst.mnemonic() {
-                        return Err(err(k, format!("`{}` stands for `{}`", inst.mnemonic(), vinst.mnemonic())));
+                        return Err(err(
+                            k,
+                            K::StandsFor { physical: Box::new(inst.clone()), virtual_inst: Box::new(vinst.clone()) },
+                        ));
                     }
                     let (vu, pu) = (vinst.uses(), inst.uses());
                     if vu.as_slice().len() != pu.as_slice().len() {
-                        return Err(err(k, "the register operands differ in number".into()));
+                        return Err(err(k, K::OperandCount));
                     }
-                    for (v, r) in vu.as_slice().iter().zip(pu.as_slice()) {
-                        let held = s.get(r.index()).copied().unwrap_or(NONE);
+                    for (v, &reg) in vu.as_slice().iter().zip(pu.as_slice()) {
+                        let held = s.get(reg.index()).copied().unwrap_or(NONE);
                         if held != u32::from(v.0) {
-                            let what = if held == NONE { "nothing known".to_string() } else { format!("v{held}") };
-                            return Err(err(k, format!("{r} should hold v{} but holds {what}", v.0)));
+                            let held = (held != NONE).then_some(held);
+                            return Err(err(k, K::WrongValue { reg, expected: u32::from(v.0), held }));
                         }
                     }
                     match (vinst.def(), inst.def()) {
@@ -113,45 +104,42 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
                             s[r.index()] = u32::from(v.0);
                         }
                         (None, None) => {}
-                        _ => return Err(err(k, "the definitions differ".into())),
+                        _ => return Err(err(k, K::DefinitionsDiffer)),
                     }
                 }
                 Origin::Reload { slot, reg, .. } => {
                     if slot >= alloc.spill_slots || reg.index() >= regs {
-                        return Err(err(k, "a reload out of range".into()));
+                        return Err(err(k, K::ReloadOutOfRange));
                     }
                     if !matches!(inst, Inst::Load { ty: Ty::I64, dst, addr } if *dst == reg && is_slot(addr, slot)) {
-                        return Err(err(
-                            k,
-                            format!("`{}` is not the reload of slot {slot} it claims", inst.mnemonic()),
-                        ));
+                        return Err(err(k, K::NotReload { inst: Box::new(inst.clone()), slot }));
                     }
                     s[reg.index()] = s[slot_loc(slot)];
                 }
                 Origin::Spill { reg, slot, .. } => {
                     if slot >= alloc.spill_slots || reg.index() >= regs {
-                        return Err(err(k, "a spill out of range".into()));
+                        return Err(err(k, K::SpillOutOfRange));
                     }
                     let stores = |value: &Operand| *value == Operand::Reg(reg);
                     if !matches!(inst, Inst::Store { ty: Ty::I64, addr, value } if is_slot(addr, slot) && stores(value))
                     {
-                        return Err(err(k, format!("`{}` is not the spill to slot {slot} it claims", inst.mnemonic())));
+                        return Err(err(k, K::NotSpill { inst: Box::new(inst.clone()), slot }));
                     }
                     s[slot_loc(slot)] = s[reg.index()];
                 }
                 Origin::Move { from, to, .. } => {
                     if from.index() >= regs || to.index() >= regs {
-                        return Err(err(k, "a move out of range".into()));
+                        return Err(err(k, K::MoveOutOfRange));
                     }
                     if !matches!(inst, Inst::Mov { ty: Ty::I64, dst, src: Operand::Reg(r) } if *dst == to && *r == from)
                     {
-                        return Err(err(k, format!("`{}` is not the move {to} <- {from} it claims", inst.mnemonic())));
+                        return Err(err(k, K::NotMove { inst: Box::new(inst.clone()), to, from }));
                     }
                     s[to.index()] = s[from.index()];
                 }
                 Origin::Jump => {
                     if !matches!(inst, Inst::Jump { .. }) {
-                        return Err(err(k, format!("`{}` stands for an inserted jump", inst.mnemonic())));
+                        return Err(err(k, K::NotJump { inst: Box::new(inst.clone()) }));
                     }
                 }
             }
@@ -168,7 +156,7 @@ pub fn check_allocation(code: &VirtualCode, alloc: &Allocation) -> Result<(), Al
                     continue;
                 }
                 if t > n {
-                    return Err(err(k, "a branch past the end".into()));
+                    return Err(err(k, K::BranchPastEnd));
                 }
                 let changed = match &mut state_at[t] {
                     slot @ None => {

@@ -19,15 +19,12 @@ impl Lowerer<'_> {
         let callee = match f.callee(i) {
             Some(Callee::Func(g)) => g,
             Some(c @ Callee::Ext(_)) => {
-                return Err(CompileError::new(format!(
-                    "cannot lower `call @{}` ({}): it is an external function, with no code to run on the MLU",
-                    self.module.callee_name(c),
-                    self.here
-                )));
+                let callee = self.module.callee_name(c).to_string();
+                return Err(CompileError::ExternalCall { at: self.here.clone(), callee });
             }
-            None => return Err(self.unsupported("call")),
+            None => return Err(self.unsupported_op(Opcode::Call)),
         };
-        let g = self.module.function(callee).ok_or_else(|| self.unsupported("call"))?;
+        let g = self.module.function(callee).ok_or_else(|| self.unsupported_op(Opcode::Call))?;
         let ret = self.e.label();
         let mut out = Vec::with_capacity(g.signature().returns.len());
         for _ in 0..g.signature().returns.len() {
@@ -43,8 +40,10 @@ impl Lowerer<'_> {
         for (d, t, s) in moves {
             self.e.push(Inst::Mov { ty: t, dst: d, src: s })?;
         }
-        let entry =
-            g.entry_block().map(|b| inst2.blocks[b.as_u32() as usize]).ok_or_else(|| self.unsupported("call"))?;
+        let entry = g
+            .entry_block()
+            .map(|b| inst2.blocks[b.as_u32() as usize])
+            .ok_or_else(|| self.unsupported_op(Opcode::Call))?;
         self.e.push(Inst::Jump { target: entry })?;
         self.e.bind(ret);
         for (&r, &v) in f.results(i).iter().zip(&out) {
@@ -65,13 +64,13 @@ impl Lowerer<'_> {
         let ops = f.operands(i);
         match f.opcode(i) {
             Opcode::Jump => {
-                let t = f.successors(i).next().ok_or_else(|| self.unsupported("jump"))?;
+                let t = f.successors(i).next().ok_or_else(|| self.unsupported_op(Opcode::Jump))?;
                 self.edge(inst, b, t)
             }
             Opcode::Br => {
                 let mut s = f.successors(i);
                 let (t, e) = (s.next(), s.next());
-                let (Some(t), Some(e)) = (t, e) else { return Err(self.unsupported("br")) };
+                let (Some(t), Some(e)) = (t, e) else { return Err(self.unsupported_op(Opcode::Br)) };
                 if t == e {
                     return self.edge(inst, b, t);
                 }
@@ -84,7 +83,7 @@ impl Lowerer<'_> {
                 self.edge(inst, b, t)
             }
             Opcode::Switch => {
-                let table = f.switch_table(i).ok_or_else(|| self.unsupported("switch"))?.clone();
+                let table = f.switch_table(i).ok_or_else(|| self.unsupported_op(Opcode::Switch))?.clone();
                 let v = ops.first().map(|&o| self.op(inst, f, o)).unwrap_or(Operand::Imm(0));
                 let vt = ops.first().and_then(|&o| f.operand_type(o)).map(ty).unwrap_or(Ty::I64);
                 let v = self.e.in_reg(vt, v)?;
@@ -133,7 +132,7 @@ impl Lowerer<'_> {
                 }
             }
             Opcode::Trap => self.e.push(Inst::Trap),
-            other => Err(self.unsupported(other.name())),
+            other => Err(self.unsupported_op(other)),
         }
     }
 

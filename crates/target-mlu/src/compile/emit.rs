@@ -55,9 +55,7 @@ impl Emitter {
 
     pub fn vreg(&mut self) -> Result<Reg, CompileError> {
         if self.vregs >= MAX_VREGS {
-            return Err(CompileError::new(format!(
-                "the function needs more than {MAX_VREGS} virtual registers (inlining and staging temporaries)"
-            )));
+            return Err(CompileError::TooManyVregs { limit: MAX_VREGS });
         }
         self.vregs += 1;
         Ok(Reg((self.vregs - 1) as u16))
@@ -74,7 +72,7 @@ impl Emitter {
 
     pub fn push(&mut self, inst: Inst) -> Result<(), CompileError> {
         if self.insts.len() >= MAX_INSTS {
-            return Err(CompileError::new(format!("the compiled code exceeds {MAX_INSTS} instructions")));
+            return Err(CompileError::TooManyInsts { limit: MAX_INSTS });
         }
         self.insts.push(inst);
         Ok(())

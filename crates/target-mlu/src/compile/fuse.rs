@@ -214,7 +214,7 @@ impl Lowerer<'_> {
         for &(v, _) in &sinks {
             b.sink(v);
         }
-        let dag = b.build().map_err(|e| CompileError::new(format!("the fused tile DAG: {e:?}")))?;
+        let dag = b.build().map_err(CompileError::FusedDag)?;
         // The fewest buffers, from the source count up, at the bound.
         let nsrc = sources.len() as u32;
         let mut found = None;

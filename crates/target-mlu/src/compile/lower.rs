@@ -28,7 +28,7 @@ pub use super::lowerer::{MAX_INSTANCES, space, ty};
 use super::abi::{ARGS_OBJECT, RESULTS_OBJECT};
 use super::cores::{Cores, Region};
 use super::emit::{Emitter, SyncNote, at};
-use super::error::CompileError;
+use super::error::{CompileError, Site, Unlowerable};
 use super::lowerer::{Instance, Lowerer, Move};
 use super::options::{CompileOptions, SyncPolicy};
 use super::place::PlacedKind;
@@ -92,7 +92,7 @@ pub(crate) fn lower(
         instances: 0,
         args_mem: MemId(0),
         ret_mem: MemId(0),
-        here: String::new(),
+        here: Site::default(),
         phi_moves: HashMap::new(),
     };
     let mut used: Vec<String> = module.mems().map(|(_, m)| m.name.to_string()).collect();
@@ -115,7 +115,7 @@ pub(crate) fn lower(
         let id = l.object(&name, ty(m.elem), m.len, space(m.space), init, PlacedKind::Program)?;
         l.mem_map.push(id);
     }
-    let f = module.function(func).ok_or_else(|| CompileError::new("no such function"))?;
+    let f = module.function(func).ok_or(CompileError::NoSuchFunction { func })?;
     let nparams = f.signature().params.len() as u64;
     let nrets = f.signature().returns.len() as u64;
     l.args_mem = l.object(ARGS_OBJECT, Ty::I64, nparams.max(1), Space::Dram, Vec::new(), PlacedKind::Abi)?;
@@ -198,11 +198,7 @@ fn check_acyclic(module: &Module, root: FuncId) -> Result<Vec<FuncId>, CompileEr
                 }
                 1 => {
                     let name = |f: FuncId| module.function(f).map(|x| x.name().to_string()).unwrap_or_default();
-                    return Err(CompileError::new(format!(
-                        "`call @{}` in @{} is recursive: calls are inlined, and the MLU has no indirect jump for a return",
-                        name(g),
-                        name(f)
-                    )));
+                    return Err(CompileError::Recursive { callee: name(g), caller: name(f) });
                 }
                 _ => {}
             }
@@ -217,7 +213,7 @@ fn check_acyclic(module: &Module, root: FuncId) -> Result<Vec<FuncId>, CompileEr
 impl Lowerer<'_> {
     fn lower_instance(&mut self, inst: &Instance) -> Result<(), CompileError> {
         let module = self.module;
-        let f = module.function(inst.func).ok_or_else(|| CompileError::new("missing function"))?;
+        let f = module.function(inst.func).ok_or(CompileError::NoSuchFunction { func: inst.func })?;
         // Each edge's phi copies, gathered once (linear in the phis' sizes;
         // a lookup table only, never iterated, so output order is fixed).
         self.phi_moves.clear();
@@ -242,7 +238,7 @@ impl Lowerer<'_> {
             let mut k = 0;
             while k < insts.len() {
                 let i = insts[k];
-                self.here = format!("@{}, bb{}, instruction {}", f.name(), b.as_u32(), i.as_u32());
+                self.here = Site { func: f.name().to_string(), block: b.as_u32(), inst: i.as_u32() };
                 // A run of maps over the same elements: one fused tile loop.
                 let run = if self.double { self.group_len(f, &insts[k..]) } else { 0 };
                 if run >= 2 && self.lower_fused(inst, f, &insts[k..k + run])? {
@@ -301,18 +297,18 @@ impl Lowerer<'_> {
         use ir_core::Format as F;
         match op.format() {
             F::Const | F::Unary if matches!(op, Opcode::Const | Opcode::Copy) => {
-                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let (d, t) = dst.ok_or_else(|| self.unsupported_op(op))?;
                 self.e.push(Inst::Mov { ty: t, dst: d, src: arg(self, 0) })
             }
             F::Undef => Ok(()),
             F::Unary => {
-                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
-                let u = UnOp::from_name(op.name()).ok_or_else(|| self.unsupported(op.name()))?;
+                let (d, t) = dst.ok_or_else(|| self.unsupported_op(op))?;
+                let u = UnOp::from_name(op.name()).ok_or_else(|| self.unsupported_op(op))?;
                 self.e.push(Inst::Unary { op: u, ty: t, dst: d, a: arg(self, 0) })
             }
             F::Binary => {
-                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
-                let bop = BinOp::from_name(op.name()).ok_or_else(|| self.unsupported(op.name()))?;
+                let (d, t) = dst.ok_or_else(|| self.unsupported_op(op))?;
+                let bop = BinOp::from_name(op.name()).ok_or_else(|| self.unsupported_op(op))?;
                 let (mut a, mut b) = (arg(self, 0), arg(self, 1));
                 if bop == BinOp::Sub && self.plants.has(Bug::SwapSubOperands) {
                     std::mem::swap(&mut a, &mut b);
@@ -320,37 +316,37 @@ impl Lowerer<'_> {
                 self.e.push(Inst::Binary { op: bop, ty: t, dst: d, a, b })
             }
             F::Select => {
-                let (d, t) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let (d, t) = dst.ok_or_else(|| self.unsupported_op(op))?;
                 let cond = self.e.in_reg(Ty::I1, arg(self, 0))?;
                 self.e.push(Inst::Select { ty: t, dst: d, cond, a: arg(self, 1), b: arg(self, 2) })
             }
             F::Compare => {
-                let (d, _) = dst.ok_or_else(|| self.unsupported(op.name()))?;
+                let (d, _) = dst.ok_or_else(|| self.unsupported_op(op))?;
                 let t = arg_ty(0);
                 let (a, b) = (arg(self, 0), arg(self, 1));
                 if op == Opcode::Setp {
                     let cc = f.int_cc(i).and_then(|c| IntCC::from_name(c.name()));
-                    let cc = cc.ok_or_else(|| self.unsupported("setp"))?;
+                    let cc = cc.ok_or_else(|| self.unsupported_op(Opcode::Setp))?;
                     self.e.push(Inst::Setp { cc, ty: t, dst: d, a, b })
                 } else {
                     let cc = f.float_cc(i).and_then(|c| FloatCC::from_name(c.name()));
-                    let cc = cc.ok_or_else(|| self.unsupported("fsetp"))?;
+                    let cc = cc.ok_or_else(|| self.unsupported_op(Opcode::Fsetp))?;
                     self.e.push(Inst::Fsetp { cc, ty: t, dst: d, a, b })
                 }
             }
             F::Convert => {
-                let (d, to) = dst.ok_or_else(|| self.unsupported(op.name()))?;
-                let c = ConvOp::from_name(op.name()).ok_or_else(|| self.unsupported(op.name()))?;
+                let (d, to) = dst.ok_or_else(|| self.unsupported_op(op))?;
+                let c = ConvOp::from_name(op.name()).ok_or_else(|| self.unsupported_op(op))?;
                 self.e.push(Inst::Convert { op: c, to, from: arg_ty(0), dst: d, src: arg(self, 0) })
             }
             F::Call => self.lower_call(inst, f, i),
             F::Intrinsic => {
                 let name = f.intrinsic_name(i).unwrap_or("?");
-                Err(self.unsupported(&format!("`intrinsic {name:?}`")))
+                Err(self.unsupported(Unlowerable::Intrinsic { name: name.to_string() }))
             }
             F::Load | F::Store => self.lower_scalar_access(inst, f, i),
             F::TensorMap | F::TensorReduce | F::Matmul => self.lower_tensor(inst, f, i),
-            _ => Err(self.unsupported(op.name())),
+            _ => Err(self.unsupported_op(op)),
         }
     }
 }

@@ -26,7 +26,7 @@
 //! single assignment form", 1998); the rest is bookkeeping.
 
 use super::emit::Emitter;
-use super::error::CompileError;
+use super::error::{CompileError, Site, Unlowerable};
 use super::place::PlacedKind;
 use crate::planted::Plants;
 use ir_core::{Block, FuncId, Function, Module, Type, Var};
@@ -109,8 +109,8 @@ pub(crate) struct Lowerer<'m> {
     pub(crate) instances: usize,
     pub(crate) args_mem: MemId,
     pub(crate) ret_mem: MemId,
-    /// Where the instruction being lowered is, for messages.
-    pub here: String,
+    /// Where the instruction being lowered is, for errors.
+    pub here: Site,
     /// The phi copies of each edge `(from, to)` of the instance being lowered.
     pub(crate) phi_moves: HashMap<(Block, Block), Vec<Move>>,
 }
@@ -138,9 +138,9 @@ impl Lowerer<'_> {
     ) -> Result<Instance, CompileError> {
         self.instances += 1;
         if self.instances > MAX_INSTANCES {
-            return Err(CompileError::new(format!("inlining needs more than {MAX_INSTANCES} call instances")));
+            return Err(CompileError::TooManyInstances { limit: MAX_INSTANCES });
         }
-        let f = self.module.function(func).ok_or_else(|| CompileError::new("call to a missing function"))?;
+        let f = self.module.function(func).ok_or(CompileError::MissingCallee { func })?;
         let mut vars = Vec::with_capacity(f.num_vars());
         for v in f.vars() {
             let r = self.e.vreg()?;
@@ -191,8 +191,14 @@ impl Lowerer<'_> {
         ty(f.var_type(v).unwrap_or(Type::I64))
     }
 
-    pub fn unsupported(&self, what: &str) -> CompileError {
-        CompileError::new(format!("cannot lower {what} ({}): the MLU ISA has no such operation", self.here))
+    /// `what` has no MLU form, at the instruction being lowered.
+    pub fn unsupported(&self, what: Unlowerable) -> CompileError {
+        CompileError::Unsupported { at: self.here.clone(), what }
+    }
+
+    /// [`Lowerer::unsupported`] for an operation.
+    pub fn unsupported_op(&self, op: ir_core::Opcode) -> CompileError {
+        self.unsupported(Unlowerable::Op(op))
     }
 
     /// `dst_i ← src_i` for all `i` at once (through temporaries).

@@ -17,7 +17,7 @@
 //!   region with its partition), others run on core 0.
 
 use super::emit::at;
-use super::error::CompileError;
+use super::error::{BufferPlanError, CompileError, CopyOf, Unlowerable};
 use super::lowerer::{Instance as LowerInstance, Lowerer};
 use super::staging::{Desc, partition};
 use crate::planted::Bug;
@@ -46,7 +46,7 @@ struct BufferPlan {
 /// The [`BufferPlan`] of a map with source slots `srcs`; equal descriptors
 /// share one source (not for integer `tdiv`, whose two operands get
 /// different padding).
-fn buffer_plan(srcs: &[Result<Desc, Operand>], int_div: bool) -> Result<BufferPlan, String> {
+fn buffer_plan(srcs: &[Result<Desc, Operand>], int_div: bool) -> Result<BufferPlan, BufferPlanError> {
     use regalloc_pebble::{DagBuilder, Move, OpKind, Output, RegClass, Regs, ValueId};
     let mut b = DagBuilder::new();
     let mut sources: Vec<(Option<(MemId, Operand)>, ValueId)> = Vec::new();
@@ -71,15 +71,11 @@ fn buffer_plan(srcs: &[Result<Desc, Operand>], int_div: bool) -> Result<BufferPl
     let op = b.op(OpKind::Pure, &inputs, &[Output::new(RegClass::Vector)]);
     let out = b.outputs(op)[0];
     b.sink(out);
-    let dag = b.build().map_err(|e| format!("the tile DAG: {e:?}"))?;
-    let count = regalloc_pebble::min_registers(&dag, RegClass::Vector, 1, 0).map_err(|e| format!("{e:?}"))?;
-    let sched = regalloc_pebble::pebble(&dag, Regs::new(0, count.regs)).map_err(|e| format!("{e:?}"))?;
+    let dag = b.build().map_err(BufferPlanError::Dag)?;
+    let count = regalloc_pebble::min_registers(&dag, RegClass::Vector, 1, 0).map_err(BufferPlanError::Pebble)?;
+    let sched = regalloc_pebble::pebble(&dag, Regs::new(0, count.regs)).map_err(BufferPlanError::Pebble)?;
     if sched.cost() != count.lower_bound {
-        return Err(format!(
-            "the red-blue game needs {} copies per tile, above its bound {}",
-            sched.cost(),
-            count.lower_bound
-        ));
+        return Err(BufferPlanError::AboveBound { cost: sched.cost(), bound: count.lower_bound });
     }
     let mut reg_of = vec![u32::MAX; dag.num_values()];
     for m in &sched.moves {
@@ -87,10 +83,10 @@ fn buffer_plan(srcs: &[Result<Desc, Operand>], int_div: bool) -> Result<BufferPl
             reg_of[value as usize] = reg.index;
         }
     }
-    let out_reg = sched.reg_of(out).map(|r| r.index).ok_or("the game computed the result nowhere")?;
+    let out_reg = sched.reg_of(out).map(|r| r.index).ok_or(BufferPlanError::NoResult)?;
     let src_reg = slot_value.iter().map(|v| v.map(|v| reg_of[v as usize])).collect::<Vec<_>>();
     if src_reg.iter().flatten().any(|&r| r >= count.regs) || out_reg >= count.regs {
-        return Err("the game used a buffer it does not have".into());
+        return Err(BufferPlanError::MissingBuffer);
     }
     Ok(BufferPlan {
         regs: count.regs,
@@ -161,7 +157,7 @@ impl Lowerer<'_> {
         op: Opcode,
         slots: &[Slot],
     ) -> Result<(), CompileError> {
-        let Some(&Slot::Desc(d0)) = slots.first() else { return Err(self.unsupported(op.name())) };
+        let Some(&Slot::Desc(d0)) = slots.first() else { return Err(self.unsupported_op(op)) };
         let dst = self.desc(inst, f, d0)?;
         let mut srcs: Vec<Result<Desc, Operand>> = Vec::with_capacity(slots.len());
         for s in &slots[1..] {
@@ -177,26 +173,22 @@ impl Lowerer<'_> {
         }
         let elem = dst.elem;
         let eb = elem.bytes() as i64;
-        self.wram_destination(&dst, op.name())?;
+        self.wram_destination(&dst, op)?;
         if op == Opcode::Dma {
-            let Some(Ok(src)) = srcs.first().copied() else { return Err(self.unsupported("dma")) };
+            let Some(Ok(src)) = srcs.first().copied() else { return Err(self.unsupported_op(op)) };
             let bytes = self.e.bin64(BinOp::Mul, dst.size, Operand::int(eb))?;
             let direct = Route::new(src.space, dst.space).exists();
             let src = if direct { src } else { self.unalias(src, &dst)? };
             let (to, from) = (self.elem_addr(&dst, Operand::Imm(0))?, self.elem_addr(&src, Operand::Imm(0))?);
-            let why = format!("`dma` {} → {}", src.space, dst.space);
-            return self.region(true, |s| s.copy(to, from, bytes, &why));
+            let copy = CopyOf::Dma { from: src.space, to: dst.space };
+            return self.region(true, |s| s.copy(to, from, bytes, copy));
         }
         if elem == Ty::I1 {
-            return Err(self.unsupported(&format!("`{}` on i1 elements (no vector form)", op.name())));
+            return Err(self.unsupported(Unlowerable::I1Elements(op)));
         }
         if let Some(w) = srcs.iter().flatten().find(|s| s.space == Space::Wram) {
-            let name = self.mems[w.mem.index()].name.clone();
-            return Err(CompileError::new(format!(
-                "cannot lower `{}` ({}): its source @{name} is in WRAM, which only the matrix unit reads",
-                op.name(),
-                self.here
-            )));
+            let object = Some(self.mems[w.mem.index()].name.clone());
+            return Err(CompileError::WramSource { at: self.here.clone(), op, object });
         }
         let mut staged = Vec::with_capacity(srcs.len());
         for s in srcs {
@@ -223,7 +215,7 @@ impl Lowerer<'_> {
         let mut bufs = Vec::with_capacity(sets);
         if self.double {
             // The red-blue game sizes the buffer set of a tile.
-            let plan = buffer_plan(&staged, int_div).map_err(|e| self.unsupported(&e))?;
+            let plan = buffer_plan(&staged, int_div).map_err(|e| self.unsupported(Unlowerable::BufferPlan(e)))?;
             if let Some(last) = self.buffering.last_mut() {
                 last.push_str(&format!(
                     "; {} buffer(s) per set (red-blue game: {} copies per tile, the lower bound, searched over {:?} buffers)",
@@ -370,7 +362,7 @@ impl Lowerer<'_> {
             Opcode::Tfma => Inst::VFma { ty: elem, dst: d, a: vs[0], b: vs[1], c: vs[2], n },
             Opcode::Tfill => match vs[0] {
                 VSrc::Scalar(value) => Inst::VFill { ty: elem, dst: d, value, n },
-                VSrc::Mem(_) => return Err(self.unsupported("tfill from a descriptor")),
+                VSrc::Mem(_) => return Err(self.unsupported(Unlowerable::TfillFromDescriptor)),
             },
             _ => {
                 let vop = match op {
@@ -382,9 +374,9 @@ impl Lowerer<'_> {
                     Opcode::Tsqrt => VUnOp::Sqrt,
                     Opcode::Ttanh => VUnOp::Tanh,
                     Opcode::Tsigmoid => VUnOp::Sigmoid,
-                    other => return Err(self.unsupported(other.name())),
+                    other => return Err(self.unsupported_op(other)),
                 };
-                let VSrc::Mem(src) = vs[0] else { return Err(self.unsupported(op.name())) };
+                let VSrc::Mem(src) = vs[0] else { return Err(self.unsupported_op(op)) };
                 Inst::VUnary { op: vop, ty: elem, dst: d, src, n }
             }
         };

@@ -56,7 +56,8 @@
 //! and calls the passes in order (lowering, `syncs`, the allocator, the
 //! checker, [`place`], the report); no module calls back into it. What
 //! several modules share lives in leaves that depend on nothing else in
-//! the compiler: `error` ([`CompileError`]), `options`
+//! the compiler: `placed` ([`Placed`], [`PlacedKind`]), `error`
+//! ([`CompileError`], [`AllocError`]; it names `placed` only), `options`
 //! ([`CompileOptions`], [`SyncPolicy`], [`AllocatorChoice`]), `abi`
 //! ([`Abi`], [`ARGS_OBJECT`], [`RESULTS_OBJECT`]) and `cores` (a
 //! multi-core kernel's regions and barrier, which the lowering records and
@@ -68,7 +69,11 @@
 //!
 //! Invariants: the result is deterministic (no hash-order output); compile
 //! never panics on a verified module, and an unverified one is refused with
-//! the verifier's errors.
+//! the verifier's errors ([`CompileError::NotVerified`]). Every failure is a
+//! [`CompileError`] variant holding the entity as data: the instruction's
+//! [`Site`] (function, block, instruction), the object, the opcode, the
+//! sizes and limits, or the refusing crate's own error (kept typed, and
+//! returned by `source()`).
 //!
 //! # Example
 //!
@@ -102,6 +107,7 @@ mod maps;
 mod options;
 pub mod pebble;
 pub mod place;
+mod placed;
 pub mod regalloc;
 mod report;
 mod split;
@@ -110,9 +116,9 @@ mod syncs;
 pub mod tensor;
 
 pub use abi::{ARGS_OBJECT, Abi, RESULTS_OBJECT};
-pub use checker::{AllocError, MAX_STATE, check_allocation};
+pub use checker::{MAX_STATE, check_allocation};
 pub use emit::{MAX_INSTS, MAX_VREGS, SyncNote};
-pub use error::CompileError;
+pub use error::{AllocError, AllocErrorKind, BufferPlanError, CompileError, CopyOf, Site, Unlowerable};
 pub use options::{AllocatorChoice, CompileOptions, SyncPolicy};
 pub use pebble::PebbleAllocator;
 pub use place::{Placed, PlacedKind};
@@ -185,22 +191,17 @@ pub fn compile_with(
     options: &CompileOptions,
     allocator: &mut dyn Allocator,
 ) -> Result<Compiled, CompileError> {
-    config.validate().map_err(CompileError::new)?;
-    if let Err(errors) = ir_core::verify_module(module, &ir_core::VerifyOptions::default()) {
-        return Err(CompileError::new(format!("the module does not verify:\n{errors}")));
-    }
-    let f = module.function(func).ok_or_else(|| CompileError::new("no such function"))?;
+    config.validate().map_err(CompileError::Config)?;
+    ir_core::verify_module(module, &ir_core::VerifyOptions::default()).map_err(CompileError::NotVerified)?;
+    let f = module.function(func).ok_or(CompileError::NoSuchFunction { func })?;
     let cores = options.cores.max(1);
     if cores > config.cores() || (cores > 4 && !cores.is_multiple_of(4)) {
-        return Err(CompileError::new(format!(
-            "cannot split over {cores} cores: the machine has {} (4 per cluster); more than 4 must be whole clusters",
-            config.cores()
-        )));
+        return Err(CompileError::CoreCount { cores, machine: config.cores() });
     }
     let tiles: Vec<u64> = match options.tile_bytes {
         Some(t) => {
             if t < 512 || t % 512 != 0 {
-                return Err(CompileError::new(format!("the tile size must be a multiple of 512 bytes, not {t}")));
+                return Err(CompileError::TileSize { bytes: t });
             }
             vec![t]
         }
@@ -224,9 +225,9 @@ pub fn compile_with(
             // Debug builds check what fits the checker's budget; asked for
             // explicitly, a check that cannot run is an error too.
             if let Err(e) = check_allocation(&vcode, &alloc)
-                && (options.check || !e.message.starts_with("too large to check"))
+                && (options.check || !matches!(e.kind, AllocErrorKind::TooLarge { .. }))
             {
-                return Err(CompileError::new(format!("register allocation is wrong: {e}")));
+                return Err(CompileError::WrongAllocation(e));
             }
         }
         match place::place(&mut alloc.program, config, &lowered.kinds) {
@@ -251,5 +252,5 @@ pub fn compile_with(
             }
         }
     }
-    Err(last.unwrap_or_else(|| CompileError::new("no tile size fits")))
+    Err(last.unwrap_or(CompileError::NoTileFits))
 }

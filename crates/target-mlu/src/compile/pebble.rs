@@ -148,14 +148,9 @@ impl RegCode for MluCode<'_> {
 /// one register. Semantics are unchanged: every read reads one web.
 pub fn rename_webs(code: &VirtualCode) -> Result<VirtualCode, CompileError> {
     let mlu = MluCode::new(code)?;
-    let webs = regalloc_pebble::webs::Webs::compute(&mlu, &mlu)
-        .map_err(|e| CompileError::new(format!("the virtual code is malformed: {e}")))?;
+    let webs = regalloc_pebble::webs::Webs::compute(&mlu, &mlu).map_err(CompileError::MalformedVirtualCode)?;
     if webs.len() > super::emit::MAX_VREGS as usize {
-        return Err(CompileError::new(format!(
-            "the function needs {} register names, more than the {} the compiler handles",
-            webs.len(),
-            super::emit::MAX_VREGS
-        )));
+        return Err(CompileError::TooManyWebs { webs: webs.len(), limit: super::emit::MAX_VREGS });
     }
     let mut program = code.program.clone();
     for (i, inst) in program.insts.iter_mut().enumerate() {
@@ -220,11 +215,9 @@ impl Allocator for PebbleAllocator {
         let code = &webbed;
         let mlu = MluCode::new(code)?;
         let options = Options { regs: Regs::new(config.gprs, 0), ..self.options.clone() };
-        let out = regalloc_pebble::allocate(&mlu, &mlu, &options)
-            .map_err(|e| CompileError::new(format!("register allocation failed: {e}")))?;
+        let out = regalloc_pebble::allocate(&mlu, &mlu, &options).map_err(CompileError::Regalloc)?;
         if cfg!(debug_assertions) || self.check {
-            regalloc_pebble::check(&mlu, &mlu, &out)
-                .map_err(|e| CompileError::new(format!("regalloc-pebble's checker: {e}")))?;
+            regalloc_pebble::check(&mlu, &mlu, &out).map_err(CompileError::PebbleCheck)?;
         }
         let mut emitter = Emitter::new(code, &mlu, &out);
         emitter.drop_one = planted(Bug::DroppedEdit);
@@ -377,7 +370,7 @@ impl<'a> Emitter<'a> {
         if self.mem_move {
             // Never produced (the output's invariant); it would need a
             // register the allocation did not reserve.
-            return Err(CompileError::new("regalloc-pebble asked for a slot-to-slot move"));
+            return Err(CompileError::SlotToSlotMove);
         }
         let in_registers = self.out.regs_used()[0];
         Ok(Allocation {

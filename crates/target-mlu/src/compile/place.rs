@@ -8,57 +8,10 @@
 //! the whole kernel, so no reuse is possible without lifetimes, which slice
 //! 2's buffer counts bring).
 
+pub use super::placed::{Placed, PlacedKind};
+
 use super::error::CompileError;
 use mlu_isa::{MachineConfig, Program, Space};
-
-/// What an object is for.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum PlacedKind {
-    /// One of the Keel module's objects.
-    Program,
-    /// `@keel.args` / `@keel.ret`: the calling convention.
-    Abi,
-    /// An NRAM staging buffer (one per tensor slot).
-    Stage,
-    /// A whole-operand `matmul` buffer.
-    MatmulBuffer,
-    /// A DRAM copy of an object a source may alias.
-    AliasCopy,
-    /// The register allocator's spill slots.
-    Spill,
-    /// Multi-core reductions' per-core partial results.
-    Partials,
-}
-
-impl PlacedKind {
-    /// A short name for reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            PlacedKind::Program => "program",
-            PlacedKind::Abi => "abi",
-            PlacedKind::Stage => "staging buffer",
-            PlacedKind::MatmulBuffer => "matmul buffer",
-            PlacedKind::AliasCopy => "alias copy",
-            PlacedKind::Spill => "spill slots",
-            PlacedKind::Partials => "per-core partials",
-        }
-    }
-}
-
-/// One placed object.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Placed {
-    /// Its name in the program.
-    pub name: String,
-    /// Its space.
-    pub space: Space,
-    /// Its byte address.
-    pub addr: u64,
-    /// Its size in bytes.
-    pub bytes: u64,
-    /// What it is for.
-    pub kind: PlacedKind,
-}
 
 /// A placement failure; `retry` when smaller staging buffers could help.
 #[derive(Debug)]
@@ -88,22 +41,10 @@ pub(crate) fn place(
         let cap = config.capacity(sp);
         let used = cursor[sp.index()];
         if used > cap {
-            let list: Vec<String> = placed
-                .iter()
-                .filter(|p| p.space == sp)
-                .map(|p| format!("@{} ({} bytes, {})", p.name, p.bytes, p.kind.name()))
-                .collect();
-            let retry = placed.iter().any(|p| p.space == sp && p.kind == PlacedKind::Stage);
-            let scope = match sp {
-                Space::Nram | Space::Wram => "per core",
-                Space::Sram => "per cluster",
-                Space::Dram => "on the chip",
-            };
+            let objects: Vec<Placed> = placed.iter().filter(|p| p.space == sp).cloned().collect();
+            let retry = objects.iter().any(|p| p.kind == PlacedKind::Stage);
             return Err(PlaceError {
-                error: CompileError::new(format!(
-                    "{sp} overflows: the objects need {used} bytes, the machine has {cap} {scope}: {}",
-                    list.join(", ")
-                )),
+                error: CompileError::SpaceOverflow { space: sp, used, capacity: cap, objects },
                 retry,
             });
         }

@@ -250,10 +250,7 @@ impl Allocator for HomeAllocator {
         let shared_home = planted(Bug::SharedHome);
         let gprs = config.gprs;
         if gprs < u32::from(SCRATCH) + 2 {
-            return Err(CompileError::new(format!(
-                "the configuration has {gprs} GPRs; the allocator needs at least {}",
-                SCRATCH + 2
-            )));
+            return Err(CompileError::TooFewGprs { gprs, needed: u32::from(SCRATCH) + 2 });
         }
         let n = code.vregs as usize;
         let mut weight = vec![0u64; n];

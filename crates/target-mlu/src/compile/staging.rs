@@ -29,10 +29,10 @@
 
 use super::cores::Partition;
 use super::emit::at;
-use super::error::CompileError;
+use super::error::{CompileError, CopyOf, Unlowerable};
 use super::lowerer::{Instance as LowerInstance, Lowerer, space, ty};
 use super::place::PlacedKind;
-use ir_core::{Function, MemDesc};
+use ir_core::{Function, MemDesc, Opcode};
 use mlu_isa::{Addr, BinOp, Inst, IntCC, MemId, Operand, Route, Space, Ty};
 
 /// A descriptor, lowered.
@@ -69,7 +69,7 @@ pub(super) fn partition<'d>(n: Operand, te: u64, descs: impl IntoIterator<Item =
 
 impl Lowerer<'_> {
     pub(super) fn desc(&mut self, inst: &LowerInstance, f: &Function, d: MemDesc) -> Result<Desc, CompileError> {
-        let obj = self.module.mem(d.mem).ok_or_else(|| self.unsupported("a descriptor of a missing object"))?;
+        let obj = self.module.mem(d.mem).ok_or_else(|| self.unsupported(Unlowerable::MissingObject(d.mem)))?;
         Ok(Desc {
             keel: d.mem,
             mem: self.mem_map[d.mem.as_u32() as usize],
@@ -85,17 +85,14 @@ impl Lowerer<'_> {
     /// A WRAM destination must start at an immediate offset aligned to the
     /// ISA's WRAM alignment: copies into WRAM trap otherwise, where the
     /// interpreter would not.
-    pub(super) fn wram_destination(&self, d: &Desc, what: &str) -> Result<(), CompileError> {
+    pub(super) fn wram_destination(&self, d: &Desc, op: Opcode) -> Result<(), CompileError> {
         if d.space != Space::Wram {
             return Ok(());
         }
-        let align = self.config.wram_align.max(1) as i64;
+        let align = self.config.wram_align.max(1);
         match d.off {
-            Operand::Imm(o) if (o as i64).wrapping_mul(d.elem.bytes() as i64) % align == 0 => Ok(()),
-            _ => Err(CompileError::new(format!(
-                "cannot lower `{what}` ({}): its WRAM destination must start at an immediate offset aligned to {align} bytes",
-                self.here
-            ))),
+            Operand::Imm(o) if (o as i64).wrapping_mul(d.elem.bytes() as i64) % align as i64 == 0 => Ok(()),
+            _ => Err(CompileError::WramDestinationOffset { at: self.here.clone(), op, align }),
         }
     }
 
@@ -143,10 +140,7 @@ impl Lowerer<'_> {
         let cm = self.config.count_multiple.max(1);
         let te = self.tile_bytes / elem.bytes() / cm * cm;
         if te == 0 {
-            return Err(CompileError::new(format!(
-                "a {}-byte staging buffer holds no whole vector of {elem} ({} elements)",
-                self.tile_bytes, cm
-            )));
+            return Err(CompileError::TileTooSmall { tile_bytes: self.tile_bytes, elem, count_multiple: cm });
         }
         Ok(te)
     }
@@ -239,15 +233,13 @@ impl Lowerer<'_> {
 
     /// Copies `bytes` bytes from `src` to `dst`: one DMA where the machine
     /// has the route, otherwise through staging buffer 0, tile by tile.
-    pub(super) fn copy(&mut self, dst: Addr, src: Addr, bytes: Operand, why: &str) -> Result<(), CompileError> {
+    pub(super) fn copy(&mut self, dst: Addr, src: Addr, bytes: Operand, copy: CopyOf) -> Result<(), CompileError> {
+        let why = &copy.to_string();
         if Route::new(src.space, dst.space).exists() {
             return self.e.dma(dst, src, bytes, why);
         }
         if src.space == Space::Wram {
-            return Err(CompileError::new(format!(
-                "cannot lower the copy of {why} ({}): nothing copies out of WRAM (docs/mlu-isa.md §2.3)",
-                self.here
-            )));
+            return Err(CompileError::CopyOutOfWram { at: self.here.clone(), copy });
         }
         let buf = self.stage(0)?;
         let tb = self.tile_bytes;
@@ -290,7 +282,7 @@ impl Lowerer<'_> {
         let to = self.elem_addr(&copy, Operand::Imm(0))?;
         let from = self.elem_addr(&src, Operand::Imm(0))?;
         let bytes = self.e.bin64(BinOp::Mul, src.size, Operand::int(src.elem.bytes() as i64))?;
-        self.region(true, |s| s.copy(to, from, bytes, "a source overlapping its destination to a temporary"))?;
+        self.region(true, |s| s.copy(to, from, bytes, CopyOf::AliasTemp))?;
         Ok(copy)
     }
 }

@@ -458,9 +458,7 @@ pub(crate) fn place_syncs(
     let blocks = Blocks::new(program)?;
     let deps = {
         let code = MluMem::new(program, &blocks, vregs);
-        memdep::MemDep::new()
-            .compute(&blocks.graph, &code)
-            .map_err(|e| CompileError::new(format!("memdep refused the compiled code: {e}")))?
+        memdep::MemDep::new().compute(&blocks.graph, &code).map_err(CompileError::Memdep)?
     };
     let n = program.insts.len();
     let mut region_of = vec![u32::MAX; n];

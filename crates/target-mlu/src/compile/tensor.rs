@@ -24,7 +24,7 @@
 //! whole operands.
 
 use super::emit::at;
-use super::error::CompileError;
+use super::error::{CompileError, CopyOf, Unlowerable};
 use super::lowerer::{Instance as LowerInstance, Lowerer};
 use super::place::PlacedKind;
 use super::staging::{Desc, partition};
@@ -55,20 +55,16 @@ impl Lowerer<'_> {
         slots: &[Slot],
     ) -> Result<(), CompileError> {
         let op = f.opcode(i);
-        let Some(&Slot::Desc(d)) = slots.first() else { return Err(self.unsupported(op.name())) };
-        let Some(&res) = f.results(i).first() else { return Err(self.unsupported(op.name())) };
+        let Some(&Slot::Desc(d)) = slots.first() else { return Err(self.unsupported_op(op)) };
+        let Some(&res) = f.results(i).first() else { return Err(self.unsupported_op(op)) };
         let src = self.desc(inst, f, d)?;
         self.check_bounds(&src)?;
         let elem = src.elem;
         if elem == Ty::I1 {
-            return Err(self.unsupported(&format!("`{}` on i1 elements (no vector form)", op.name())));
+            return Err(self.unsupported(Unlowerable::I1Elements(op)));
         }
         if src.space == Space::Wram {
-            return Err(CompileError::new(format!(
-                "cannot lower `{}` ({}): its source is in WRAM, which only the matrix unit reads",
-                op.name(),
-                self.here
-            )));
+            return Err(CompileError::WramSource { at: self.here.clone(), op, object: None });
         }
         let dst = Operand::Reg(self.var(inst, res));
         let red = if op == Opcode::Tsum { RedOp::Sum } else { RedOp::Max };
@@ -125,7 +121,7 @@ impl Lowerer<'_> {
             if known.is_some() {
                 // Longer than a tile, so not empty.
                 self.e.bind(end);
-                let Operand::Reg(d) = dst else { return Err(self.unsupported(op.name())) };
+                let Operand::Reg(d) = dst else { return Err(self.unsupported_op(op)) };
                 return self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) });
             }
             self.e.push(Inst::Jump { target: end })?;
@@ -177,7 +173,7 @@ impl Lowerer<'_> {
                 b: Operand::Reg(acc),
             })?;
         }
-        let Operand::Reg(d) = dst else { return Err(self.unsupported(op.name())) };
+        let Operand::Reg(d) = dst else { return Err(self.unsupported_op(op)) };
         self.e.push(Inst::Mov { ty: elem, dst: d, src: Operand::Reg(acc) })
     }
 
@@ -191,22 +187,19 @@ impl Lowerer<'_> {
         let (Some(&Slot::Desc(dc)), Some(&Slot::Desc(da)), Some(&Slot::Desc(db))) =
             (slots.first(), slots.get(1), slots.get(2))
         else {
-            return Err(self.unsupported("matmul"));
+            return Err(self.unsupported_op(Opcode::Matmul));
         };
-        let dims = f.matmul_dims(i).ok_or_else(|| self.unsupported("matmul"))?;
+        let dims = f.matmul_dims(i).ok_or_else(|| self.unsupported_op(Opcode::Matmul))?;
         let (c, a, b) = (self.desc(inst, f, dc)?, self.desc(inst, f, da)?, self.desc(inst, f, db)?);
         let [m, k, n] = [self.index(inst, f, dims[0])?, self.index(inst, f, dims[1])?, self.index(inst, f, dims[2])?];
         let elem = c.elem;
         if elem == Ty::I1 {
-            return Err(self.unsupported("`matmul` on i1 elements (no matrix form)"));
+            return Err(self.unsupported(Unlowerable::I1Elements(Opcode::Matmul)));
         }
         if a.space == Space::Wram {
-            return Err(CompileError::new(format!(
-                "cannot lower `matmul` ({}): its left operand is in WRAM; the matrix unit reads it from NRAM",
-                self.here
-            )));
+            return Err(CompileError::MatmulLeftInWram { at: self.here.clone() });
         }
-        self.wram_destination(&c, "matmul")?;
+        self.wram_destination(&c, Opcode::Matmul)?;
         for d in [&c, &a, &b] {
             self.check_bounds(d)?;
         }
@@ -244,10 +237,7 @@ impl Lowerer<'_> {
                         at(Space::Wram, b.mem, None, o as i64 * eb)
                     }
                     _ => {
-                        return Err(CompileError::new(format!(
-                            "cannot lower `matmul` ({}): its WRAM operand must start at an immediate offset aligned to {} bytes",
-                            s.here, s.config.wram_align
-                        )));
+                        return Err(CompileError::MatmulWramOffset { at: s.here.clone(), align: s.config.wram_align });
                     }
                 }
             } else {
@@ -255,14 +245,14 @@ impl Lowerer<'_> {
                 let from = s.elem_addr(&b, Operand::Imm(0))?;
                 let nb = bytes_of(s, &b)?;
                 let to = at(Space::Wram, buf_b, None, 0);
-                s.copy(to, from, nb, "the right operand of `matmul`")?;
+                s.copy(to, from, nb, CopyOf::MatmulRight)?;
                 to
             };
             let (ca, aa) = (at(Space::Nram, buf_c, None, 0), at(Space::Nram, buf_a, None, 0));
             s.e.compute(Inst::Matmul { ty: elem, c: ca, a: aa, b: b_addr, m, k, n }, "`matmul`")?;
             let to = s.elem_addr(&c, Operand::Imm(0))?;
             let nb = bytes_of(s, &c)?;
-            s.copy(to, ca, nb, "the result of `matmul`")
+            s.copy(to, ca, nb, CopyOf::MatmulResult)
         })
     }
 

@@ -13,104 +13,22 @@
 //! Invariants: never panics, whatever the program holds; reports errors in
 //! a deterministic order (objects, then labels, then instructions in
 //! order); each error names its object, label or instruction (index and
-//! text).
+//! text) and holds the values involved (module `error`).
+
+mod error;
+
+pub use error::{OperandRole, VerifyError, VerifyErrorKind, VerifyProblem, VerifySubject};
 
 use crate::config::MachineConfig;
 use crate::inst::{Addr, Inst, Operand, VSrc};
 use crate::ops::{Class, Route};
 use crate::program::{Program, is_plain_name};
-use crate::text::{SourceMap, Span, inst_text};
+use crate::text::inst_text;
 use crate::types::{Reg, Space, Ty};
 use crate::{LabelId, MemId};
-use core::fmt;
+use OperandRole as R;
+use VerifyProblem as P;
 use rustc_hash::FxHashSet;
-
-/// The kinds of verifier errors.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum VerifyErrorKind {
-    /// An object or label id that does not exist (API-built programs only).
-    UnknownEntity,
-    /// A register number at or above the configuration's GPR count.
-    Register,
-    /// A type outside the opcode's class, an `i1` vector, or a conversion
-    /// that does not exist.
-    TypeClass,
-    /// An operand in a space its unit cannot reach, or an object named in
-    /// another space's brackets.
-    Space,
-    /// A copy direction the machine does not have.
-    Direction,
-    /// An immediate address that breaks its alignment rule.
-    Alignment,
-    /// An object or an immediate range outside its space.
-    Capacity,
-    /// Two objects of one space overlap.
-    Overlap,
-    /// A negative immediate count, size or stride, or a vector count that
-    /// is not a multiple of the configuration's count rule.
-    Count,
-    /// A malformed object declaration (name, initial values).
-    MemDecl,
-    /// Labels out of position order, duplicated, or past the end.
-    Labels,
-    /// The last instruction can fall off the end of the program.
-    FallsOffEnd,
-    /// A barrier count that can never be met, or a negative id.
-    Barrier,
-}
-
-/// A verifier error.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct VerifyError {
-    /// What kind of error.
-    pub kind: VerifyErrorKind,
-    /// The instruction, if the error is about one.
-    pub inst: Option<u32>,
-    /// The memory object, if the error is about one.
-    pub mem: Option<MemId>,
-    /// The label, if the error is about one.
-    pub label: Option<LabelId>,
-    /// What is wrong, naming the entity.
-    pub message: String,
-}
-
-impl fmt::Display for VerifyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for VerifyError {}
-
-impl VerifyError {
-    /// Where the entity the error names (its instruction, object or label)
-    /// is in the text the program was parsed from, if the source map has
-    /// it.
-    pub fn span(&self, smap: &SourceMap) -> Option<Span> {
-        let span = if let Some(i) = self.inst {
-            smap.insts.get(i as usize)
-        } else if let Some(m) = self.mem {
-            smap.mems.get(m.index())
-        } else if let Some(l) = self.label {
-            smap.labels.get(l.index())
-        } else {
-            None
-        };
-        span.copied()
-    }
-
-    /// Renders the error against the text the program was parsed from
-    /// (`file:line:col`, the line and a caret), or as a file error when the
-    /// source map has no span for the entity (feature `render`: drawn by
-    /// the `diagnostics` crate).
-    #[cfg(feature = "render")]
-    pub fn render(&self, file: &str, src: &str, smap: &SourceMap) -> String {
-        match self.span(smap) {
-            Some(s) => crate::text::render_error(file, src, s, &self.message),
-            None => crate::text::render_file_error(file, &self.message),
-        }
-    }
-}
 
 /// Checks `p` for machine `c`; returns every error found.
 pub fn verify(p: &Program, c: &MachineConfig) -> Result<(), Vec<VerifyError>> {
@@ -123,13 +41,10 @@ pub fn verify(p: &Program, c: &MachineConfig) -> Result<(), Vec<VerifyError>> {
     }
     v.inst = None;
     match p.insts.last() {
-        None => v.err(VerifyErrorKind::FallsOffEnd, "the program has no instructions".into()),
+        None => v.err(P::NoInstructions),
         Some(last) if !last.ends_flow() => {
             v.inst = Some(p.insts.len() as u32 - 1);
-            v.err(
-                VerifyErrorKind::FallsOffEnd,
-                "the last instruction falls off the end (end with exit, jmp or trap)".into(),
-            );
+            v.err(P::FallsOffEnd);
         }
         Some(_) => {}
     }
@@ -175,23 +90,17 @@ struct Verifier<'a> {
 }
 
 impl Verifier<'_> {
-    fn err(&mut self, kind: VerifyErrorKind, what: String) {
-        let message = match self.inst.and_then(|i| self.p.insts.get(i as usize).map(|x| (i, x))) {
-            Some((i, inst)) => format!("instruction {i} `{}`: {what}", inst_text(self.p, inst)),
-            None => what,
+    fn err(&mut self, problem: VerifyProblem) {
+        let subject = match self.inst.and_then(|i| self.p.insts.get(i as usize).map(|x| (i, x))) {
+            Some((index, inst)) => VerifySubject::Inst { index, text: inst_text(self.p, inst) },
+            None => VerifySubject::Program,
         };
-        self.errors.push(VerifyError { kind, inst: self.inst, mem: None, label: None, message });
+        self.errors.push(VerifyError { subject, problem });
     }
 
-    fn mem_err(&mut self, kind: VerifyErrorKind, m: usize, what: String) {
-        let name = &self.p.mems[m].name;
-        self.errors.push(VerifyError {
-            kind,
-            inst: None,
-            mem: Some(MemId(m as u32)),
-            label: None,
-            message: format!("memory object @{name}: {what}"),
-        });
+    fn mem_err(&mut self, m: usize, problem: VerifyProblem) {
+        let subject = VerifySubject::Mem { id: MemId(m as u32), name: self.p.mems[m].name.clone() };
+        self.errors.push(VerifyError { subject, problem });
     }
 
     fn mems(&mut self) {
@@ -200,58 +109,39 @@ impl Verifier<'_> {
         let mut seen = FxHashSet::default();
         for (i, m) in p.mems.iter().enumerate() {
             if !is_plain_name(&m.name) {
-                self.mem_err(VerifyErrorKind::MemDecl, i, "the name is not a plain name ([A-Za-z0-9_.]+)".into());
+                self.mem_err(i, P::ObjectName);
             }
             if !seen.insert(m.name.as_str()) {
-                self.mem_err(VerifyErrorKind::MemDecl, i, "declared twice".into());
+                self.mem_err(i, P::DeclaredTwice);
             }
             if m.init.len() as u64 > m.len {
-                self.mem_err(
-                    VerifyErrorKind::MemDecl,
-                    i,
-                    format!("{} initial values for {} elements", m.init.len(), m.len),
-                );
+                self.mem_err(i, P::TooManyInitialValues { values: m.init.len(), len: m.len });
             }
             if m.init.iter().any(|&b| m.ty.canonical(b) != b) {
-                self.mem_err(VerifyErrorKind::MemDecl, i, format!("an initial value is not a canonical {}", m.ty));
+                self.mem_err(i, P::NonCanonicalInit { ty: m.ty });
             }
             let align = c.align(m.space);
             if !m.addr.is_multiple_of(align) {
-                self.mem_err(
-                    VerifyErrorKind::Alignment,
-                    i,
-                    format!("address {} in {} is not a multiple of {align}", m.addr, m.space),
-                );
+                self.mem_err(i, P::ObjectMisaligned { addr: m.addr, space: m.space, align });
             }
-            let cap = c.capacity(m.space);
-            if m.end() > cap || m.len.checked_mul(m.ty.bytes()).is_none() {
-                self.mem_err(
-                    VerifyErrorKind::Capacity,
-                    i,
-                    format!(
-                        "bytes {}..{} exceed the {} {} of {} (`{}_bytes`)",
-                        m.addr,
-                        m.end(),
-                        cap,
-                        m.space,
-                        c.name,
-                        m.space
-                    ),
-                );
+            let capacity = c.capacity(m.space);
+            if m.end() > capacity || m.len.checked_mul(m.ty.bytes()).is_none() {
+                let (start, end, space, config) = (m.addr, m.end(), m.space, c.name.clone());
+                self.mem_err(i, P::ObjectCapacity { start, end, capacity, space, config });
             }
-            if let Some(o) = overlaps[i].map(|j| &p.mems[j]) {
+            if let Some(j) = overlaps[i] {
+                let o = &p.mems[j];
                 self.mem_err(
-                    VerifyErrorKind::Overlap,
                     i,
-                    format!(
-                        "bytes {}..{} overlap @{} ({}..{}) in {}",
-                        m.addr,
-                        m.end(),
-                        o.name,
-                        o.addr,
-                        o.end(),
-                        m.space
-                    ),
+                    P::ObjectOverlap {
+                        start: m.addr,
+                        end: m.end(),
+                        other: MemId(j as u32),
+                        other_name: o.name.clone(),
+                        other_start: o.addr,
+                        other_end: o.end(),
+                        space: m.space,
+                    },
                 );
             }
         }
@@ -263,49 +153,36 @@ impl Verifier<'_> {
         for (i, l) in p.labels.iter().enumerate() {
             let mut problem = None;
             if l.at as usize > p.insts.len() {
-                problem = Some(format!("label `{}` is at position {} past the end ({})", l.name, l.at, p.insts.len()));
+                problem = Some(P::LabelPastEnd { at: l.at, len: p.insts.len() });
             } else if !seen.insert(l.name.as_str()) {
-                problem = Some(format!("label `{}` is defined twice", l.name));
+                problem = Some(P::LabelTwice);
             } else if i > 0 && p.labels[i - 1].at > l.at {
-                problem = Some(format!("label `{}` is out of position order", l.name));
+                problem = Some(P::LabelOutOfOrder);
             } else if !is_plain_name(&l.name) || l.name.starts_with(|ch: char| ch.is_ascii_digit() || ch == '.') {
-                problem = Some(format!("label `{}` is not a word ([A-Za-z_][A-Za-z0-9_.]*)", l.name));
+                problem = Some(P::LabelNotWord);
             }
-            if let Some(message) = problem {
-                self.errors.push(VerifyError {
-                    kind: VerifyErrorKind::Labels,
-                    inst: None,
-                    mem: None,
-                    label: Some(LabelId(i as u32)),
-                    message,
-                });
+            if let Some(problem) = problem {
+                let subject = VerifySubject::Label { id: LabelId(i as u32), name: l.name.clone() };
+                self.errors.push(VerifyError { subject, problem });
             }
         }
     }
 
     fn reg(&mut self, r: Reg) {
         if u32::from(r.0) >= self.c.gprs {
-            self.err(
-                VerifyErrorKind::Register,
-                format!("{r} is not one of the {} registers of {}", self.c.gprs, self.c.name),
-            );
+            self.err(P::Register { reg: r, gprs: self.c.gprs, config: self.c.name.clone() });
         }
     }
 
-    fn class(&mut self, class: Class, ty: Ty, what: &str) {
+    fn class(&mut self, class: Class, ty: Ty, op: &'static str) {
         if !class.accepts(ty) {
-            let want = match class {
-                Class::Int => "an integer type",
-                Class::Float => "a float type",
-                Class::Any => "any type",
-            };
-            self.err(VerifyErrorKind::TypeClass, format!("{what} takes {want}, not {ty}"));
+            self.err(P::TypeClass { op, class, ty });
         }
     }
 
     fn vector_ty(&mut self, ty: Ty) {
         if !Inst::vector_type_ok(ty) {
-            self.err(VerifyErrorKind::TypeClass, "vector and matrix operations have no i1 elements".into());
+            self.err(P::I1Vector);
         }
     }
 
@@ -315,15 +192,13 @@ impl Verifier<'_> {
             Some(m) => match self.p.mem(m) {
                 Some(decl) => {
                     if decl.space != a.space {
-                        self.err(
-                            VerifyErrorKind::Space,
-                            format!("@{} is in {}, not in {}", decl.name, decl.space, a.space),
-                        );
+                        let (name, declared, used) = (decl.name.clone(), decl.space, a.space);
+                        self.err(P::ObjectSpace { id: m, name, declared, used });
                     }
                     i128::from(decl.addr)
                 }
                 None => {
-                    self.err(VerifyErrorKind::UnknownEntity, format!("memory object {} does not exist", m.0));
+                    self.err(P::UnknownMem { id: m });
                     return None;
                 }
             },
@@ -337,30 +212,25 @@ impl Verifier<'_> {
 
     /// Checks an operand address: space, alignment and (for `len` bytes
     /// when known) bounds.
-    fn addr(&mut self, a: &Addr, spaces: &[Space], align: u64, len: Option<u64>, what: &str) {
+    fn addr(&mut self, a: &Addr, spaces: &[Space], align: u64, len: Option<u64>, role: OperandRole) {
         if let Some(r) = a.base {
             self.reg(r);
         }
         if !spaces.contains(&a.space) {
-            let names: Vec<&str> = spaces.iter().map(|s| s.name()).collect();
-            self.err(VerifyErrorKind::Space, format!("{what} must be in {}, not {}", names.join(" or "), a.space));
+            self.err(P::OperandSpace { role, allowed: spaces.to_vec(), space: a.space });
         }
         let Some(start) = self.static_addr(a) else { return };
         if start < 0 {
-            self.err(VerifyErrorKind::Capacity, format!("{what} is at the negative address {start}"));
+            self.err(P::NegativeAddress { role, addr: start });
             return;
         }
         if align > 1 && start % i128::from(align) != 0 {
-            self.err(
-                VerifyErrorKind::Alignment,
-                format!("{what} at {} {start} is not aligned to {align} bytes", a.space),
-            );
+            self.err(P::Misaligned { role, space: a.space, addr: start, align });
         }
         let limit = if a.space == Space::Dram { self.dram_extent } else { self.c.capacity(a.space) };
         let end = start + i128::from(len.unwrap_or(0));
         if end > i128::from(limit) || (len.is_none() && start >= i128::from(limit) && limit > 0) {
-            let bound = if a.space == Space::Dram { "the program's DRAM objects end" } else { "the space ends" };
-            self.err(VerifyErrorKind::Capacity, format!("{what} bytes {start}..{end} go past {limit}, where {bound}"));
+            self.err(P::OutOfRange { role, space: a.space, start, end, limit });
         }
     }
 
@@ -371,35 +241,32 @@ impl Verifier<'_> {
     }
 
     /// A static non-negative count, size or stride (`None` if in a register).
-    fn count(&mut self, o: &Operand, what: &str) -> Option<u64> {
+    fn count(&mut self, o: &Operand, role: OperandRole) -> Option<u64> {
         self.op(o);
-        let v = o.imm_i64()?;
-        if v < 0 {
-            self.err(VerifyErrorKind::Count, format!("{what} is negative ({v})"));
+        let value = o.imm_i64()?;
+        if value < 0 {
+            self.err(P::NegativeCount { role, value });
             return None;
         }
-        Some(v as u64)
+        Some(value as u64)
     }
 
     fn vcount(&mut self, n: &Operand) -> Option<u64> {
-        let v = self.count(n, "the element count")?;
-        if !v.is_multiple_of(self.c.count_multiple) {
-            self.err(
-                VerifyErrorKind::Count,
-                format!("the element count {v} is not a multiple of {} (`count_multiple`)", self.c.count_multiple),
-            );
+        let count = self.count(n, R::ElementCount)?;
+        if !count.is_multiple_of(self.c.count_multiple) {
+            self.err(P::CountMultiple { count, multiple: self.c.count_multiple });
         }
-        Some(v)
+        Some(count)
     }
 
-    fn vaddr(&mut self, a: &Addr, ty: Ty, n: Option<u64>, what: &str) {
+    fn vaddr(&mut self, a: &Addr, ty: Ty, n: Option<u64>, role: OperandRole) {
         let len = n.map(|n| n.saturating_mul(ty.bytes()));
-        self.addr(a, &[Space::Nram], self.c.vector_align, len, what);
+        self.addr(a, &[Space::Nram], self.c.vector_align, len, role);
     }
 
-    fn vsrc(&mut self, s: &VSrc, ty: Ty, n: Option<u64>, what: &str) {
+    fn vsrc(&mut self, s: &VSrc, ty: Ty, n: Option<u64>, role: OperandRole) {
         match s {
-            VSrc::Mem(a) => self.vaddr(a, ty, n, what),
+            VSrc::Mem(a) => self.vaddr(a, ty, n, role),
             VSrc::Scalar(o) => self.op(o),
         }
     }
@@ -437,14 +304,14 @@ impl Verifier<'_> {
             Inst::Convert { op, to, from, src, .. } => {
                 self.op(src);
                 if !op.legal(*to, *from) {
-                    self.err(VerifyErrorKind::TypeClass, format!("there is no {op} from {from} to {to}"));
+                    self.err(P::NoConversion { op: *op, from: *from, to: *to });
                 }
             }
             Inst::Load { ty, addr, .. } | Inst::Store { ty, addr, .. } => {
                 if let Inst::Store { value, .. } = inst {
                     self.op(value);
                 }
-                self.addr(addr, &[Space::Nram, Space::Sram, Space::Dram], ty.bytes(), Some(ty.bytes()), "the address");
+                self.addr(addr, &[Space::Nram, Space::Sram, Space::Dram], ty.bytes(), Some(ty.bytes()), R::Address);
             }
             Inst::ReadSreg { .. } | Inst::Exit | Inst::Trap | Inst::Nop | Inst::Sync(_) => {}
             Inst::Jump { target } | Inst::Branch { target, .. } => {
@@ -452,88 +319,82 @@ impl Verifier<'_> {
                     self.reg(*cond);
                 }
                 if self.p.label(*target).is_none() {
-                    self.err(VerifyErrorKind::UnknownEntity, format!("label {} does not exist", target.0));
+                    self.err(P::UnknownLabel { id: *target });
                 }
             }
             Inst::VUnary { op, ty, dst, src, n } => {
                 self.class(op.class(), *ty, op.name());
                 self.vector_ty(*ty);
                 let n = self.vcount(n);
-                self.vaddr(dst, *ty, n, "the destination");
-                self.vaddr(src, *ty, n, "the source");
+                self.vaddr(dst, *ty, n, R::Destination);
+                self.vaddr(src, *ty, n, R::Source);
             }
             Inst::VBinary { ty, dst, a, b, n, .. } => {
                 self.vector_ty(*ty);
                 let n = self.vcount(n);
-                self.vaddr(dst, *ty, n, "the destination");
-                self.vsrc(a, *ty, n, "the first source");
-                self.vsrc(b, *ty, n, "the second source");
+                self.vaddr(dst, *ty, n, R::Destination);
+                self.vsrc(a, *ty, n, R::FirstSource);
+                self.vsrc(b, *ty, n, R::SecondSource);
             }
             Inst::VFma { ty, dst, a, b, c, n } => {
                 self.vector_ty(*ty);
                 let n = self.vcount(n);
-                self.vaddr(dst, *ty, n, "the destination");
-                self.vsrc(a, *ty, n, "the first source");
-                self.vsrc(b, *ty, n, "the second source");
-                self.vsrc(c, *ty, n, "the third source");
+                self.vaddr(dst, *ty, n, R::Destination);
+                self.vsrc(a, *ty, n, R::FirstSource);
+                self.vsrc(b, *ty, n, R::SecondSource);
+                self.vsrc(c, *ty, n, R::ThirdSource);
             }
             Inst::VFill { ty, dst, value, n } => {
                 self.vector_ty(*ty);
                 self.op(value);
                 let n = self.vcount(n);
-                self.vaddr(dst, *ty, n, "the destination");
+                self.vaddr(dst, *ty, n, R::Destination);
             }
             Inst::VConvert { op, to, from, dst, src, n } => {
                 if !op.legal(*to, *from) {
-                    self.err(VerifyErrorKind::TypeClass, format!("there is no {op} from {from} to {to}"));
+                    self.err(P::NoConversion { op: *op, from: *from, to: *to });
                 }
                 self.vector_ty(*to);
                 self.vector_ty(*from);
                 let n = self.vcount(n);
-                self.vaddr(dst, *to, n, "the destination");
-                self.vaddr(src, *from, n, "the source");
+                self.vaddr(dst, *to, n, R::Destination);
+                self.vaddr(src, *from, n, R::Source);
             }
             Inst::VReduce { ty, src, n, .. } => {
                 self.vector_ty(*ty);
                 let n = self.vcount(n);
-                self.vaddr(src, *ty, n, "the source");
+                self.vaddr(src, *ty, n, R::Source);
             }
             Inst::Matmul { ty, c, a, b, m, k, n } => {
                 self.vector_ty(*ty);
-                let (m, k, n) = (self.count(m, "m"), self.count(k, "k"), self.count(n, "n"));
+                let (m, k, n) = (self.count(m, R::M), self.count(k, R::K), self.count(n, R::N));
                 let len = |x: Option<u64>, y: Option<u64>| Some(x?.saturating_mul(y?).saturating_mul(ty.bytes()));
                 let align = self.c.vector_align;
-                self.addr(c, &[Space::Nram], align, len(m, n), "the result C");
-                self.addr(a, &[Space::Nram], align, len(m, k), "the left operand A");
-                self.addr(b, &[Space::Wram], self.c.wram_align, len(k, n), "the right operand B");
+                self.addr(c, &[Space::Nram], align, len(m, n), R::ResultC);
+                self.addr(a, &[Space::Nram], align, len(m, k), R::LeftA);
+                self.addr(b, &[Space::Wram], self.c.wram_align, len(k, n), R::RightB);
             }
             Inst::Dma { dst, src, bytes } => {
-                let bytes = self.count(bytes, "the byte count");
+                let bytes = self.count(bytes, R::ByteCount);
                 self.copy(*dst, *src, bytes, Some((0, 0)), Some(1));
             }
             Inst::Dma2d { dst, src, bytes, dst_stride, src_stride, rows } => {
-                let bytes = self.count(bytes, "the byte count");
-                let ds = self.count(dst_stride, "the destination stride");
-                let ss = self.count(src_stride, "the source stride");
-                let rows = self.count(rows, "the row count");
+                let bytes = self.count(bytes, R::ByteCount);
+                let ds = self.count(dst_stride, R::DestinationStride);
+                let ss = self.count(src_stride, R::SourceStride);
+                let rows = self.count(rows, R::RowCount);
                 let strides = ds.zip(ss);
                 self.copy(*dst, *src, bytes, strides, rows);
             }
             Inst::Barrier { scope, id, count } => {
-                self.count(id, "the barrier id");
-                if let Some(v) = self.count(count, "the barrier count") {
+                self.count(id, R::BarrierId);
+                if let Some(v) = self.count(count, R::BarrierCount) {
                     let most = match scope {
                         crate::Scope::Local => self.c.cores_per_cluster,
                         crate::Scope::Global => self.c.cores(),
                     };
                     if v == 0 || v > u64::from(most) {
-                        self.err(
-                            VerifyErrorKind::Barrier,
-                            format!(
-                                "a count of {v} can never be met: the scope has 1 to {most} cores on {}",
-                                self.c.name
-                            ),
-                        );
+                        self.err(P::BarrierCount { count: v, most, config: self.c.name.clone() });
                     }
                 }
             }
@@ -543,10 +404,7 @@ impl Verifier<'_> {
     fn copy(&mut self, dst: Addr, src: Addr, bytes: Option<u64>, strides: Option<(u64, u64)>, rows: Option<u64>) {
         let route = Route::new(src.space, dst.space);
         if !route.exists() {
-            self.err(
-                VerifyErrorKind::Direction,
-                format!("there is no copy direction {} ({}): see docs/mlu-isa.md §2.5", route, route.bang_name()),
-            );
+            self.err(P::NoDirection { route });
         }
         // The extent of each end: (rows − 1)·stride + bytes.
         let extent = |stride: Option<u64>| -> Option<u64> {
@@ -559,8 +417,8 @@ impl Verifier<'_> {
         let all = [Space::Nram, Space::Wram, Space::Sram, Space::Dram];
         let dst_align = if dst.space == Space::Wram { self.c.wram_align } else { 1 };
         let src_align = if src.space == Space::Wram { self.c.wram_align } else { 1 };
-        self.addr(&dst, &all, dst_align, extent(strides.map(|s| s.0)), "the destination");
-        self.addr(&src, &all, src_align, extent(strides.map(|s| s.1)), "the source");
+        self.addr(&dst, &all, dst_align, extent(strides.map(|s| s.0)), R::Destination);
+        self.addr(&src, &all, src_align, extent(strides.map(|s| s.1)), R::Source);
     }
 }
 
@@ -573,7 +431,7 @@ mod tests {
         let (p, _) = parse(src).unwrap();
         match verify(&p, &MachineConfig::mlu370()) {
             Ok(()) => Vec::new(),
-            Err(e) => e.into_iter().map(|e| e.kind).collect(),
+            Err(e) => e.into_iter().map(|e| e.kind()).collect(),
         }
     }
 
@@ -612,7 +470,7 @@ mod tests {
         p.push(Inst::Load { ty: Ty::I32, dst: Reg(1), addr: Addr::sym(Space::Nram, MemId(3), 0) });
         p.add_label("b", 9).unwrap();
         let errs = verify(&p, &MachineConfig::mlu370()).unwrap_err();
-        let kinds: Vec<_> = errs.iter().map(|e| e.kind).collect();
+        let kinds: Vec<_> = errs.iter().map(|e| e.kind()).collect();
         assert_eq!(
             kinds,
             [
@@ -622,5 +480,41 @@ mod tests {
                 VerifyErrorKind::FallsOffEnd
             ]
         );
+    }
+
+    #[test]
+    fn errors_hold_the_entity_and_the_values() {
+        let src = ".mem @a: f32[64] nram at 0\n.mem @b: f32[64] nram at 128\n    ld.i32 %r1, wram[0]\n    add.i32 %r64, %r1, 1\n";
+        let (p, smap) = parse(src).unwrap();
+        let errs = verify(&p, &MachineConfig::mlu370()).unwrap_err();
+        let texts: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+        assert_eq!(texts[0], "memory object @b: bytes 128..384 overlap @a (0..256) in nram");
+        assert_eq!(
+            errs[0].problem,
+            VerifyProblem::ObjectOverlap {
+                start: 128,
+                end: 384,
+                other: MemId(0),
+                other_name: "a".into(),
+                other_start: 0,
+                other_end: 256,
+                space: Space::Nram
+            }
+        );
+        assert_eq!((errs[0].mem(), errs[0].inst(), errs[0].kind()), (Some(MemId(1)), None, VerifyErrorKind::Overlap));
+        assert!(texts[1].starts_with("instruction 0 `ld.i32"), "{}", texts[1]);
+        assert!(texts[1].ends_with("`: the address must be in nram or sram or dram, not wram"), "{}", texts[1]);
+        assert!(texts[2].ends_with("`: %r64 is not one of the 64 registers of mlu370"), "{}", texts[2]);
+        assert_eq!(errs[2].problem, VerifyProblem::Register { reg: Reg(64), gprs: 64, config: "mlu370".into() });
+        assert!(texts[3].ends_with("`: the last instruction falls off the end (end with exit, jmp or trap)"));
+        assert_eq!(errs[3].inst(), Some(1));
+        assert_eq!(errs[3].span(&smap), Some(smap.insts[1]));
+        let mut p = Program::new();
+        p.add_label("b", 9).unwrap();
+        let errs = verify(&p, &MachineConfig::mlu370()).unwrap_err();
+        assert_eq!(errs[0].to_string(), "label `b` is at position 9 past the end (0)");
+        assert_eq!(errs[0].label(), Some(LabelId(0)));
+        assert_eq!(errs[1].to_string(), "the program has no instructions");
+        assert_eq!(errs[1].subject, VerifySubject::Program);
     }
 }
