@@ -1,9 +1,10 @@
 //! The allocation checker: proves that an [`Allocation`] computes what its
 //! [`VirtualCode`] computes, register for register.
 //!
-//! Algorithm (regalloc2's symbolic checker, simplified to one value per
-//! location): a forward dataflow over the physical program's control flow
-//! whose state maps every location (GPR or spill slot) to the virtual
+//! Algorithm (the symbolic checker of the `regalloc2` crate, which
+//! `docs/references.md` lists among Keel's models, simplified to one value
+//! per location): a forward dataflow over the physical program's control
+//! flow whose state maps every location (GPR or spill slot) to the virtual
 //! register whose current value it holds, or to nothing. A virtual
 //! instruction's physical copy must read, at each register operand, a
 //! location holding the virtual register the virtual instruction reads

@@ -1,7 +1,9 @@
 //! Fused tensor DAGs: a run of consecutive tensor maps over the same
 //! elements becomes one tile loop whose tile is a DAG pebbled by
-//! `regalloc-pebble`'s red-blue game, so values one map writes and a later
-//! one reads stay in NRAM buffers instead of going out and back in.
+//! `regalloc-pebble`'s red-blue game (Hong and Kung's, STOC 1981, as
+//! source document 004 plays it; `docs/references.md`), so values one map
+//! writes and a later one reads stay in NRAM buffers instead of going out
+//! and back in.
 //!
 //! A **group** is a maximal run (at least two) of consecutive, unguarded
 //! maps of one block (not `dma`, not an integer `tdiv`, whose padding

@@ -8,12 +8,14 @@
 //! form is Keel's immediate form, so no conversion is ever needed between
 //! them). Instances are processed from a FIFO queue, never by recursion,
 //! and the call graph is checked acyclic first (an iterative DFS).
-//! Algorithm: a direct syntax-directed translation (Appel, *Modern Compiler
-//! Implementation*, ch. 9 "instruction selection" by tree tiling, here with
-//! one tile per IR operation) plus out-of-SSA parallel copies (Briggs et al.,
-//! "Practical improvements to the construction and destruction of static
-//! single assignment form", 1998: edge copies through temporaries, critical
-//! edges split).
+//! Algorithm: a direct syntax-directed translation (A. W. Appel, *Modern
+//! Compiler Implementation*, Cambridge University Press, 1998, ch. 9
+//! "instruction selection" by tree tiling, here with one tile per IR
+//! operation) plus out-of-SSA parallel copies (P. Briggs, K. D. Cooper,
+//! T. J. Harvey and L. T. Simpson, "Practical improvements to the
+//! construction and destruction of static single assignment form",
+//! Software—Practice and Experience 28(8), 1998: edge copies through
+//! temporaries, critical edges split). Both are in `docs/references.md`.
 //!
 //! This module is the driver, the top of the lowering: [`Lowered`] and the
 //! entry point, the instance queue, and the dispatch of each instruction

@@ -21,9 +21,11 @@
 //! register form is Keel's immediate form, so no conversion is ever
 //! needed between them); at most [`MAX_INSTANCES`] instances per compile;
 //! a parallel copy reads every source before it writes any destination.
-//! Algorithm: the parallel copy goes through temporaries (Briggs et al.,
-//! "Practical improvements to the construction and destruction of static
-//! single assignment form", 1998); the rest is bookkeeping.
+//! Algorithm: the parallel copy goes through temporaries (P. Briggs,
+//! K. D. Cooper, T. J. Harvey and L. T. Simpson, "Practical improvements to
+//! the construction and destruction of static single assignment form",
+//! Software—Practice and Experience 28(8), 1998; `docs/references.md`);
+//! the rest is bookkeeping.
 
 use super::emit::Emitter;
 use super::error::{CompileError, Site, Unlowerable};

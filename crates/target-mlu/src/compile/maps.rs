@@ -1,6 +1,8 @@
 //! Tensor maps (`tadd` … `tsigmoid`, `tfill`): the tile loop, single- or
 //! double-buffered, with its buffer set sized by `regalloc-pebble`'s
-//! red-blue game, split over cores when the tiles are independent.
+//! red-blue game (J.-W. Hong and H. T. Kung, "I/O complexity: the red-blue
+//! pebble game", STOC 1981, as source document 004 plays it;
+//! `docs/references.md`), split over cores when the tiles are independent.
 //!
 //! Invariants:
 //! - a map is double-buffered only when `memdep::may_overlap` proves tile

@@ -2,9 +2,18 @@
 //! lowers one Keel function (and every module function it calls, inlined)
 //! to a [`Program`] the simulator runs, with a [`Report`].
 //!
-//! Slice 1 is the complete **naive lowering**, the baseline later slices
-//! improve on (the issue's "naive lowering: no double buffering, a sync
-//! after every DMA, one buffer per tensor"):
+//! The default compile (`CompileOptions::default()`) is the three slices
+//! of issue 17 together: slice 1 lowers every construct the ISA expresses,
+//! slice 2 allocates registers with `regalloc-pebble`, and slice 3 places
+//! syncs and barriers from `memdep`'s dependences (module `syncs`),
+//! double-buffers tile loops whose buffer sets the red-blue pebble game
+//! sizes (`maps`), fuses runs of maps into one tile DAG (`fuse`) and, with
+//! [`CompileOptions::cores`], splits the kernel over cores (`split`).
+//! [`CompileOptions::naive`] is issue 17's baseline, its "naive lowering
+//! (no double buffering, a sync after every DMA, one buffer per tensor)":
+//! a sync after every copy and every compute instruction
+//! ([`SyncPolicy::Naive`]), one buffer per tensor slot and no fusion, with
+//! registers still from [`CompileOptions::allocator`]. The parts:
 //!
 //! - **Scalar code** ([`lower`]): every Keel var is a virtual register;
 //!   arithmetic, compares, selects and conversions map one to one (the ISA's
@@ -21,16 +30,29 @@
 //!   name, type, length, space and initial values, placed in declaration
 //!   order with the ISA's alignment (128 bytes; WRAM 64). Exceeding a
 //!   space's capacity is an error naming every object and its size.
-//! - **Tensor ops** ([`tensor`]): every operand is staged through one NRAM
-//!   buffer per tensor slot, tile by tile (tile = buffer bytes / element
-//!   size, a multiple of 64 elements), with a sync after every copy and every
-//!   compute instruction. `matmul` stages A and C whole in NRAM and B in
+//! - **Tensor ops** ([`tensor`]): operands are staged through NRAM
+//!   buffers, tile by tile (tile = buffer bytes / element size, a multiple
+//!   of 64 elements). A map's buffer set is the fewest buffers whose
+//!   red-blue pebbling reaches the DMA lower bound, and there are two sets
+//!   (double buffering) when `memdep` proves consecutive tiles independent
+//!   (`maps`); a run of maps over the same elements is one fused tile loop
+//!   (`fuse`); with [`CompileOptions::naive`], one buffer per tensor slot.
+//!   `matmul` stages A and C whole in NRAM and B in
 //!   WRAM. Sources that may overlap the destination's object at another
 //!   offset are first copied whole to a DRAM temporary (the IR's
 //!   read-before-write rule). Descriptors with var parts get the
 //!   interpreter's bounds and shape checks (a failed check jumps to `trap`).
 //! - **Scalar access** to WRAM and tensor operands that would need a
 //!   WRAM→NRAM copy are compile errors: the machine has no such path.
+//! - **Syncs and barriers** (`syncs`): a `sync` of a pipe goes right before
+//!   the first instruction that `memdep` says depends on an access still
+//!   in flight on it, and a barrier between the regions of a multi-core
+//!   kernel that may touch the same memory; with
+//!   [`CompileOptions::naive`], the emitter puts a sync after every copy
+//!   and every compute instruction instead.
+//! - **Multi-core** (`split`, [`CompileOptions::cores`]): SPMD code whose
+//!   independent tile loops are shared out by `%taskid`; other shared
+//!   writes run on core 0.
 //! - **Registers** ([`regalloc`]): the lowering produces virtual-register
 //!   code; an [`Allocator`] maps it to the configuration's GPRs. Slice 2
 //!   makes `regalloc-pebble` the default ([`PebbleAllocator`], module
@@ -144,9 +166,12 @@ pub struct Compiled {
     pub cores: u32,
 }
 
-/// Compiles `func` of `module` for `config` with the naive lowering and the
-/// allocator `options.allocator` names ([`PebbleAllocator`] by default;
-/// under the planted bug `SharedHome`, tests only, [`HomeAllocator`]).
+/// Compiles `func` of `module` for `config` as `options` says (by default:
+/// syncs and barriers from `memdep`'s dependences, double buffering and
+/// fused maps, one core; [`CompileOptions::naive`] for issue 17's
+/// baseline), with the allocator `options.allocator` names
+/// ([`PebbleAllocator`] by default; under the planted bug `SharedHome`,
+/// tests only, [`HomeAllocator`]).
 pub fn compile(
     module: &Module,
     func: FuncId,

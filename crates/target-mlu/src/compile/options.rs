@@ -3,7 +3,7 @@
 //!
 //! Invariants: plain data with no behaviour of its own; the default is the
 //! full compiler (memdep-placed syncs, double buffering, `regalloc-pebble`,
-//! one core) and [`CompileOptions::naive`] the issue's baseline. This
+//! one core) and [`CompileOptions::naive`] issue 17's baseline. This
 //! module depends on nothing else in the compiler: the driver and the
 //! lowering read it, neither is read by it.
 
@@ -34,7 +34,7 @@ pub struct CompileOptions {
 }
 
 impl CompileOptions {
-    /// The issue's naive lowering: a sync after every copy and compute
+    /// Issue 17's naive lowering: a sync after every copy and compute
     /// instruction, one buffer per tensor slot (registers still come from
     /// [`CompileOptions::allocator`]).
     pub fn naive() -> CompileOptions {

@@ -1,5 +1,9 @@
-//! Slice 2's allocator: `regalloc-pebble` (red-blue pebbling, digest §004)
-//! on the lowering's virtual code, through that crate's small input trait.
+//! Slice 2's allocator (issue 17): `regalloc-pebble` on the lowering's
+//! virtual code, through that crate's small input trait. The allocator
+//! follows source document 004, *Register allocation and assignment by
+//! two-colour (red-blue) pebbling*, which plays the red-blue pebble game of
+//! J.-W. Hong and H. T. Kung ("I/O complexity: the red-blue pebble game",
+//! STOC 1981) on each block; `docs/references.md` lists both.
 //!
 //! The virtual program is cut into blocks at its leaders (the entry, every
 //! label, every instruction after a jump, branch, `exit` or `trap`), the
@@ -138,8 +142,9 @@ impl RegCode for MluCode<'_> {
     }
 }
 
-/// `code` with every virtual register split into its *webs* (Chaitin's
-/// names: the definitions joined by the uses they reach together,
+/// `code` with every virtual register split into its *webs* (the "names"
+/// of G. J. Chaitin, "Register allocation & spilling via graph coloring",
+/// SIGPLAN '82: the definitions joined by the uses they reach together,
 /// `regalloc_pebble::webs`), renumbered densely: what [`PebbleAllocator`]
 /// allocates, and returns in [`Allocation::renamed`]. The virtual code reuses
 /// registers for unrelated values; as webs, each value has its own name,

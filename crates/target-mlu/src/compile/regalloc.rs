@@ -18,8 +18,10 @@
 //! registers `%r0 .. %r(SCRATCH−1)` (one per operand); one writing a spilled
 //! register writes `%r0` and stores it back. Simple and always correct: no
 //! liveness is needed because no home is ever shared. Algorithm: the
-//! "spill everywhere" baseline (Poletto & Sarkar's linear scan degenerates
-//! to it when every interval spans the function); priorities by use count.
+//! "spill everywhere" baseline (the linear scan of M. Poletto and V.
+//! Sarkar, "Linear scan register allocation", ACM TOPLAS 21(5), 1999,
+//! degenerates to it when every interval spans the function; listed in
+//! `docs/references.md`); priorities by use count.
 
 use super::error::CompileError;
 use crate::planted::{Bug, planted};

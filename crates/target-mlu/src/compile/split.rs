@@ -19,7 +19,10 @@
 //!   an immediate size and offsets, the region records its partition, so
 //!   that two regions sharing an object out the same way (same size and
 //!   tile, same offset) need no barrier between them: each core reads only
-//!   what it wrote ("owner computes");
+//!   what it wrote (the "owner computes" rule of D. Callahan and
+//!   K. Kennedy, "Compiling programs for distributed-memory
+//!   multiprocessors", The Journal of Supercomputing 2(2), 1988;
+//!   `docs/references.md`);
 //! - a **core-0** region: every other tensor operation with a shared
 //!   destination (`matmul`, `dma`, a map `memdep` cannot prove, the copy
 //!   of a source that overlaps its destination), every scalar store to

@@ -24,8 +24,9 @@
 //!   fails naming the instruction.
 //!
 //! Algorithm: strip-mining (a loop over fixed-size tiles staged through
-//! buffers, the last tile shortened; Allen & Kennedy, *Optimizing
-//! Compilers for Modern Architectures*, 2001).
+//! buffers, the last tile shortened; R. Allen and K. Kennedy, *Optimizing
+//! Compilers for Modern Architectures: A Dependence-based Approach*, Morgan
+//! Kaufmann, 2001; `docs/references.md`).
 
 use super::cores::Partition;
 use super::emit::at;
