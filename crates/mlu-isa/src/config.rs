@@ -3,11 +3,11 @@
 //! The memory sizes, the 4 cores per cluster, the 128-byte vector
 //! alignment, the 64-element count rule, the 64-byte WRAM alignment, the
 //! 64-byte DRAM granule, the 128 bytes per vector cycle, the MLU370 clock
-//! and the scalar latencies' ranges are public facts (`docs/mlu-isa.md`
-//! §1 gives the sources). Every other number (cluster counts, bandwidths,
-//! DMA and barrier latencies, matrix-unit rate, queue depth) is a model
-//! choice, marked as such in `docs/mlu-isa.md`, and can be changed in a
-//! custom configuration.
+//! and the scalar latencies' ranges are public facts (`docs/mlu-isa.md` §10
+//! lists the sources, and §1 cites them by number). Every other number
+//! (cluster counts, bandwidths, DMA and barrier latencies, matrix-unit
+//! rate, queue depth) is a model choice, marked as such in
+//! `docs/mlu-isa.md`, and can be changed in a custom configuration.
 //!
 //! Invariants: a configuration that passed [`MachineConfig::validate`] has
 //! nonzero rates, sizes and counts, power-of-two alignments, and at most

@@ -1,7 +1,7 @@
 //! The cost model: cycles per instruction and bytes charged per copy, from
 //! a [`MachineConfig`]. The simulator's cycle model is built on these
 //! formulas, and the lowering's estimates can use them; `docs/mlu-isa.md`
-//! §5 states them.
+//! states them (each instruction's cost in §4, the cycle model in §5).
 //!
 //! - Scalar instructions take their latency on the scalar pipe; the front
 //!   end issues one instruction per cycle and waits for scalar loads and

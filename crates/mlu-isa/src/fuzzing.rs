@@ -2,12 +2,15 @@
 //! (feature `fuzzing`): [`check_text`] panics if arbitrary bytes make the
 //! parser or the verifier panic, or if a program that parses does not
 //! print back to itself. [`SplitMix64`] seeds the smoke tests of this crate
-//! and of `mlu-sim`.
+//! and of `mlu-sim`: G. L. Steele Jr., D. Lea and C. H. Flood's generator
+//! ("Fast splittable pseudorandom number generators", OOPSLA 2014; listed
+//! in `docs/references.md`).
 
 use crate::{MachineConfig, text, verify};
 
-/// SplitMix64: a seeded generator for smoke tests and benchmarks (no clock,
-/// the same numbers on every machine).
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+/// generators", OOPSLA 2014): a seeded generator for smoke tests and
+/// benchmarks (no clock, the same numbers on every machine).
 #[derive(Clone, Debug)]
 pub struct SplitMix64(pub u64);
 

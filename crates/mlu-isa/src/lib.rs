@@ -14,7 +14,10 @@
 //! `diagnostics` crate, so an assembler error reads like every other Keel
 //! diagnostic and no second renderer exists.
 //!
-//! The machine (the digest's accelerator section): clusters of four IPU
+//! The machine is the accelerator that source document 000 (*Program
+//! compilation method, apparatus, device, medium and program product*,
+//! listed in `docs/references.md`) describes, with the public facts of
+//! `docs/mlu-isa.md` §10 (§1 there states it): clusters of four IPU
 //! cores; per core NRAM, WRAM, GPRs, a vector unit, a matrix unit, an
 //! IO-DMA and a Move-DMA engine; per cluster a shared SRAM; DRAM shared by
 //! all. Every core runs the same program (SPMD) with its own special
