@@ -8,7 +8,10 @@
 //! (`io_dma_bytes_per_cycle`, `move_dma_bytes_per_cycle`); copies touching
 //! DRAM share the chip's DRAM bandwidth, copies between SRAM and NRAM their
 //! cluster's SRAM bandwidth, by max-min fairness (water-filling in integer
-//! bytes per cycle, leftover bytes to the lowest-numbered pipes).
+//! bytes per cycle, leftover bytes to the lowest-numbered pipes; max-min
+//! fair sharing by water-filling as D. Bertsekas and R. Gallager, *Data
+//! Networks*, 2nd ed., Prentice Hall, 1992, state it; listed in
+//! `docs/references.md`).
 //!
 //! Invariants: time only moves forward, in integer cycles, to the next
 //! event (a copy starting or finishing), so the simulation is exact and

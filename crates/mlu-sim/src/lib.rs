@@ -15,26 +15,35 @@
 //!   barriers, arithmetic faults, fuel, and races in error mode.
 //! - **Cycle model** ([`Mode::Cycle`]): decoupled scalar, compute, IO-DMA
 //!   and Move-DMA pipes per core issuing in order; copies in flight until a
-//!   sync; DRAM and SRAM bandwidth shared by max-min fairness; costs from
-//!   the [`MachineConfig`]. Integer time, total tie-breaking: the same
-//!   program and inputs give the same cycles, statistics and outputs on
-//!   every run and machine.
+//!   sync; DRAM and SRAM bandwidth shared by max-min fairness (module
+//!   `flows`: water-filling, after D. Bertsekas and R. Gallager, *Data
+//!   Networks*, 2nd ed., 1992); costs from the [`MachineConfig`]. Integer
+//!   time, total tie-breaking: the same program and inputs give the same
+//!   cycles, statistics and outputs on every run and machine.
 //! - **Race detection**: a read or write of a range by one pipe while
 //!   another pipe (of the same core or another) has an unordered access
 //!   overlapping it, one of them a write, is a hazard, reported with both
 //!   instructions as a trap ([`RaceMode::Error`], the default) or as a
 //!   warning ([`RaceMode::Warn`]). The order is happens-before (syncs and
-//!   barriers), so detection does not depend on timing; `oracle` checks
-//!   it against the textbook vector-clock definition.
+//!   barriers; L. Lamport, "Time, clocks, and the ordering of events in a
+//!   distributed system", CACM 21(7), 1978), so detection does not depend
+//!   on timing; `oracle` (feature `fuzzing`) checks it against the
+//!   vector-clock definition of that order (C. J. Fidge, 1988; F. Mattern,
+//!   1989).
 //! - **Statistics** ([`Stats`]): cycles, per-pipe busy and stall cycles
 //!   with reasons, bytes per copy route, achieved fraction of each
-//!   roofline; **traces** in Chrome's trace-event format ([`Trace`]).
+//!   roofline (the roofline model of S. Williams, A. Waterman and
+//!   D. Patterson, CACM 52(4), 2009); **traces** in Chrome's trace-event
+//!   format ([`Trace`]).
 //!
-//! Choices where the issue was silent: a copy takes effect when issued
-//! (race-free programs cannot tell); the memory core is a DMA engine, so
-//! barrier counts name IPU cores; a run launches 1 cluster unless
-//! [`SimOptions::clusters`] says more (like a Union1 task); trap cycles in
-//! functional mode count the core's issued instructions.
+//! `docs/references.md` lists these works in full.
+//!
+//! Choices where issue 16 (the MLU ISA and simulator) was silent: a copy
+//! takes effect when issued (race-free programs cannot tell); the memory
+//! core is a DMA engine, so barrier counts name IPU cores; a run launches
+//! 1 cluster unless [`SimOptions::clusters`] says more (like a Union1
+//! task); trap cycles in functional mode count the core's issued
+//! instructions.
 //!
 //! # Bad input
 //!

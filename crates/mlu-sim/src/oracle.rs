@@ -1,6 +1,12 @@
-//! The race oracle: the textbook vector-clock definition of the detector's
+//! The race oracle: the vector-clock definition of the detector's
 //! happens-before order, computed slowly from the access log
 //! (`SimOptions::record_races`) and compared with the detector's verdicts.
+//! Happens-before is L. Lamport's ("Time, clocks, and the ordering of
+//! events in a distributed system", CACM 21(7), 1978), vector clocks those
+//! of C. J. Fidge ("Timestamps in message-passing systems that preserve
+//! the partial ordering", 1988) and F. Mattern ("Virtual time and global
+//! states of distributed systems", 1989); `docs/references.md` lists
+//! them.
 //!
 //! Every (core, pipe) is a thread with a vector clock over all threads.
 //! Issuing an instruction to a non-scalar pipe joins the core's scalar

@@ -1,8 +1,10 @@
 //! Race detection: accesses by different pipes (of one core or of two) to
 //! overlapping bytes, at least one a write, that no sync or barrier orders.
 //!
-//! The rule is a happens-before order, so what is reported does not depend
-//! on timing or on the order cores are simulated in:
+//! The rule is a happens-before order (L. Lamport, "Time, clocks, and the
+//! ordering of events in a distributed system", CACM 21(7), 1978; listed
+//! in `docs/references.md`), so what is reported does not depend on timing
+//! or on the order cores are simulated in:
 //! - one pipe's instructions are ordered (each pipe issues in order);
 //! - scalar loads and stores finish before the next instruction issues,
 //!   so they are ordered before everything the core issues later;
@@ -17,12 +19,13 @@
 //! ([`IntervalMap`], cleared by a sync of that pipe); per core, the last
 //! read and write of every shared byte (SRAM, DRAM) tagged with the core's
 //! barrier epoch, and per pair of cores the latest epoch of one the other
-//! has seen through barriers (a vector clock over barrier epochs). An access
-//! by core `c` collides with core `d`'s recorded access of epoch `e` unless
-//! `seen[c][d] > e`. Keeping only the last access per byte loses nothing:
-//! a later access from the same pipe (or core) is unordered whenever the
-//! earlier one is. `oracle` checks this against the textbook vector-clock
-//! definition on every access.
+//! has seen through barriers (a vector clock over barrier epochs, after
+//! C. J. Fidge, 1988, and F. Mattern, 1989). An access by core `c` collides
+//! with core `d`'s recorded access of epoch `e` unless `seen[c][d] > e`.
+//! Keeping only the last access per byte loses nothing: a later access from
+//! the same pipe (or core) is unordered whenever the earlier one is.
+//! `oracle` checks this against the vector-clock definition (one clock per
+//! core and pipe) on every access.
 //!
 //! Invariants: an instruction's accesses are all checked before any is
 //! recorded (an instruction never races itself); syncs and barriers only

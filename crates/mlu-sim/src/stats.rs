@@ -2,10 +2,14 @@
 //! cycles with stall reasons, bytes per copy route, and the achieved
 //! fraction of each roofline; as text or JSON.
 //!
-//! Rooflines: for each resource, the cycles the run's work needs at that
-//! resource's full rate (`bound`), and `bound / cycles`. `dma` is the
-//! largest of the copy bounds (DRAM, SRAM, each core's IO-DMA and Move-DMA
-//! engines); a kernel at 100% of it moves bytes as fast as the machine can.
+//! Rooflines (the roofline model of S. Williams, A. Waterman and
+//! D. Patterson, "Roofline: an insightful visual performance model for
+//! multicore architectures", CACM 52(4), 2009; listed in
+//! `docs/references.md`): for each resource, the cycles the run's work
+//! needs at that resource's full rate (`bound`), and `bound / cycles`.
+//! `dma` is the largest of the copy bounds (DRAM, SRAM, each core's IO-DMA
+//! and Move-DMA engines); a kernel at 100% of it moves bytes as fast as the
+//! machine can.
 //!
 //! Invariant: for every core and pipe, `busy + stalls + idle` equals the
 //! run's cycles (cycle mode); output is deterministic (reasons sorted).

@@ -1,5 +1,5 @@
 //! The cycle model against analytic formulas on microkernels (each exact
-//! or within 2%, as the issue asks), bandwidth sharing, statistics
+//! or within 2%, as issue 16 asks), bandwidth sharing, statistics
 //! invariants, determinism and the trace.
 
 use mlu_isa::{MachineConfig, Pipe, text};
