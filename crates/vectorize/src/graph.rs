@@ -1,5 +1,8 @@
-//! The graph IR's data model: a table from symbol to node, as the document
-//! describes it (digest §003, figure 5c / 6b).
+//! The graph IR's data model: a table from symbol to node, as source
+//! document 003 ("a method and apparatus for constructing a vectorized
+//! version of a source program having a graph-based intermediate
+//! representation"; `docs/references.md`) describes it in its figures 5c
+//! and 6b.
 //!
 //! - A [`Sym`] is a dense `u32` id; the [`Graph`] is a table `Sym ->`
 //!   [`NodeData`] (operation, argument symbols, type). There is no order of

@@ -1,4 +1,8 @@
-//! `vectorize`: rule-based vectorization of a graph IR (digest §003).
+//! `vectorize`: rule-based vectorization of a graph IR, after source
+//! document 003 ("a method and apparatus for constructing a vectorized
+//! version of a source program having a graph-based intermediate
+//! representation"; `docs/references.md` names it and
+//! `docs/design/vectorize.md` restates it).
 //!
 //! Given a program `p: T -> R`, build `/p/: array[T] -> array[R]` with
 //! `ys = /p/(xs)` ⇒ `ys[i] = p(xs[i])`, for any set of primitives: one
@@ -28,8 +32,8 @@
 //! - **The reference evaluator** ([`eval`]): the oracle. Arrays are flat
 //!   and segmented ([`Array`]), so lifted primitives are loops over data;
 //!   reductions fold in the scalar order; every run is bounded by fuel.
-//! - **The vectorizer** ([`Vectorizer`], [`vectorize()`]), exactly the
-//!   document's graph interpreter and staged evaluator over a rule table
+//! - **The vectorizer** ([`Vectorizer`], [`vectorize()`]), exactly
+//!   document 003's graph interpreter and staged evaluator over a rule table
 //!   ([`RuleSet`], from the DSL of [`rules`]), plus: unmapped arguments and
 //!   the "same in every lane" analysis ([`Uniformity`]), nested vmap,
 //!   batched `if` (a `select` when both branches are pure ([`Purity`]),
@@ -79,13 +83,13 @@
 //! and `lower::LowerError` (a Keel instruction or a node and a kind, Keel's
 //! own errors kept typed inside).
 //!
-//! Choices where the issue is silent: all seven scalar types of Keel IR
-//! (not only i1, i32, i64, f32, f64); lambdas are closed (values come in as
-//! arguments, so a lambda is vectorized per calling pattern, JAX-style);
-//! evaluation is strict (every node of a called body runs, so a dead node
-//! still traps); a masked lane holds zero (or an empty array); `/p/`
-//! returns every result batched; when some lane traps, `/p/` traps (with
-//! the kind of whichever trap it meets first).
+//! Choices where issue 14 (which specified this crate) is silent: all seven
+//! scalar types of Keel IR (not only i1, i32, i64, f32, f64); lambdas are
+//! closed (values come in as arguments, so a lambda is vectorized per
+//! calling pattern, JAX-style); evaluation is strict (every node of a called
+//! body runs, so a dead node still traps); a masked lane holds zero (or an
+//! empty array); `/p/` returns every result batched; when some lane traps,
+//! `/p/` traps (with the kind of whichever trap it meets first).
 //!
 //! # Example
 //!

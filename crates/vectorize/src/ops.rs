@@ -7,8 +7,8 @@
 //! is a primitive, plus the array operations (`length`, `sum`, `max`, `any`,
 //! `index`, `broadcast`, `concat`, `partition`, `assert`), the higher-order
 //! ones over lambdas (`map`, `apply`, `if`, `while`), tuple projection
-//! (`get`), constants (`const`, `array`) and the two non-terminals of the
-//! document (`param`, `lambda`).
+//! (`get`), constants (`const`, `array`) and the two non-terminals of
+//! source document 003 (`param`, `lambda`; `docs/references.md`).
 //!
 //! Invariant: [`Prim::all`] lists every primitive exactly once, in a fixed
 //! order (the payload-free primitives of [`Prim::FIXED`] around the scalar
@@ -143,7 +143,7 @@ pub enum Prim {
 /// How a primitive's vectorization is decided.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum PrimKind {
-    /// A non-terminal of the document (`param`, `lambda`): handled by the
+    /// A non-terminal of source document 003 (`param`, `lambda`): handled by the
     /// graph interpreter itself, never by a rule.
     NonTerminal,
     /// Takes no arguments (`const`, `array`), so its value is the same in

@@ -1,8 +1,8 @@
-//! Which nodes and lambdas may trap or fail to terminate ("impure", in the
-//! issue's words): the vectorizer turns an `if` with a batched condition
-//! into a `select` only when both branches are pure, and masks every
-//! impure node of a masked region so that an inactive lane can neither
-//! trap nor loop.
+//! Which nodes and lambdas may trap or fail to terminate (are not "pure",
+//! in issue 14's words): the vectorizer turns an `if` with a batched
+//! condition into a `select` only when both branches are pure, and masks
+//! every impure node of a masked region so that an inactive lane can
+//! neither trap nor loop.
 //!
 //! A node may trap when its operation does ([`Op::traps`]: integer
 //! division and remainder, trapping conversions, `index`, `broadcast`,

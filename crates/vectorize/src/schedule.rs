@@ -1,15 +1,17 @@
-//! The dependence order: each lambda's body in topological order (the
-//! document: "each definition is interpreted after all the definitions it
-//! depends on"), as one CSR table over lambdas.
+//! The dependence order: each lambda's body in topological order (source
+//! document 003, `docs/references.md`: "each definition is interpreted
+//! after all the definitions it depends on"), as one CSR table over
+//! lambdas.
 //!
 //! Algorithm: nodes are bucketed by scope in id order; a body whose every
 //! node comes after its same-body arguments (always true of builder-made
 //! graphs and of text written definition-before-use) is already in order;
-//! any other body is sorted by Kahn's algorithm with the smallest ready id
-//! first, so the order is deterministic and, for printed-then-parsed
-//! graphs, reproduces the printed order. A cycle is an error naming a node
-//! on it. No recursion; O(n) plus O(b log b) for each body `b` that needed
-//! sorting.
+//! any other body is sorted by Kahn's algorithm (A. B. Kahn, "Topological
+//! sorting of large networks", CACM 5(11), 1962; `docs/references.md`) with
+//! the smallest ready id first, so the order is deterministic and, for
+//! printed-then-parsed graphs, reproduces the printed order. A cycle is an
+//! error naming a node on it. No recursion; O(n) plus O(b log b) for each
+//! body `b` that needed sorting.
 //!
 //! Invariant: a [`Schedule`] records the graph's id and epoch;
 //! [`Schedule::check`] rejects it for any other graph or a changed one.

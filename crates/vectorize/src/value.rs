@@ -1,12 +1,15 @@
 //! Run-time values of the graph IR: scalars ([`Imm`]), arrays nested to any
 //! depth ([`Array`]) and tuples.
 //!
-//! An array is stored flat, in the segmented form of nested data
-//! parallelism (Blelloch's NESL): the scalars of every level in one `data`
-//! vector, plus one offsets vector per inner level. `[[1, 2], [], [3]]` is
-//! `offsets = [[0, 2, 2, 3]]`, `data = [1, 2, 3]`. Rows may be ragged.
-//! This is what makes a lifted operation cheap: `fadd.1` is one loop over
-//! `data`, `sum.1` one pass over segments, whatever the nesting.
+//! An array is stored flat, in the segmented form of nested data parallelism
+//! (G. E. Blelloch and G. W. Sabot, "Compiling collection-oriented languages
+//! onto massively parallel computers", JPDC 8(2), 1990; G. E. Blelloch,
+//! "Programming parallel algorithms", CACM 39(3), 1996, on NESL; both in
+//! `docs/references.md`): the scalars of every level in one `data` vector,
+//! plus one offsets vector per inner level. `[[1, 2], [], [3]]` is
+//! `offsets = [[0, 2, 2, 3]]`, `data = [1, 2, 3]`. Rows may be ragged. This
+//! is what makes a lifted operation cheap: `fadd.1` is one loop over `data`,
+//! `sum.1` one pass over segments, whatever the nesting.
 //!
 //! Invariants (checked by [`Array::from_parts`], kept by every
 //! constructor): `depth >= 1`; `offsets.len() == depth - 1`; each offsets

@@ -24,7 +24,8 @@
 //! scalar ones, in module order. A scalar parameter used as the size of
 //! `@M[0, %n]` is `M`'s length: it is dropped from the parameters and
 //! computed as `length` of the array, so `@mean(%n)` over `@arr` imports as
-//! `mean(arr) = sum(arr) / sitofp(length(arr))`, the digest's program.
+//! `mean(arr) = sum(arr) / sitofp(length(arr))`, source document 003's
+//! program (`@mean` in `docs/examples/vectorize_examples.kir`).
 //! Calling the import on `(x.., arr)` computes what the Keel function
 //! computes on `x..` with `arr` written at the start of `@M` and `%n =
 //! length(arr)`, for every input on which the Keel program reads no

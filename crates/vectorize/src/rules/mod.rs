@@ -1,7 +1,8 @@
-//! The rule DSL: vectorization rules (one per primitive, the document's
-//! "vectorization rule templates", figure 9) and optimisation rules
-//! (figure 10), parsed and checked once when a [`RuleSet`] is built and
-//! compiled into staged functions kept in a table keyed by primitive.
+//! The rule DSL: vectorization rules (one per primitive, the "vectorization
+//! rule templates" of source document 003, its figure 9;
+//! `docs/references.md`) and optimisation rules (its figure 10), parsed and
+//! checked once when a [`RuleSet`] is built and compiled into staged
+//! functions kept in a table keyed by primitive.
 //!
 //! ```text
 //! rule fadd(a, b) => fadd^(a, b)           ; a template

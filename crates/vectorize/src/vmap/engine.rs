@@ -1,8 +1,8 @@
-//! The graph interpreter and the staged evaluator (figures 7 and 8): lambda
-//! frames on an explicit stack, the context, rule dispatch, template
-//! instantiation with the alignment of arguments, and the helpers every
-//! rule shares (lane count, guard, broadcasting, spreading a value along a
-//! deeper structure).
+//! The graph interpreter and the staged evaluator (source document 003,
+//! figures 7 and 8; `docs/references.md`): lambda frames on an explicit
+//! stack, the context, rule dispatch, template instantiation with the
+//! alignment of arguments, and the helpers every rule shares (lane count,
+//! guard, broadcasting, spreading a value along a deeper structure).
 
 use super::config::{Stats, VectorizeConfig};
 use super::error::{VectorizeError, VectorizeErrorKind};

@@ -1,15 +1,17 @@
-//! The vectorizer, as the document designs it (digest §003, figures 4, 7,
-//! 8 and 11): a **graph interpreter** walks each lambda's body in
-//! dependence order keeping a **context** (original symbol → vectorized
-//! symbol); for each node it calls the **staged evaluator**, which looks the
-//! node up, maps its arguments through the context, takes the **rule** for
-//! its primitive from the table keyed by primitive, applies it, and records
-//! `sym -> sym'`. Every node the rule builds passes through the
-//! optimisation rules first (rewrite on construction, `stage.rs`).
-//! Lambdas are non-terminals: a new lambda `/l/` with new params, its body
-//! vectorized in dependence order.
+//! The vectorizer, as source document 003 ("a method and apparatus for
+//! constructing a vectorized version of a source program having a
+//! graph-based intermediate representation"; `docs/references.md`) designs
+//! it in its figures 4, 7, 8 and 11: a **graph interpreter** walks each
+//! lambda's body in dependence order keeping a **context** (original symbol
+//! → vectorized symbol); for each node it calls the **staged evaluator**,
+//! which looks the node up, maps its arguments through the context, takes
+//! the **rule** for its primitive from the table keyed by primitive,
+//! applies it, and records `sym -> sym'`. Every node the rule builds passes
+//! through the optimisation rules first (rewrite on construction,
+//! `stage.rs`). Lambdas are non-terminals: a new lambda `/l/` with new
+//! params, its body vectorized in dependence order.
 //!
-//! Beyond the document:
+//! Beyond document 003 (what issue 14 added):
 //! - **Unmapped arguments.** Each vectorized value is *batched* (one value
 //!   per lane, an extra outer array level) or *the same in every lane*. A
 //!   node whose inputs are all the same in every lane is copied, not
@@ -20,7 +22,7 @@
 //!   constants.
 //! - **Lambdas per calling pattern.** Since a lambda's params may be
 //!   batched or not, `/l/` is built per (lambda, pattern, mode) at its use
-//!   (JAX's per-call-site batching of a jaxpr) and memoized; the document's
+//!   (JAX's per-call-site batching of a jaxpr) and memoized; document 003's
 //!   `l -> /l/` is the all-batched case.
 //! - **Masks.** Inside a branch taken by only some lanes, every node that
 //!   may trap ([`crate::Purity`]) carries the lanes' mask, so inactive

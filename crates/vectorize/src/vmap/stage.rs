@@ -1,19 +1,21 @@
 //! Node construction for the vectorized graph: every node the vectorizer
 //! builds goes through [`Stage::build`], which types it, applies the
-//! optimisation rules to it *before* it exists (the document's figure 11:
-//! `rewrite(newsym)` on each new node), and shares it with an identical
-//! node already built (hash-consing).
+//! optimisation rules to it *before* it exists (source document 003's
+//! figure 11, `docs/references.md`: `rewrite(newsym)` on each new node),
+//! and shares it with an identical node already built (hash-consing).
 //!
 //! Rewriting: the rules rooted at the node's primitive are tried in file
 //! order; the first whose pattern matches the candidate and the existing
 //! nodes below it, and whose output has the candidate's type, replaces the
 //! candidate (its output nodes are built through `build` too, so they are
-//! rewritten in turn). An output of another type is rolled back, as if
-//! the rule had not matched. Masked nodes are never rewritten or matched.
+//! rewritten in turn). An output of another type is rolled back, as if the
+//! rule had not matched. Masked nodes are never rewritten or matched.
 //! Rewriting nests at most [`MAX_REWRITE_DEPTH`] deep and at most
-//! [`crate::VectorizeConfig::max_rewrites`] times per vectorization
-//! (egg's runner limits); past either limit nodes are built as they are
-//! and [`crate::Stats::rewrite_limit_hit`] records the stop.
+//! [`crate::VectorizeConfig::max_rewrites`] times per vectorization (the
+//! runner limits of egg, M. Willsey et al., "egg: fast and extensible
+//! equality saturation", POPL 2021; `docs/references.md`); past either
+//! limit nodes are built as they are and
+//! [`crate::Stats::rewrite_limit_hit`] records the stop.
 //!
 //! Invariants: a node is built only once its type checks ([`infer`]);
 //! rewriting never changes a value (each default rule holds bit for bit;

@@ -4,12 +4,14 @@
 //! (returning [`Step::Need`] otherwise, having built nothing but the
 //! wrapper lambdas that will hold them), then builds.
 //!
-//! - `map l, xs` with batched lanes (nested data parallelism, as in NESL):
-//!   the lanes' arrays are concatenated into one, `/l/` runs once over all
-//!   their elements, and the result is partitioned by the lanes' lengths;
-//!   arguments passed whole are repeated per element, a lane mask is
-//!   spread to the elements, and two mapped arrays are asserted to have
-//!   equal lengths lane by lane.
+//! - `map l, xs` with batched lanes (nested data parallelism flattened as
+//!   G. E. Blelloch and G. W. Sabot, "Compiling collection-oriented
+//!   languages onto massively parallel computers", JPDC 8(2), 1990, and
+//!   Blelloch's NESL do it; `docs/references.md`): the lanes' arrays are
+//!   concatenated into one, `/l/` runs once over all their elements, and
+//!   the result is partitioned by the lanes' lengths; arguments passed
+//!   whole are repeated per element, a lane mask is spread to the elements,
+//!   and two mapped arrays are asserted to have equal lengths lane by lane.
 //! - `if c` with `c` the same in every lane stays an `if` over wrapper
 //!   lambdas calling `/lt/` and `/le/`; with `c` batched both run and
 //!   `select.1` picks per lane: unmasked when both branches are pure,

@@ -1,4 +1,5 @@
-//! Template instantiation (the document's staged functions, figure 9):
+//! Template instantiation (source document 003's staged functions, its
+//! figure 9; `docs/references.md`):
 //! a compiled rule runs against a [`Tpl`], which builds each lifted
 //! application after aligning its arguments with what the primitive
 //! accepts (mapped, the same in every lane, broadcast to the lanes, or
