@@ -8,8 +8,10 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use target_mlu::compile::{AllocatorChoice, CompileOptions, Compiled, compile};
 
-/// Compile a Keel IR function to MLU assembly (the naive lowering, with
-/// regalloc-pebble's registers).
+/// Compile a Keel IR function to MLU assembly: registers from
+/// regalloc-pebble, syncs and barriers from memdep's dependences, double
+/// buffering, fused map runs, and with `--cores N` a multi-core split
+/// (`--naive`: the baseline lowering).
 ///
 /// Parameters are read from `@keel.args` and results written to
 /// `@keel.ret` (DRAM `i64` objects, canonical bits). Exit status: 0 on
@@ -86,31 +88,24 @@ pub(crate) fn compile_file(
     func: Option<&str>,
     config: &str,
     options: &CompileOptions,
-    err: &mut dyn Write,
-) -> io::Result<Option<(ir_core::Module, ir_core::FuncId, mlu_isa::MachineConfig, Compiled)>> {
-    let Some(input) = Input::read(file) else { return Ok(None) };
-    let Some(Loaded { module, .. }) = input.load("; not compiling it") else { return Ok(None) };
-    let Some(config) = crate::asm_cmd::load_config(config, err)? else { return Ok(None) };
-    let f = match select_one(&module, func) {
-        Ok(f) => f,
-        Err(e) => {
-            writeln!(err, "keel: {e}")?;
-            return Ok(None);
-        }
-    };
+) -> Option<(ir_core::Module, ir_core::FuncId, mlu_isa::MachineConfig, Compiled)> {
+    let input = Input::read(file)?;
+    let Loaded { module, .. } = input.load("; not compiling it")?;
+    let config = crate::asm_cmd::load_config(config)?;
+    let f = select_one(&module, func).map_err(crate::out::say).ok()?;
     match compile(&module, f, &config, options) {
-        Ok(c) => Ok(Some((module, f, config, c))),
+        Ok(c) => Some((module, f, config, c)),
         Err(e) => {
-            writeln!(err, "{file}: compile error: {e}")?;
-            Ok(None)
+            eprintln!("{file}: compile error: {e}");
+            None
         }
     }
 }
 
-/// `keel compile`: output through `out`, diagnostics to `err`.
-pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
+/// `keel compile`: output through `out`, diagnostics to stderr.
+pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
     let options = options(a.tile_bytes, a.allocator, a.naive, a.cores);
-    let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, &options, err)? else {
+    let Some((_, _, _, c)) = compile_file(&a.file, a.func.as_deref(), &a.config, &options) else {
         return Ok(ExitCode::FAILURE);
     };
     let mut text = Vec::new();
@@ -121,7 +116,7 @@ pub(crate) fn compile_cmd(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Wr
     match &a.output {
         Some(path) => {
             if let Err(e) = std::fs::write(path, &text) {
-                writeln!(err, "keel: cannot write {path}: {e}")?;
+                crate::out::say(format_args!("cannot write {path}: {e}"));
                 return Ok(ExitCode::FAILURE);
             }
         }

@@ -1,5 +1,7 @@
 //! `keel dot`: Graphviz views of a function's CFG, dominator tree,
-//! post-dominator tree or loop nesting forest.
+//! post-dominator tree, loop nesting forest, one block's pebble game
+//! (`dag`) or its sparse value flow graph (`svfg`); a graph-IR file is
+//! drawn as its graph.
 
 use crate::input::{Input, Loaded};
 use crate::select::select_one;

@@ -2,7 +2,7 @@
 //! baseline, or both (verified against each other), as a table or JSON.
 //!
 //! Functions are independent, so they are analysed in parallel (`--jobs`,
-//! the CLI's [`Workers`](crate::per_function::Workers)) with a progress
+//! the CLI's [`Workers`]) with a progress
 //! bar on a terminal. Tables stream out in function order, so the output
 //! is the same for any number of jobs; the JSON format, one object,
 //! collects its chains first. Times are summed over

@@ -174,6 +174,21 @@ impl Input {
         }
     }
 
+    /// The input as text for a format that is UTF-8 only (`what`, e.g. "a
+    /// rule file"): `None` after a diagnostic at the first byte that is not
+    /// UTF-8 (a WebAssembly module, say), rather than reading the valid
+    /// prefix as the whole file.
+    pub(crate) fn utf8_text(&self, what: &str) -> Option<&str> {
+        let text = self.text();
+        if self.bytes().len() == text.len() {
+            return Some(text);
+        }
+        let at = text.len();
+        let span = ir_core::text::Span::new(at, at + 1);
+        eprint!("{}", text::render_error(&self.name, text, span, &format!("{what} is UTF-8 text; this byte is not")));
+        None
+    }
+
     /// Parses the input, or imports it when it is a WebAssembly module;
     /// prints diagnostics and returns `None` when the module is unusable.
     /// A function that cannot be imported is listed on stderr (and in

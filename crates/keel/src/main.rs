@@ -4,17 +4,29 @@
 //!
 //! Every subcommand reports problems as diagnostics (`error: message`,
 //! `--> file:line:col`, the source line and a caret) and exits 1; usage
-//! errors exit 2. Diagnostics are rendered by ir-core (`ir_core::text`'s
-//! renderer, built on `annotate-snippets`), never here, so the parser's,
-//! the verifier's and the importer's errors look alike. A panic would be a
-//! bug: the hook below turns it into a one-line report instead of a
-//! backtrace.
+//! errors exit 2. Diagnostics are rendered by Keel's one renderer, the
+//! `diagnostics` crate (on `annotate-snippets`): Keel IR and WebAssembly
+//! errors reach it through `ir_core::text`, graph-IR and rule errors
+//! through `vectorize`, MLU assembly and configurations through
+//! `mlu_isa::text` (feature `render`). Nothing is drawn here, so every
+//! error looks alike. A panic would be a bug: the hook below turns it into
+//! a two-line report instead of a backtrace.
 //!
-//! Diagnostics never panic either: `eprintln!` and `eprint!` below shadow
-//! std's (for every module of this crate) and drop a failed write, so a
-//! closed or full stderr (`2>/dev/full`) leaves the exit status as it was
-//! instead of aborting.
-
+//! # One way to do each thing
+//!
+//! - Output goes to the `&mut dyn Write` that [`out::finish`] hands each
+//!   subcommand; write errors go back up with `?` (a closed pipe ends the
+//!   run quietly).
+//! - Diagnostics go to stderr, for every subcommand alike: rendered ones
+//!   with `eprint!`, one-line messages as `keel: MESSAGE` through
+//!   [`out::say`].
+//! - Input: [`input::Input::read`], then [`input::Input::parse`] or
+//!   [`input::Input::load`] (parse and verify); `--func`: [`select`];
+//!   whole-module runs: [`per_function`] (worker threads, progress bar).
+//! - Each subcommand's module parses nothing but its own arguments, calls
+//!   the libraries and prints; no two modules import each other
+//!   (`scripts/module-cycles` checks it in CI).
+//!
 /// std's `eprintln!`, minus the panic when stderr cannot be written.
 macro_rules! eprintln {
     ($($arg:tt)*) => {{
@@ -138,8 +150,10 @@ enum Command {
     #[command(allow_negative_numbers = true)]
     Gen(generate::GenArgs),
     /// Print a Graphviz view of a function: its CFG, dominator tree,
-    /// post-dominator tree, or loops (as nested clusters); or of a
-    /// graph-IR file (`.vg`): its nodes, lambdas as nested clusters.
+    /// post-dominator tree, loops (as nested clusters), a block's pebble
+    /// game (`--what dag`) or the sparse value flow graph (`--what svfg`);
+    /// or of a graph-IR file (`.vg`): its nodes, lambdas as nested
+    /// clusters.
     ///
     /// A WebAssembly module is imported first.
     ///
@@ -413,10 +427,10 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
     match command {
         Command::Check { files, ssa, quiet } => check(&files, ssa, quiet, out),
         Command::Fmt { file, check } => fmt(&file, check, out),
-        Command::Asm(a) => asm_cmd::asm(&a, out, &mut std::io::stderr().lock()),
-        Command::Sim(a) => sim_cmd::sim(&a, out, &mut std::io::stderr().lock()),
-        Command::Compile(a) => compile_cmd::compile_cmd(&a, out, &mut std::io::stderr().lock()),
-        Command::RunMlu(a) => run_mlu_cmd::run_mlu(&a, out, &mut std::io::stderr().lock()),
+        Command::Asm(a) => asm_cmd::asm(&a, out),
+        Command::Sim(a) => sim_cmd::sim(&a, out),
+        Command::Compile(a) => compile_cmd::compile_cmd(&a, out),
+        Command::RunMlu(a) => run_mlu_cmd::run_mlu(&a, out),
         Command::Ssa { file, func, placement, no_cleanup, destruct, stats } => {
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
             ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats, out)

@@ -6,8 +6,10 @@
 //! created and deleted, and phase times (as `;` comments in text, an object
 //! in JSON). Also `svfg_dot`, the `keel dot --what svfg` view.
 //!
-//! FILE is IR text or a WebAssembly module. Exit codes: 0 ok, 1 bad input
-//! or an unwritable output.
+//! FILE is IR text or a WebAssembly module. Functions are transformed one
+//! after the other (the module is shared), with a progress bar on a
+//! terminal. Exit codes: 0 ok, 1 bad input or an unwritable output, 2 bad
+//! usage.
 
 use crate::input::Input;
 use crate::per_function::progress;

@@ -51,24 +51,23 @@ pub(crate) struct RunMluArgs {
     pub(crate) stats: bool,
 }
 
-/// `keel run-mlu`: output through `out`, diagnostics to `err`.
-pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
+/// `keel run-mlu`: output through `out`, diagnostics to stderr.
+pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
     let chosen = crate::compile_cmd::options(a.tile_bytes, a.allocator, a.naive, a.cores);
-    let Some((module, f, config, compiled)) = compile_file(&a.file, a.func.as_deref(), &a.config, &chosen, err)? else {
+    let Some((module, f, config, compiled)) = compile_file(&a.file, a.func.as_deref(), &a.config, &chosen) else {
         return Ok(ExitCode::FAILURE);
     };
     let params = module.function(f).map(|x| x.signature().params.clone()).unwrap_or_default();
     if a.args.len() != params.len() {
         let want: Vec<String> = params.iter().map(|t| t.to_string()).collect();
-        writeln!(
-            err,
+        eprintln!(
             "keel: the function takes {} argument(s) ({}), {} given; give each with --arg, e.g. `keel run-mlu {}{}`",
             params.len(),
             want.join(", "),
             a.args.len(),
             a.file,
             crate::run::example_args(&params)
-        )?;
+        );
         return Ok(ExitCode::FAILURE);
     }
     let mut args: Vec<Imm> = Vec::with_capacity(params.len());
@@ -76,7 +75,7 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) 
         match parse_literal(text, ty) {
             Ok(v) => args.push(v),
             Err(e) => {
-                writeln!(err, "keel: argument {i}: {}", e.0)?;
+                crate::out::say(format_args!("argument {i}: {}", e.0));
                 return Ok(ExitCode::FAILURE);
             }
         }
@@ -91,7 +90,7 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) 
     let r = match target_mlu::differential::run(&module, f, &args, &options) {
         Ok(r) => r,
         Err(e) => {
-            writeln!(err, "{}: {e}", a.file)?;
+            eprintln!("{}: {e}", a.file);
             return Ok(ExitCode::FAILURE);
         }
     };

@@ -65,9 +65,9 @@ pub(crate) struct SimArgs {
     pub(crate) max_memory: u64,
 }
 
-/// `keel sim`: output through `out` (write errors go up to `main`), diagnostics to `err`.
-pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
-    let Some(l) = load(&a.file, &a.config, err)? else { return Ok(ExitCode::FAILURE) };
+/// `keel sim`: output through `out` (write errors go up to `main`), diagnostics to stderr.
+pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
+    let Some(l) = load(&a.file, &a.config) else { return Ok(ExitCode::FAILURE) };
     let races = match a.races.as_str() {
         "warn" => RaceMode::Warn,
         "off" => RaceMode::Off,
@@ -86,13 +86,13 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::
     let mut sim = match Simulator::new(&l.program, &l.config, options) {
         Ok(s) => s,
         Err(e) => {
-            writeln!(err, "keel: cannot run {}: {e}", l.name)?;
+            crate::out::say(format_args!("cannot run {}: {e}", l.name));
             return Ok(ExitCode::from(2));
         }
     };
     for spec in &a.mems {
         if let Err(e) = load_mem(&l.program, &mut sim, spec) {
-            writeln!(err, "keel: {e}")?;
+            crate::out::say(e);
             return Ok(ExitCode::FAILURE);
         }
     }
@@ -116,7 +116,7 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::
     } else {
         if let Ok(o) = &result {
             for h in &o.hazards {
-                writeln!(err, "warning: hazard: {h}")?;
+                eprintln!("warning: hazard: {h}");
             }
             write_results(&l.program, &sim, a.full, out)?;
             if a.stats {
@@ -128,7 +128,7 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> io::
     match result {
         Ok(_) => Ok(ExitCode::SUCCESS),
         Err(t) => {
-            writeln!(err, "keel: trap: {t}")?;
+            crate::out::say(format_args!("trap: {t}"));
             Ok(ExitCode::from(TRAP))
         }
     }

@@ -71,20 +71,9 @@ fn fail(message: String) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Refuses input that is not UTF-8 (a WebAssembly module, say) at its
-/// first bad byte, rather than reading the valid prefix as the whole file.
-fn utf8(input: &Input, what: &str) -> Result<(), ExitCode> {
-    if input.bytes().len() == input.text().len() {
-        return Ok(());
-    }
-    let at = input.text().len();
-    let span = ir_core::text::Span::new(at, at + 1);
-    Err(fail(render_error(&input.name, input.text(), span, &format!("{what} is UTF-8 text; this byte is not"))))
-}
-
 /// Reads and verifies a graph-IR input; diagnostics on stderr.
 fn read_graph(input: &Input) -> Result<(Graph, vectorize::text::SourceMap), ExitCode> {
-    utf8(input, "a graph-IR file")?;
+    input.utf8_text("a graph-IR file").ok_or(ExitCode::FAILURE)?;
     let (g, map) = match vectorize::text::parse(input.text()) {
         Ok(p) => p,
         Err(diags) => {
@@ -147,8 +136,8 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
         None => RuleSet::default(),
         Some(path) => {
             let Some(rin) = Input::read(path) else { return Ok(ExitCode::FAILURE) };
-            if let Err(code) = utf8(&rin, "a rule file") {
-                return Ok(code);
+            if rin.utf8_text("a rule file").is_none() {
+                return Ok(ExitCode::FAILURE);
             }
             match RuleSet::parse(rin.text()) {
                 Ok(r) => r,
