@@ -76,7 +76,7 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write, err: &mut dyn Write) 
         match parse_literal(text, ty) {
             Ok(v) => args.push(v),
             Err(e) => {
-                writeln!(err, "keel: argument {i}: {}", e.0)?;
+                writeln!(err, "keel: argument {i}: {e}")?;
                 return Ok(ExitCode::FAILURE);
             }
         }
