@@ -163,9 +163,70 @@ fn fmt_float(f: &mut fmt::Formatter<'_>, bits: u64, mant_bits: u32, exp_bits: u3
     if width == 32 { write!(f, "{:?}", f32::from_bits(bits as u32)) } else { write!(f, "{:?}", f64::from_bits(bits)) }
 }
 
-/// Why a literal does not denote a value of the wanted type.
+/// Why a literal does not denote a value of the wanted type. Each variant
+/// carries the literal's text as written.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct LiteralError(pub String);
+pub enum LiteralError {
+    /// Not an integer literal at all (no digits, or a non-digit).
+    NotAnInteger(String),
+    /// An integer literal outside both the signed and the unsigned range
+    /// of the type (or beyond 64 bits).
+    IntegerOutOfRange {
+        /// The literal.
+        text: String,
+        /// The wanted type.
+        ty: Type,
+    },
+    /// Not a float literal.
+    NotAFloat(String),
+    /// A hexadecimal float literal (an integer value) wider than 64 bits.
+    HexTooWide(String),
+    /// A `nan:0x…` payload that is zero or wider than the mantissa.
+    BadNanPayload {
+        /// The literal.
+        text: String,
+        /// The mantissa's width.
+        bits: u32,
+    },
+    /// A finite decimal too large for the type.
+    FloatOutOfRange {
+        /// The literal.
+        text: String,
+        /// The wanted type.
+        ty: Type,
+    },
+}
+
+impl LiteralError {
+    /// The literal's text.
+    pub fn text(&self) -> &str {
+        match self {
+            LiteralError::NotAnInteger(t) | LiteralError::NotAFloat(t) | LiteralError::HexTooWide(t) => t,
+            LiteralError::IntegerOutOfRange { text, .. }
+            | LiteralError::BadNanPayload { text, .. }
+            | LiteralError::FloatOutOfRange { text, .. } => text,
+        }
+    }
+}
+
+impl fmt::Display for LiteralError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LiteralError::NotAnInteger(t) => write!(f, "`{t}` is not an integer literal"),
+            LiteralError::IntegerOutOfRange { text, ty } => write!(f, "integer literal `{text}` does not fit in {ty}"),
+            LiteralError::NotAFloat(t) => write!(f, "`{t}` is not a float literal"),
+            LiteralError::HexTooWide(t) => write!(f, "`{t}` does not fit in 64 bits"),
+            LiteralError::BadNanPayload { text, bits } => {
+                write!(f, "NaN payload in `{text}` must be nonzero and fit in {bits} bits")
+            }
+            LiteralError::FloatOutOfRange { text, ty } => {
+                write!(f, "float literal `{text}` is out of range for {ty}; write `inf` for infinity")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LiteralError {}
 
 /// Parses an integer literal (`-12`, `0xff`, `-0x10`) as a value of integer
 /// type `ty`. Both the signed and the unsigned range of the width are
@@ -180,17 +241,16 @@ pub fn parse_int(text: &str, ty: Type) -> Result<Imm, LiteralError> {
         None => (10, body),
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return Err(LiteralError(format!("`{text}` is not an integer literal")));
+        return Err(LiteralError::NotAnInteger(text.to_string()));
     }
-    let magnitude = u128::from_str_radix(digits, radix)
-        .ok()
-        .filter(|m| *m <= u128::from(u64::MAX))
-        .ok_or_else(|| LiteralError(format!("integer literal `{text}` does not fit in {ty}")))?;
+    let range = || LiteralError::IntegerOutOfRange { text: text.to_string(), ty };
+    let magnitude =
+        u128::from_str_radix(digits, radix).ok().filter(|m| *m <= u128::from(u64::MAX)).ok_or_else(range)?;
     let value: i128 = if neg { -(magnitude as i128) } else { magnitude as i128 };
     let w = ty.bits();
     let (lo, hi) = if ty == Type::I1 { (0, 1) } else { (-(1i128 << (w - 1)), (1i128 << w) - 1) };
     if value < lo || value > hi {
-        return Err(LiteralError(format!("integer literal `{text}` does not fit in {ty}")));
+        return Err(range());
     }
     Ok(Imm::from_bits(ty, value as u64))
 }
@@ -210,10 +270,10 @@ pub fn parse_float(text: &str, ty: Type) -> Result<Imm, LiteralError> {
     } else if body == "nan" {
         Some(exp_all | 1 << (mant_bits - 1))
     } else if let Some(hex) = body.strip_prefix("nan:0x") {
-        let payload =
-            u64::from_str_radix(hex, 16).ok().filter(|p| *p != 0 && *p < (1 << mant_bits)).ok_or_else(|| {
-                LiteralError(format!("NaN payload in `{text}` must be nonzero and fit in {mant_bits} bits"))
-            })?;
+        let payload = u64::from_str_radix(hex, 16)
+            .ok()
+            .filter(|p| *p != 0 && *p < (1 << mant_bits))
+            .ok_or_else(|| LiteralError::BadNanPayload { text: text.to_string(), bits: mant_bits })?;
         Some(exp_all | payload)
     } else {
         None
@@ -224,8 +284,11 @@ pub fn parse_float(text: &str, ty: Type) -> Result<Imm, LiteralError> {
     if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         // An integer literal in hex: its value, rounded once to the type.
         let m = u64::from_str_radix(hex, 16).map_err(|_| {
-            let what = if hex.is_empty() { "is not a float literal" } else { "does not fit in 64 bits" };
-            LiteralError(format!("`{text}` {what}"))
+            if hex.is_empty() {
+                LiteralError::NotAFloat(text.to_string())
+            } else {
+                LiteralError::HexTooWide(text.to_string())
+            }
         })?;
         return Ok(match (ty, neg) {
             (Type::F32, false) => Imm::f32(m as f32),
@@ -237,10 +300,10 @@ pub fn parse_float(text: &str, ty: Type) -> Result<Imm, LiteralError> {
     let valid = !body.is_empty()
         && body.starts_with(|c: char| c.is_ascii_digit())
         && body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'));
+    let bad = || LiteralError::NotAFloat(text.to_string());
     if !valid {
-        return Err(LiteralError(format!("`{text}` is not a float literal")));
+        return Err(bad());
     }
-    let bad = || LiteralError(format!("`{text}` is not a float literal"));
     let (imm, infinite) = if ty == Type::F32 {
         let v = text.parse::<f32>().map_err(|_| bad())?;
         (Imm::f32(v), v.is_infinite())
@@ -251,7 +314,7 @@ pub fn parse_float(text: &str, ty: Type) -> Result<Imm, LiteralError> {
     // Underflow rounds to zero as IEEE says; overflow is almost surely a
     // mistake, and `inf` says so when meant.
     if infinite {
-        return Err(LiteralError(format!("float literal `{text}` is out of range for {ty}; write `inf` for infinity")));
+        return Err(LiteralError::FloatOutOfRange { text: text.to_string(), ty });
     }
     Ok(imm)
 }
@@ -271,7 +334,12 @@ mod tests {
         assert_eq!(Imm::int(Type::I8, 255).as_u64(), 255);
         assert_eq!(Imm::int(Type::I1, 3).as_i64(), 1);
         assert_eq!(parse_int("0xff", Type::I8).unwrap().to_string(), "-1");
-        assert!(parse_int("256", Type::I8).is_err());
+        assert_eq!(
+            parse_int("256", Type::I8),
+            Err(LiteralError::IntegerOutOfRange { text: "256".into(), ty: Type::I8 })
+        );
+        assert_eq!(parse_int("1x", Type::I32), Err(LiteralError::NotAnInteger("1x".into())));
+        assert_eq!(parse_int("1x", Type::I32).unwrap_err().to_string(), "`1x` is not an integer literal");
         assert!(parse_int("-129", Type::I8).is_err());
         assert!(parse_int("2", Type::I1).is_err());
         assert_eq!(parse_int("18446744073709551615", Type::I64).unwrap().as_i64(), -1);
@@ -301,11 +369,21 @@ mod tests {
     fn f32_literals_round_once() {
         // 16777217 is not representable in f32; it must round to even (16777216).
         assert_eq!(parse_float("16777217", Type::F32).unwrap().as_f32(), 16777216.0);
-        assert!(parse_float("1.5.5", Type::F64).is_err());
-        assert!(parse_float("nan:0x0", Type::F64).is_err());
-        assert!(parse_float("abc", Type::F64).is_err());
-        assert!(parse_float("1e400", Type::F64).is_err());
-        assert!(parse_float("3.5e38", Type::F32).is_err());
+        assert_eq!(parse_float("1.5.5", Type::F64), Err(LiteralError::NotAFloat("1.5.5".into())));
+        assert_eq!(
+            parse_float("nan:0x0", Type::F64),
+            Err(LiteralError::BadNanPayload { text: "nan:0x0".into(), bits: 52 })
+        );
+        assert_eq!(parse_float("abc", Type::F64), Err(LiteralError::NotAFloat("abc".into())));
+        assert!(matches!(parse_float("1e400", Type::F64), Err(LiteralError::FloatOutOfRange { ty: Type::F64, .. })));
+        let e = parse_float("3.5e38", Type::F32).unwrap_err();
+        assert_eq!(e.text(), "3.5e38");
+        assert_eq!(e.to_string(), "float literal `3.5e38` is out of range for f32; write `inf` for infinity");
+        assert_eq!(parse_float("0x", Type::F64), Err(LiteralError::NotAFloat("0x".into())));
+        assert_eq!(
+            parse_float("0x1ffffffffffffffff", Type::F64),
+            Err(LiteralError::HexTooWide("0x1ffffffffffffffff".into()))
+        );
         assert_eq!(parse_float("1e-400", Type::F64).unwrap().as_f64(), 0.0);
         assert_eq!(parse_float("0x10", Type::F32).unwrap().as_f32(), 16.0);
         assert_eq!(parse_float("-0x1", Type::F64).unwrap().as_f64(), -1.0);

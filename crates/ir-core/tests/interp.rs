@@ -6,7 +6,7 @@
 
 mod common;
 
-use ir_core::interp::{Config, ExternHandler, Interpreter, Memory, Trap, TrapKind, run};
+use ir_core::interp::{Config, ExternError, ExternHandler, Interpreter, Memory, Trap, TrapKind, WriteError, run};
 use ir_core::text::parse;
 use ir_core::{Global, Imm, Module, Opcode};
 
@@ -69,7 +69,7 @@ struct Opaque {
 }
 
 impl ExternHandler for Opaque {
-    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, String> {
+    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, ExternError> {
         assert!(args.is_empty());
         match name {
             "opaque_write" => {
@@ -79,7 +79,7 @@ impl ExternHandler for Opaque {
             "opaque_read" => {
                 Ok(vec![Imm::from((0..4).map(|i| memory.get(self.a, i).unwrap().as_i64() as i32).sum::<i32>())])
             }
-            _ => Err(format!("unknown {name}")),
+            _ => Err(ExternError::Unknown),
         }
     }
 }
@@ -101,6 +101,56 @@ fn memdep_vector2_with_external_functions() {
     let t = call(&m, "vector2", &[Imm::from(9i64), false.into()]).unwrap_err();
     assert_eq!(t.kind, TrapKind::ExternCall);
     assert!(t.describe(&m).contains("`call @opaque_write()`"), "{}", t.describe(&m));
+}
+
+/// A handler whose memory write fails, or that lacks the function.
+struct Failing;
+
+impl ExternHandler for Failing {
+    fn call(&mut self, name: &str, _: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, ExternError> {
+        match name {
+            "opaque_write" => {
+                // `@a` holds i32: an i64 is refused, as a typed error `?` keeps.
+                memory.write(ir_core::Mem::from_u32(0), &[Imm::from(1i64)])?;
+                Ok(vec![])
+            }
+            _ => Err(ExternError::Unknown),
+        }
+    }
+}
+
+#[test]
+fn a_failing_extern_call_traps_with_its_reason() {
+    let m = example("memdep_vector2.kir");
+    let f = m.function_by_name("vector2").unwrap();
+    let mut interp = Interpreter::new(&m, Config::default()).unwrap();
+    interp.set_extern_handler(Box::new(Failing));
+    let t = interp.call(f, &[Imm::from(9i64), false.into()]).unwrap_err();
+    assert_eq!(t.kind, TrapKind::ExternCall);
+    assert_eq!(t.message, "@opaque_write: the object holds i32, not i64");
+    let e = ExternError::from(WriteError::NoSuchObject(ir_core::Mem::from_u32(7)));
+    assert!(std::error::Error::source(&e).is_some());
+    assert_eq!(e.to_string(), "@mem7 does not exist");
+}
+
+#[test]
+fn a_refused_memory_write_names_the_object_and_writes_nothing() {
+    let m = example("memdep_vector2.kir");
+    let a = mem(&m, "a");
+    let mut interp = Interpreter::new(&m, Config::default()).unwrap();
+    let mem = interp.memory_mut();
+    assert_eq!(
+        mem.write(a, &vec![Imm::from(1i32); 65]),
+        Err(WriteError::TooManyValues { mem: a, values: 65, len: 64 })
+    );
+    let e = mem.write(a, &[Imm::from(3i32), Imm::from(4i64)]).unwrap_err();
+    assert_eq!(e, WriteError::WrongType { mem: a, index: 1, elem: ir_core::Type::I32, given: ir_core::Type::I64 });
+    assert_eq!(e.to_string(), "the object holds i32, not i64");
+    assert_eq!(mem.get(a, 0), Some(Imm::from(0i32)), "nothing is written");
+    let nowhere = ir_core::Mem::from_u32(9);
+    assert_eq!(mem.write(nowhere, &[]), Err(WriteError::NoSuchObject(nowhere)));
+    mem.write(a, &[Imm::from(3i32)]).unwrap();
+    assert_eq!(mem.get(a, 0), Some(Imm::from(3i32)));
 }
 
 #[test]

@@ -121,20 +121,64 @@ pub const MAX_RANDOM_INSTS: f64 = 1e7;
 /// Largest loop trip bound [`GenConfig::check`] accepts.
 pub const MAX_TRIPS: u32 = 1_000;
 
-/// A knob of [`GenConfig`] outside its documented range.
+/// A knob of [`GenConfig`] outside its documented range: the field and
+/// what is wrong with it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConfigError {
     /// The field, as [`GenConfig`] spells it.
     pub field: &'static str,
-    /// What it must be, e.g. `"a rate between 0 and 1"`.
-    pub expected: String,
-    /// The value given, as text.
-    pub given: String,
+    /// What is wrong with its value.
+    pub kind: ConfigErrorKind,
+}
+
+/// What is wrong with a knob's value ([`ConfigError`]). `Display` gives
+/// the requirement and the value, `must be ..., not ...`, so that a caller
+/// naming the knob its own way (a command-line flag) can prefix its name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConfigErrorKind {
+    /// A rate outside `[0, 1]`, or NaN.
+    Rate(f64),
+    /// A count outside `min..=max`.
+    Count {
+        /// The value given.
+        value: u64,
+        /// The least accepted.
+        min: u64,
+        /// The most accepted.
+        max: u64,
+    },
+    /// A `defs_per_var` that is negative or not finite.
+    NotFiniteNonNegative(f64),
+    /// `vars * defs_per_var` above [`MAX_RANDOM_INSTS`].
+    TooManyInstructions {
+        /// `defs_per_var`.
+        defs_per_var: f64,
+        /// `vars`.
+        vars: usize,
+        /// Their product.
+        insts: f64,
+    },
+}
+
+impl std::fmt::Display for ConfigErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            ConfigErrorKind::Rate(r) => write!(f, "must be a rate between 0 and 1, not {r}"),
+            ConfigErrorKind::Count { value, min: 0, max } => write!(f, "must be at most {max}, not {value}"),
+            ConfigErrorKind::Count { value, min, max } => write!(f, "must be between {min} and {max}, not {value}"),
+            ConfigErrorKind::NotFiniteNonNegative(v) => write!(f, "must be a finite number at least 0, not {v}"),
+            ConfigErrorKind::TooManyInstructions { defs_per_var, vars, insts } => write!(
+                f,
+                "must be such that vars * defs_per_var is at most {MAX_RANDOM_INSTS:e}, not {defs_per_var} \
+                 (with {vars} vars: {insts:e})"
+            ),
+        }
+    }
 }
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} must be {}, not {}", self.field, self.expected, self.given)
+        write!(f, "{} {}", self.field, self.kind)
     }
 }
 
@@ -149,7 +193,10 @@ impl GenConfig {
     /// never needs this (it clamps; see the module doc): it is for callers
     /// that want a wrong knob to be an error rather than silently clamped.
     pub fn check(&self) -> Result<(), ConfigError> {
-        let err = |field, expected: &str, given: String| Err(ConfigError { field, expected: expected.into(), given });
+        let err = |field, kind| Err(ConfigError { field, kind });
+        let count = |field, value: u64, min: u64, max: u64| {
+            if (min..=max).contains(&value) { Ok(()) } else { err(field, ConfigErrorKind::Count { value, min, max }) }
+        };
         let rates = [
             ("predication", self.predication),
             ("memory", self.memory),
@@ -159,34 +206,21 @@ impl GenConfig {
         ];
         for (field, r) in rates {
             if !(0.0..=1.0).contains(&r) {
-                return err(field, "a rate between 0 and 1", r.to_string());
+                return err(field, ConfigErrorKind::Rate(r));
             }
         }
-        if !(1..=MAX_BLOCKS).contains(&self.blocks) {
-            return err("blocks", &format!("between 1 and {MAX_BLOCKS}"), self.blocks.to_string());
-        }
-        if self.vars > MAX_VARS {
-            return err("vars", &format!("at most {MAX_VARS}"), self.vars.to_string());
-        }
-        if !(1..=MAX_FUNCTIONS).contains(&self.functions) {
-            return err("functions", &format!("between 1 and {MAX_FUNCTIONS}"), self.functions.to_string());
-        }
-        if self.max_depth > MAX_DEPTH {
-            return err("max_depth", &format!("at most {MAX_DEPTH}"), self.max_depth.to_string());
-        }
-        if self.max_trips > MAX_TRIPS {
-            return err("max_trips", &format!("at most {MAX_TRIPS}"), self.max_trips.to_string());
-        }
+        count("blocks", self.blocks as u64, 1, MAX_BLOCKS as u64)?;
+        count("vars", self.vars as u64, 0, MAX_VARS as u64)?;
+        count("functions", self.functions as u64, 1, MAX_FUNCTIONS as u64)?;
+        count("max_depth", u64::from(self.max_depth), 0, u64::from(MAX_DEPTH))?;
+        count("max_trips", u64::from(self.max_trips), 0, u64::from(MAX_TRIPS))?;
         if !(self.defs_per_var.is_finite() && self.defs_per_var >= 0.0) {
-            return err("defs_per_var", "a finite number at least 0", self.defs_per_var.to_string());
+            return err("defs_per_var", ConfigErrorKind::NotFiniteNonNegative(self.defs_per_var));
         }
         let insts = self.vars as f64 * self.defs_per_var;
         if insts > MAX_RANDOM_INSTS {
-            return err(
-                "defs_per_var",
-                &format!("such that vars * defs_per_var is at most {MAX_RANDOM_INSTS:e}"),
-                format!("{} (with {} vars: {insts:e})", self.defs_per_var, self.vars),
-            );
+            let kind = ConfigErrorKind::TooManyInstructions { defs_per_var: self.defs_per_var, vars: self.vars, insts };
+            return err("defs_per_var", kind);
         }
         Ok(())
     }
@@ -258,5 +292,31 @@ impl Knobs {
     /// Blocks of `main`: the rest of the budget.
     pub fn main_blocks(&self) -> usize {
         self.blocks.saturating_sub((self.functions - 1) * self.helper_blocks()).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_names_the_knob_and_what_is_wrong() {
+        assert_eq!(GenConfig::default().check(), Ok(()));
+        let e = GenConfig { memory: 1.5, ..GenConfig::default() }.check().unwrap_err();
+        assert_eq!(e, ConfigError { field: "memory", kind: ConfigErrorKind::Rate(1.5) });
+        assert_eq!(e.to_string(), "memory must be a rate between 0 and 1, not 1.5");
+        let e = GenConfig { blocks: 0, ..GenConfig::default() }.check().unwrap_err();
+        assert_eq!(e.kind, ConfigErrorKind::Count { value: 0, min: 1, max: MAX_BLOCKS as u64 });
+        assert_eq!(e.to_string(), format!("blocks must be between 1 and {MAX_BLOCKS}, not 0"));
+        let e = GenConfig { max_depth: 7, ..GenConfig::default() }.check().unwrap_err();
+        assert_eq!(e.to_string(), "max_depth must be at most 6, not 7");
+        let e = GenConfig { defs_per_var: f64::NAN, ..GenConfig::default() }.check().unwrap_err();
+        assert!(matches!(e.kind, ConfigErrorKind::NotFiniteNonNegative(v) if v.is_nan()), "{e}");
+        let e = GenConfig { vars: 1_000_000, defs_per_var: 100.0, ..GenConfig::default() }.check().unwrap_err();
+        assert!(matches!(e.kind, ConfigErrorKind::TooManyInstructions { vars: 1_000_000, .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "defs_per_var must be such that vars * defs_per_var is at most 1e7, not 100 (with 1000000 vars: 1e8)"
+        );
     }
 }

@@ -86,8 +86,11 @@ mod source;
 mod strategy;
 mod types;
 
-pub use config::{ConfigError, GenConfig, MAX_BLOCKS, MAX_DEPTH, MAX_FUNCTIONS, MAX_RANDOM_INSTS, MAX_TRIPS, MAX_VARS};
-pub use externs::{EXT_TOUCH, ExternMemory, Touch, ext_touch};
+pub use config::{
+    ConfigError, ConfigErrorKind, GenConfig, MAX_BLOCKS, MAX_DEPTH, MAX_FUNCTIONS, MAX_RANDOM_INSTS, MAX_TRIPS,
+    MAX_VARS,
+};
+pub use externs::{EXT_TOUCH, ExtTouchError, ExternMemory, Touch, ext_touch};
 pub use program::{Generated, generate, generate_from_bytes, generate_with};
 pub use source::{ByteSource, Source, SplitMix64};
 pub use strategy::arb_module;

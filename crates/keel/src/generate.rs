@@ -76,7 +76,7 @@ impl GenArgs {
                 "predication" => "predicated",
                 other => other,
             };
-            format!("--{} must be {}, not {}", flag.replace('_', "-"), e.expected, e.given)
+            format!("--{} {}", flag.replace('_', "-"), e.kind)
         })?;
         Ok(config)
     }

@@ -83,7 +83,7 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
         .iter()
         .zip(params)
         .enumerate()
-        .map(|(i, (text, &ty))| parse_literal(text, ty).map_err(|e| format!("argument {i}: {}", e.0)))
+        .map(|(i, (text, &ty))| parse_literal(text, ty).map_err(|e| format!("argument {i}: {e}")))
         .collect::<Result<_, _>>()?;
     let config = Config { fuel: a.fuel, max_memory_bytes: a.max_memory, ..Config::default() };
     let mut interp = match Interpreter::new(module, config) {
@@ -157,7 +157,7 @@ fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result
                     crate::out::global(name)
                 ));
             }
-            let v = parse_literal(word, elem).map_err(|e| format!("{path}:{}: {}", line_no + 1, e.0))?;
+            let v = parse_literal(word, elem).map_err(|e| format!("{path}:{}: {e}", line_no + 1))?;
             values.push(v);
         }
     }

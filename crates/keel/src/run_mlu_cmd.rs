@@ -75,7 +75,7 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write) -> io::Result<ExitCod
         match parse_literal(text, ty) {
             Ok(v) => args.push(v),
             Err(e) => {
-                crate::out::say(format_args!("argument {i}: {}", e.0));
+                crate::out::say(format_args!("argument {i}: {e}"));
                 return Ok(ExitCode::FAILURE);
             }
         }

@@ -30,72 +30,11 @@
 //! stays last, every operand has a register of its var's class, every
 //! edit stays within one class and refers to existing slots.
 
+use crate::check_error::{CheckError, OffsetList, OrderViolation, ShapeError};
 use crate::class::{Loc, PReg, RegClass};
 use crate::input::{InstKind, RegCode};
-use crate::output::{Allocation, Edit, ProgPoint};
-use cfg_dom::{Dfs, Graph, Input, InputBuffers, InputError, InstId, Node, VarId};
-use core::fmt;
-
-/// What is wrong with an allocation.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum CheckError {
-    /// The code itself is malformed.
-    Input(InputError),
-    /// The allocation does not have the code's shape (block or
-    /// instruction counts, operand lists, slots, classes).
-    Shape(String),
-    /// A block's new order is not a legal reordering.
-    Order {
-        /// The block.
-        block: Node,
-        /// What is wrong.
-        what: String,
-    },
-    /// A use reads a location that does not hold its value.
-    WrongValue {
-        /// The block.
-        block: Node,
-        /// The instruction.
-        inst: InstId,
-        /// The use's number (`VarCode::uses` order).
-        use_index: u32,
-        /// Its var.
-        var: VarId,
-        /// Where it reads.
-        loc: Loc,
-    },
-    /// An edit moves something that is not a value of the var it names
-    /// (the rewrite types spill accesses by that var).
-    Mislabelled {
-        /// Where.
-        at: ProgPoint,
-        /// The edit.
-        edit: Edit,
-    },
-    /// Two definitions of one instruction write the same register.
-    Clash {
-        /// The instruction.
-        inst: InstId,
-    },
-}
-
-impl fmt::Display for CheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CheckError::Input(e) => e.fmt(f),
-            CheckError::Shape(s) => write!(f, "malformed allocation: {s}"),
-            CheckError::Order { block, what } => write!(f, "block {block}: {what}"),
-            CheckError::WrongValue { block, inst, use_index, var, loc } => write!(
-                f,
-                "block {block}, instruction {inst}: use {use_index} of var {var} reads {loc}, which does not hold that value"
-            ),
-            CheckError::Mislabelled { at, edit } => write!(f, "{at:?}: edit {edit} moves no value of var {}", edit.var),
-            CheckError::Clash { inst } => write!(f, "instruction {inst} writes two results to one register"),
-        }
-    }
-}
-
-impl std::error::Error for CheckError {}
+use crate::output::{Allocation, ProgPoint};
+use cfg_dom::{Dfs, Graph, Input, InputBuffers, InstId, Node, VarId};
 
 /// A symbol inside a block: `var << 32 | tag`, tag 0 for the entry value,
 /// `inst + 1` for a definition.
@@ -129,7 +68,7 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
     fn new(input: &'a Input<'i, G, C>, alloc: &'a Allocation) -> Result<Self, CheckError> {
         let n = input.num_blocks();
         if alloc.num_blocks() != n {
-            return Err(CheckError::Shape(format!("{} blocks, the code has {n}", alloc.num_blocks())));
+            return Err(CheckError::Shape(ShapeError::BlockCount { allocation: alloc.num_blocks(), code: n }));
         }
         let ni = input.num_insts();
         // The CSR arrays themselves: offsets that never decrease and end at
@@ -137,17 +76,18 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
         let csr_ok = |start: &[u32], len: usize| {
             start.first() == Some(&0) && start.windows(2).all(|w| w[0] <= w[1]) && start.last() == Some(&(len as u32))
         };
-        if !csr_ok(&alloc.order_start, alloc.order.len()) || !csr_ok(&alloc.alloc_start, alloc.allocs.len()) {
-            return Err(CheckError::Shape("offsets that decrease or do not end at their list's length".into()));
+        if !csr_ok(&alloc.order_start, alloc.order.len()) {
+            return Err(CheckError::Shape(ShapeError::Offsets { list: OffsetList::Order }));
+        }
+        if !csr_ok(&alloc.alloc_start, alloc.allocs.len()) {
+            return Err(CheckError::Shape(ShapeError::Offsets { list: OffsetList::Allocs }));
         }
         if !alloc.edits.windows(2).all(|w| w[0].0 <= w[1].0) {
-            return Err(CheckError::Shape("edits not in program-point order".into()));
+            return Err(CheckError::Shape(ShapeError::EditsUnordered));
         }
         if alloc.alloc_start.len() != ni + 1 {
-            return Err(CheckError::Shape(format!(
-                "operands for {} instructions, the code has {ni}",
-                alloc.alloc_start.len().saturating_sub(1)
-            )));
+            let allocation = alloc.alloc_start.len().saturating_sub(1);
+            return Err(CheckError::Shape(ShapeError::InstCount { allocation, code: ni }));
         }
         let nregs = alloc.regs_used();
         let nlocs = (nregs[0] + nregs[1]) as usize + alloc.slots().len();
@@ -191,16 +131,18 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
                 continue;
             }
             if regs.len() != uses.len() + defs.len() {
-                return Err(CheckError::Shape(format!(
-                    "instruction {i} has {} operand registers, needs {}",
-                    regs.len(),
-                    uses.len() + defs.len()
-                )));
+                let (registers, needs) = (regs.len(), uses.len() + defs.len());
+                return Err(CheckError::Shape(ShapeError::OperandCount { inst: i, registers, needs }));
             }
             let vars = uses.iter().map(|u| u.var).chain(defs.iter().copied());
             for (k, (x, r)) in vars.zip(regs).enumerate() {
                 if r.class != code.class(x) || !self.loc_ok(Loc::Reg(*r)) {
-                    return Err(CheckError::Shape(format!("operand {k} of instruction {i}: {r} for var {x}")));
+                    return Err(CheckError::Shape(ShapeError::OperandRegister {
+                        inst: i,
+                        operand: k,
+                        reg: *r,
+                        var: x,
+                    }));
                 }
             }
             let dregs = &regs[uses.len()..];
@@ -218,49 +160,46 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             sorted_o.sort_unstable();
             sorted_n.sort_unstable();
             if sorted_o != sorted_n {
-                return Err(CheckError::Order {
-                    block: b,
-                    what: "the new order is not a permutation of the block's instructions".into(),
-                });
+                return Err(CheckError::Order { block: b, violation: OrderViolation::NotPermutation });
             }
             let eff = |list: &[InstId]| -> Vec<InstId> {
                 list.iter().copied().filter(|&i| code.inst_kind(i) == InstKind::Effect).collect()
             };
             if eff(orig) != eff(new) {
-                return Err(CheckError::Order { block: b, what: "effects are reordered".into() });
+                return Err(CheckError::Order { block: b, violation: OrderViolation::EffectsReordered });
             }
             if let Some(&last) = orig.last()
                 && code.inst_kind(last) == InstKind::Terminator
                 && new.last() != Some(&last)
             {
-                return Err(CheckError::Order { block: b, what: "the terminator is not last".into() });
+                return Err(CheckError::Order { block: b, violation: OrderViolation::TerminatorNotLast });
             }
         }
         for (p, e) in a.edits() {
             if !self.loc_ok(e.from) || !self.loc_ok(e.to) {
-                return Err(CheckError::Shape(format!("edit {e} names a location out of range")));
+                return Err(CheckError::Shape(ShapeError::EditLocation { edit: *e }));
             }
             if let (Loc::Reg(x), Loc::Reg(y)) = (e.from, e.to)
                 && x.class != y.class
             {
-                return Err(CheckError::Shape(format!("edit {e} moves across classes")));
+                return Err(CheckError::Shape(ShapeError::EditClasses { edit: *e }));
             }
             match *p {
                 ProgPoint::Before { block, index } => {
                     if block as usize >= input.num_blocks() || index as usize > a.order(block).len() {
-                        return Err(CheckError::Shape(format!("edit {e} at a point out of range")));
+                        return Err(CheckError::Shape(ShapeError::EditPoint { edit: *e, at: *p }));
                     }
                 }
                 ProgPoint::OnEdge { from, to } => {
                     if from as usize >= input.num_blocks() || !input.graph().successors(from).any(|s| s == to) {
-                        return Err(CheckError::Shape(format!("edit {e} on a non-edge {from} -> {to}")));
+                        return Err(CheckError::Shape(ShapeError::EditEdge { edit: *e, from, to }));
                     }
                 }
             }
         }
         for (x, l) in a.entry_locs() {
             if !self.loc_ok(*l) || (*x as usize) >= input.num_vars() {
-                return Err(CheckError::Shape(format!("entry location {l} of var {x}")));
+                return Err(CheckError::Shape(ShapeError::EntryLocation { var: *x, loc: *l }));
             }
         }
         Ok(())
@@ -465,5 +404,54 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
 fn insert(v: &mut Vec<VarId>, x: VarId) {
     if let Err(k) = v.binary_search(&x) {
         v.insert(k, x);
+    }
+}
+
+#[cfg(all(test, feature = "keel"))]
+mod tests {
+    use super::*;
+    use crate::{Options, allocate};
+
+    const SRC: &str = "func @f(%a: i32, %b: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+bb0:
+    %x = add %a, %b
+    %y = mul %x, %a
+    ret %y
+}
+";
+
+    /// Damages the allocation of `SRC` with `damage` and returns the
+    /// checker's verdict.
+    fn damaged(damage: impl FnOnce(&mut Allocation)) -> Result<(), CheckError> {
+        let (m, _) = ir_core::text::parse(SRC).unwrap();
+        let func = m.function(m.function_by_name("f").unwrap()).unwrap();
+        let cfg = func.cfg();
+        let mut alloc = allocate(&cfg, func, &Options::with_regs(4)).unwrap();
+        check(&cfg, func, &alloc).unwrap();
+        damage(&mut alloc);
+        check(&cfg, func, &alloc)
+    }
+
+    #[test]
+    fn each_damage_is_named() {
+        let e = damaged(|a| a.order_start.push(3)).unwrap_err();
+        assert_eq!(e, CheckError::Shape(ShapeError::BlockCount { allocation: 2, code: 1 }));
+        assert_eq!(e.to_string(), "malformed allocation: 2 blocks, the code has 1");
+        let e = damaged(|a| a.alloc_start[1] = 99).unwrap_err();
+        assert_eq!(e, CheckError::Shape(ShapeError::Offsets { list: OffsetList::Allocs }));
+        let e = damaged(|a| a.allocs[0] = PReg::scalar(99)).unwrap_err();
+        assert!(
+            matches!(e, CheckError::Shape(ShapeError::OperandRegister { inst: 0, operand: 0, reg, .. }) if reg.index == 99),
+            "{e:?}"
+        );
+        let e = damaged(|a| a.order[0] = a.order[1]).unwrap_err();
+        assert_eq!(e, CheckError::Order { block: 0, violation: OrderViolation::NotPermutation });
+        let e = damaged(|a| a.order.swap(1, 2)).unwrap_err();
+        assert_eq!(e, CheckError::Order { block: 0, violation: OrderViolation::TerminatorNotLast });
+        assert_eq!(e.to_string(), "block 0: the terminator is not last");
+        let e = damaged(|a| a.order.swap(0, 1)).unwrap_err();
+        assert!(matches!(e, CheckError::WrongValue { block: 0, inst: 1, .. }), "{e:?}");
     }
 }

@@ -253,15 +253,33 @@ pub enum GameError {
         /// The value lost.
         value: ValueId,
     },
-    /// At the end: an operation never ran, or a sink is not where it must
-    /// be.
-    Unfinished {
-        /// An operation that did not run, or a sink's defining operation.
-        what: String,
+    /// At the end: an operation never ran.
+    NotRun {
+        /// The first such operation (the terminator only if every other
+        /// one ran).
+        op: OpId,
     },
-    /// The setup is inconsistent with the DAG (a register out of range, two
-    /// values starting in one register).
-    BadSetup(String),
+    /// At the end: a sink is not where it must be.
+    SinkMisplaced {
+        /// The sink.
+        sink: ValueId,
+    },
+    /// The setup starts a source in a register not in play.
+    StartNotInPlay {
+        /// The source.
+        value: ValueId,
+        /// The register (index in the source's class).
+        reg: u32,
+    },
+    /// The setup starts two sources in one register.
+    SharedStart {
+        /// The register (index in the sources' class).
+        reg: u32,
+        /// The source placed there first.
+        first: ValueId,
+        /// The other.
+        second: ValueId,
+    },
 }
 
 impl fmt::Display for GameError {
@@ -276,8 +294,14 @@ impl fmt::Display for GameError {
                 write!(f, "move {at}: output {value} goes to a register it may not use")
             }
             GameError::Lost { at, value } => write!(f, "move {at}: value {value} is overwritten but still needed"),
-            GameError::Unfinished { what } => write!(f, "the game ends unfinished: {what}"),
-            GameError::BadSetup(why) => write!(f, "bad setup: {why}"),
+            GameError::NotRun { op } => write!(f, "the game ends unfinished: operation {op} never ran"),
+            GameError::SinkMisplaced { sink } => {
+                write!(f, "the game ends unfinished: sink {sink} is not where it must be")
+            }
+            GameError::StartNotInPlay { value, reg } => {
+                write!(f, "bad setup: source {value} starts in register {reg}, not in play")
+            }
+            GameError::SharedStart { reg, .. } => write!(f, "bad setup: two sources start in register {reg}"),
         }
     }
 }
@@ -351,10 +375,11 @@ impl Board {
                 Start::Red { reg, dirty } => {
                     let c = dag.class(v).index();
                     if !self.regs[c].contains(&reg) {
-                        return Err(GameError::BadSetup(format!("source {v} starts in register {reg}, not in play")));
+                        return Err(GameError::StartNotInPlay { value: v, reg });
                     }
-                    if self.holder[c][reg as usize] != NONE {
-                        return Err(GameError::BadSetup(format!("two sources start in register {reg}")));
+                    let first = self.holder[c][reg as usize];
+                    if first != NONE {
+                        return Err(GameError::SharedStart { reg, first, second: v });
                     }
                     self.holder[c][reg as usize] = v;
                     self.red[v as usize] = reg;
@@ -406,8 +431,6 @@ pub fn replay(dag: &Dag, setup: &Setup, schedule: &Schedule) -> Result<(u64, u64
     let mut b = Board::default();
     b.reset(dag, setup)?;
     let (mut loads, mut stores) = (0u64, 0u64);
-    let remaining_non_term =
-        |b: &Board| (0..dag.num_ops() as OpId).any(|o| !b.done[o as usize] && dag.kind(o) != OpKind::Terminator);
     for (at, m) in schedule.moves.iter().enumerate() {
         match *m {
             Move::Load { value, reg } => {
@@ -491,8 +514,11 @@ pub fn replay(dag: &Dag, setup: &Setup, schedule: &Schedule) -> Result<(u64, u64
             }
         }
     }
-    if remaining_non_term(&b) || dag.terminator().is_some_and(|t| !b.done[t as usize]) {
-        return Err(GameError::Unfinished { what: "an operation never ran".into() });
+    let never_ran = (0..dag.num_ops() as OpId)
+        .find(|&o| !b.done[o as usize] && dag.kind(o) != OpKind::Terminator)
+        .or(dag.terminator().filter(|&t| !b.done[t as usize]));
+    if let Some(op) = never_ran {
+        return Err(GameError::NotRun { op });
     }
     for v in dag.sinks() {
         if b.pin[v as usize] != NONE {
@@ -504,7 +530,7 @@ pub fn replay(dag: &Dag, setup: &Setup, schedule: &Schedule) -> Result<(u64, u64
             b.blue[v as usize]
         };
         if !ok {
-            return Err(GameError::Unfinished { what: format!("sink {v} is not where it must be") });
+            return Err(GameError::SinkMisplaced { sink: v });
         }
     }
     Ok((loads, stores))

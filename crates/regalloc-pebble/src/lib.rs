@@ -53,7 +53,8 @@
 //! not take (a phi; use [`lower_phis`] or your own out-of-SSA step) and for
 //! an instruction that needs more registers of a class at once than `P`;
 //! [`check`] returns a [`CheckError`] for a damaged allocation (CSR arrays
-//! of the wrong shape included); [`DagBuilder::build`] returns a
+//! of the wrong shape included: a [`ShapeError`] naming the instruction,
+//! edit or array); [`DagBuilder::build`] returns a
 //! [`DagError`]. The only panics are documented preconditions on Keel
 //! helpers (`# Panics`: a function id that is not in the module).
 //!
@@ -136,11 +137,13 @@ mod pass;
 pub use alloc::{Allocator, allocate};
 pub use error::AllocError;
 pub use options::{DEFAULT_MAX_LIVENESS_BYTES, GlobalStep, Options};
+mod check_error;
 mod checker;
 pub mod exact;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-pub use checker::{CheckError, check};
+pub use check_error::{CheckError, OffsetList, OrderViolation, ShapeError};
+pub use checker::check;
 #[cfg(feature = "keel")]
 mod keel;
 #[cfg(feature = "keel")]

@@ -5,7 +5,8 @@
 //! final store — the sinks' stores, which the lower bound counts).
 
 use regalloc_pebble::{
-    Dag, GlobalStep, LocalRule, Move, Options, Pebbler, RegClass, Regs, Setup, allocate, check, min_registers, replay,
+    Dag, GameError, GlobalStep, LocalRule, Move, Options, Pebbler, RegClass, Regs, Schedule, Setup, Start, allocate,
+    check, min_registers, replay,
 };
 
 /// The document's DAG: sources x, y, z; sinks q, v.
@@ -26,6 +27,26 @@ fn play(dag: &Dag, p: u32, rule: LocalRule) -> regalloc_pebble::Schedule {
     let s = Pebbler::new().run(dag, &setup).unwrap();
     assert_eq!(replay(dag, &setup, &s).unwrap(), (s.loads, s.stores), "a legal game");
     s
+}
+
+#[test]
+fn an_illegal_game_or_setup_names_what_breaks() {
+    let (dag, [x, y, _, _, q, _]) = document_dag();
+    let setup = Setup::plain(Regs::new(3, 0));
+    assert_eq!(replay(&dag, &setup, &Schedule::default()), Err(GameError::NotRun { op: 0 }));
+    // Without the sinks' final stores, the first sink is not in memory.
+    let mut s = play(&dag, 3, LocalRule::Refined);
+    s.moves.retain(|m| !matches!(m, Move::Store { .. }));
+    let e = replay(&dag, &setup, &s).unwrap_err();
+    assert_eq!(e, GameError::SinkMisplaced { sink: q });
+    assert_eq!(e.to_string(), format!("the game ends unfinished: sink {q} is not where it must be"));
+    let mut bad = setup.clone();
+    bad.start = vec![Start::Red { reg: 7, dirty: false }];
+    assert_eq!(replay(&dag, &bad, &s), Err(GameError::StartNotInPlay { value: x, reg: 7 }));
+    bad.start = vec![Start::Red { reg: 1, dirty: false }; 2];
+    let e = replay(&dag, &bad, &s).unwrap_err();
+    assert_eq!(e, GameError::SharedStart { reg: 1, first: x, second: y });
+    assert_eq!(e.to_string(), "bad setup: two sources start in register 1");
 }
 
 #[test]

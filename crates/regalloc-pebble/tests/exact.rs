@@ -3,7 +3,7 @@
 //! moves and the exhaustive search agree, and the heuristic is never
 //! cheaper than either (it is a legal game) nor than the lower bound.
 
-use regalloc_pebble::exact::{ExactError, exhaustive, ilp};
+use regalloc_pebble::exact::{ExactError, NotPlain, exhaustive, ilp};
 use regalloc_pebble::fuzzing::{Rng, check_dag, random_dag};
 use regalloc_pebble::{Dag, RegClass, Regs, pebble};
 
@@ -65,6 +65,9 @@ fn not_plain_dags_are_refused() {
     let y = b.node(RegClass::Vector, &[x]);
     b.sink(y);
     let d = b.build().unwrap();
-    assert!(matches!(exhaustive(&d, 2), Err(ExactError::NotPlain(_))));
-    assert!(matches!(ilp::optimum(&d, 2, None), Err(ExactError::NotPlain(_))));
+    // The first vector value is named.
+    let e = exhaustive(&d, 2).unwrap_err();
+    assert_eq!(e, ExactError::NotPlain(NotPlain::VectorValue(x)));
+    assert_eq!(e.to_string(), "not a plain pebbling DAG: a vector value");
+    assert!(matches!(ilp::optimum(&d, 2, None), Err(ExactError::NotPlain(NotPlain::VectorValue(v))) if v == x));
 }

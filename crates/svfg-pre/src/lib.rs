@@ -103,7 +103,7 @@ pub use plan::{
     EdgeSplit, Insertion, NewValue, Plan, PlanArg, PlanBlock, PlanPhi, PlanStats, PlanValue, Replacement, plan,
 };
 pub use pre::{Analysis, analyze};
-pub use svfg::{ArgSource, Source, Svfg, SvfgError, SvfgPhi};
+pub use svfg::{ArgSource, PhiError, Source, Svfg, SvfgError, SvfgPhi};
 pub use verify::verify_svfg_of;
 pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers};
 

@@ -39,17 +39,14 @@
 //! `y` and does not strictly dominate `y`), iterated by a plain worklist:
 //! quadratic, for tests and fuzzing, independent of `cfg_dom::Idf`.
 //!
-//! Errors name the phi, the node and the value number.
+//! Errors ([`SvfgError`]) name the condition broken (by the variant), the
+//! phi, the node and the value number.
 
 use crate::flat::Flat;
 use crate::input::{Key, PreCode};
 use crate::svfg::{Source, Svfg, SvfgError};
 use crate::vn::{Args, ValueKind, ValueNumber, ValueNumbers, result_number};
 use cfg_dom::{DomTree, Graph, Node};
-
-fn err<T>(msg: String) -> Result<T, SvfgError> {
-    Err(SvfgError(msg))
-}
 
 /// `DF(x)` by the textbook definition.
 fn frontier(cfg: &impl Graph, dt: &DomTree, x: Node) -> Vec<Node> {
@@ -95,7 +92,7 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
     svfg: &Svfg,
 ) -> Result<(), SvfgError> {
     // 1. SSA, and each value's definition node.
-    let flat = Flat::new(graph, code).map_err(|e| SvfgError(format!("condition 1: {e}")))?;
+    let flat = Flat::new(graph, code).map_err(SvfgError::Input)?;
     let cfg = graph;
     let dt = DomTree::of(cfg);
     let entry = flat.entry;
@@ -103,7 +100,7 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
 
     // 2. Sources are the nearest definitions.
     svfg.verify(&dt, |n| preds.get(n as usize).map_or(0, Vec::len), |v| flat.def_node(v), |n, k| preds[n as usize][k])
-        .map_err(|e| SvfgError(format!("condition 2: {e}")))?;
+        .map_err(SvfgError::Transfer)?;
 
     // dn(t), from the definition: a leaf's definition node (the entry for
     // a constant), the deepest of the operands' for an expression (operands
@@ -154,14 +151,14 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
     let mut has_ext = vec![false; nv];
     for (i, phi) in svfg.phis.iter().enumerate() {
         if phi.value.index() >= nv {
-            return err(format!("phi at bb{} names value {} of no function value", phi.node, phi.value.0));
+            return Err(SvfgError::UnknownValue { node: phi.node, value: phi.value });
         }
         if !phi.is_extension() {
             phi_nodes[phi.value.index()].push(phi.node);
             continue;
         }
         if has_ext[phi.value.index()] {
-            return err(format!("construction: v{} has two extension phis", phi.value.0));
+            return Err(SvfgError::TwoExtensionPhis { value: phi.value });
         }
         has_ext[phi.value.index()] = true;
         let preds: &[Node] = &preds[phi.node as usize];
@@ -169,12 +166,12 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
         distinct.sort_unstable();
         distinct.dedup();
         if dn[phi.value.index()] != Some(phi.node) || distinct.len() < 2 {
-            return err(format!(
-                "construction: extension phi {i} of v{} at bb{} is not at dn = {:?}, a join",
-                phi.value.0,
-                phi.node,
-                dn[phi.value.index()]
-            ));
+            return Err(SvfgError::ExtensionNotAtJoin {
+                phi: i as u32,
+                value: phi.value,
+                node: phi.node,
+                dn: dn[phi.value.index()],
+            });
         }
         for (k, &p) in preds.iter().enumerate() {
             if !dt.is_reachable(p) {
@@ -183,11 +180,14 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
             let at = distinct.iter().position(|&x| x == p).unwrap_or(0);
             let want = translate(vns, &dn, phi.value, phi.node, at);
             if want != Some(phi.operand_value(k)) {
-                return err(format!(
-                    "construction: extension phi {i} of v{} operand {k} carries v{}, but the translation through bb{p} is {want:?}",
-                    phi.value.0,
-                    phi.operand_value(k).0
-                ));
+                return Err(SvfgError::ExtensionTranslation {
+                    phi: i as u32,
+                    value: phi.value,
+                    operand: k,
+                    carries: phi.operand_value(k),
+                    pred: p,
+                    translation: want,
+                });
             }
             let v = phi.operand_value(k).index();
             if j0.get(v).is_some_and(|l| l.last() != Some(&p)) {
@@ -207,14 +207,12 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
         let mut have = phi_nodes[t].clone();
         have.sort_unstable();
         if have != want {
-            return err(format!(
-                "construction: the phis of v{t} are at {have:?}, but IDF(J0) below dn = {:?} is {want:?}",
-                dn[t]
-            ));
+            return Err(SvfgError::PhiPlacement { value: ValueNumber(t as u32), have, want, dn: dn[t] });
         }
         let any = !have.is_empty() || has_ext[t];
         if any && svfg.dn.get(t).copied().flatten() != dn[t] {
-            return err(format!("construction: dn(v{t}) is {:?}, not {:?}", svfg.dn.get(t), dn[t]));
+            let have = svfg.dn.get(t).copied().flatten();
+            return Err(SvfgError::WrongDn { value: ValueNumber(t as u32), have, want: dn[t] });
         }
         // ε_t at DF(dn(t)) exactly, for values with phis.
         let mut eps: Vec<Node> = (0..svfg.eps_at.len() as Node)
@@ -230,7 +228,7 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
             _ => Vec::new(),
         };
         if eps != want_eps {
-            return err(format!("construction: ε of v{t} is at {eps:?}, but DF(dn) is {want_eps:?}"));
+            return Err(SvfgError::EpsilonPlacement { value: ValueNumber(t as u32), have: eps, want: want_eps });
         }
     }
 
@@ -250,10 +248,14 @@ pub fn verify_svfg_of<G: Graph, C: PreCode>(
                     flat.positions(x).any(|e| flat.is_computation(e) && result_number(vns, &flat, e) == value);
                 let phi_here = svfg.phis_at[x as usize].iter().any(|&j| svfg.phis[j as usize].value == value);
                 if computes_here || phi_here {
-                    return err(format!(
-                        "condition 3: phi {i} of v{} at bb{} takes ζ from operand {k}, but bb{x} defines v{} above it",
-                        phi.value.0, phi.node, value.0
-                    ));
+                    return Err(SvfgError::ZetaBelowDefinition {
+                        phi: i as u32,
+                        value: phi.value,
+                        node: phi.node,
+                        operand: k,
+                        operand_value: value,
+                        defined_at: x,
+                    });
                 }
                 if x == d {
                     break;
@@ -458,12 +460,7 @@ fn extension_complete<O: Key, I: Key>(
     }
     for (i, &t) in zetas.iter().enumerate() {
         if !bad[np + i] {
-            return err(format!(
-                "extension: ζ of v{} at bb{:?} is semi movable down-safe, but v{} was not extended",
-                t.0,
-                dn[t.index()],
-                t.0
-            ));
+            return Err(SvfgError::NotExtended { value: t, dn: dn[t.index()] });
         }
     }
     Ok(())

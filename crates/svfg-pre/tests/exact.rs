@@ -257,6 +257,11 @@ fn not_ssa_and_empty_functions_are_refused() {
     let func2 = m.function_mut(f).unwrap();
     let e = svfg_pre::svfg_pre(func2).unwrap_err();
     assert!(e.to_string().contains("not in SSA form"), "{e}");
+    // The error names the var defined again and the instruction doing it.
+    let svfg_pre::PreError::NotSsa { var, name, inst } = &e else { panic!("{e:?}") };
+    assert_eq!(func2.var_name(*var), name);
+    assert!(e.to_string().contains(&format!("%{name} ")), "{e}");
+    assert!(inst.is_some_and(|i| func2.results(i).contains(var)), "{e:?}");
     assert_eq!(text::print_module(&m), before);
     let mut empty = ir_core::Function::new("e", ir_core::Signature::new([], []), &[]);
     assert_eq!(svfg_pre::svfg_pre(&mut empty).unwrap_err(), svfg_pre::PreError::NoBlocks);

@@ -136,8 +136,12 @@ fn the_svfg_of_the_toy_verifies_and_a_broken_one_does_not() {
         .find_map(|(i, p)| p.sources.iter().position(|s| matches!(s, svfg_pre::Source::Real(_))).map(|k| (i, k)))
         .expect("an operand from a computation");
     broken.phis[i].sources[k] = svfg_pre::Source::Bottom;
-    let e = svfg_pre::verify_svfg_of(&cfg, &f, &vns, &broken).unwrap_err().to_string();
-    assert!(e.contains("condition 3"), "{e}");
+    let e = svfg_pre::verify_svfg_of(&cfg, &f, &vns, &broken).unwrap_err();
+    assert!(e.to_string().contains("condition 3"), "{e}");
+    assert!(
+        matches!(e, svfg_pre::SvfgError::ZetaBelowDefinition { phi, operand, .. } if phi == i as u32 && operand == k),
+        "{e:?}"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use ir_core::{Function, Module, text};
 use svfg_pre::fuzzing::to_ssa;
-use svfg_pre::{KeelValueNumbers as ValueNumbers, Source, Svfg, build_svfg, verify_svfg};
+use svfg_pre::{KeelValueNumbers as ValueNumbers, PhiError, Source, Svfg, SvfgError, build_svfg, verify_svfg};
 
 /// `a + b` on one side of a join and after it; `a * b` in a loop; `i + b`
 /// on one side of a diamond in the loop and after it (its dn is the loop
@@ -60,9 +60,12 @@ fn func(m: &Module) -> &Function {
     m.function(m.function_by_name("f").unwrap()).unwrap()
 }
 
-fn fails(m: &Module, vns: &ValueNumbers, svfg: &Svfg, condition: &str) {
-    let e = verify_svfg(func(m), vns, svfg).expect_err("a planted bug must be caught").to_string();
-    assert!(e.contains(condition), "expected {condition:?}, got {e}");
+/// The verifier's error for a broken `svfg`, whose message names
+/// `condition`.
+fn fails(m: &Module, vns: &ValueNumbers, svfg: &Svfg, condition: &str) -> SvfgError {
+    let e = verify_svfg(func(m), vns, svfg).expect_err("a planted bug must be caught");
+    assert!(e.to_string().contains(condition), "expected {condition:?}, got {e}");
+    e
 }
 
 #[test]
@@ -80,12 +83,14 @@ fn a_missing_or_spurious_phi_is_caught() {
     let node = g.phis[p as usize].node;
     g.phis.pop();
     g.phis_at[node as usize].retain(|j| *j != p);
-    fails(&m, &vns, &g, "construction: the phis of");
+    let e = fails(&m, &vns, &g, "construction: the phis of");
+    assert!(matches!(e, SvfgError::PhiPlacement { ref want, .. } if want.contains(&node)), "{e:?}");
     let mut g = svfg.clone();
     let mut extra = g.phis[0].clone();
     extra.node = 0;
     g.phis.push(extra);
-    fails(&m, &vns, &g, "condition 2");
+    let e = fails(&m, &vns, &g, "condition 2");
+    assert!(matches!(e, SvfgError::Transfer(_)), "{e:?}");
 }
 
 #[test]
@@ -94,7 +99,8 @@ fn a_lost_epsilon_is_caught() {
     let mut g = svfg.clone();
     let n = g.eps_at.iter().position(|e| !e.is_empty()).expect("some ε");
     g.eps_at[n].clear();
-    fails(&m, &vns, &g, "construction: ε of");
+    let e = fails(&m, &vns, &g, "construction: ε of");
+    assert!(matches!(e, SvfgError::EpsilonPlacement { ref want, .. } if want.contains(&(n as u32))), "{e:?}");
 }
 
 #[test]
@@ -108,7 +114,11 @@ fn a_zeta_where_a_definition_is_available_is_caught() {
         .find_map(|(i, p)| p.sources.iter().position(|s| matches!(s, Source::Real(_))).map(|k| (i, k)))
         .expect("an operand from a real computation");
     g.phis[i].sources[k] = Source::Bottom;
-    fails(&m, &vns, &g, "condition 3");
+    let e = fails(&m, &vns, &g, "condition 3");
+    assert!(
+        matches!(e, SvfgError::ZetaBelowDefinition { phi, operand, .. } if phi == i as u32 && operand == k),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -117,5 +127,6 @@ fn a_wrong_dn_is_caught() {
     let mut g = svfg.clone();
     let t = g.phis[0].value.index();
     g.dn[t] = Some(g.phis[0].node);
-    fails(&m, &vns, &g, "condition 2");
+    let e = fails(&m, &vns, &g, "condition 2");
+    assert!(matches!(e, SvfgError::Transfer(PhiError::Misplaced { phi: 0, .. })), "{e:?}");
 }

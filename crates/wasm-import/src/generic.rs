@@ -16,8 +16,10 @@
 //! immediate contributes its memory index as an `i32` and is reported in
 //! [`Generic::memarg`] so the caller can turn the address operand into an
 //! effective address. Immediates with no scalar form (block types, branch
-//! tables, heap and value types, ...) make [`Generic::unsupported`] say why.
+//! tables, heap and value types, ...) make [`Generic::unsupported`] name
+//! the [`Immediate`].
 
+use crate::error::Immediate;
 use ir_core::{Imm, Type};
 use smallvec::SmallVec;
 use wasmparser::{
@@ -34,8 +36,10 @@ pub(crate) struct Generic {
     pub(crate) imms: SmallVec<[Imm; 4]>,
     /// The memory immediate, if the operator has one.
     pub(crate) memarg: Option<MemArg>,
-    /// Why the immediates cannot be written as scalars, if they cannot.
-    pub(crate) unsupported: Option<&'static str>,
+    /// The immediate that cannot be written as scalars, if there is one.
+    pub(crate) unsupported: Option<Immediate>,
+    /// False for an operator this importer's table does not list.
+    pub(crate) known: bool,
 }
 
 impl Generic {
@@ -154,31 +158,31 @@ impl Field for MemArg {
     fn add(&self, g: &mut Generic) {
         match self.target {
             MemArgTarget::Memory(m) => int(g, i64::from(m)),
-            MemArgTarget::Array(_) => g.unsupported = Some("a memory immediate on a GC array"),
+            MemArgTarget::Array(_) => g.unsupported = Some(Immediate::GcArrayMemArg),
         }
         g.memarg = Some(*self);
     }
 }
 
 macro_rules! no_scalar_form {
-    ($($ty:ty => $why:literal,)*) => {
+    ($($ty:ty => $which:ident,)*) => {
         $(impl Field for $ty {
             fn add(&self, g: &mut Generic) {
-                g.unsupported = Some($why);
+                g.unsupported = Some(Immediate::$which);
             }
         })*
     };
 }
 
 no_scalar_form! {
-    BlockType => "a block type immediate",
-    BrTable<'_> => "a branch table immediate",
-    HeapType => "a heap type immediate",
-    RefType => "a reference type immediate",
-    ValType => "a value type immediate",
-    Vec<ValType> => "a value type list immediate",
-    TryTable => "a try_table immediate",
-    ResumeTable => "a resume table immediate",
+    BlockType => BlockType,
+    BrTable<'_> => BranchTable,
+    HeapType => HeapType,
+    RefType => RefType,
+    ValType => ValType,
+    Vec<ValType> => ValTypeList,
+    TryTable => TryTable,
+    ResumeTable => ResumeTable,
 }
 
 macro_rules! define_generic {
@@ -190,13 +194,13 @@ macro_rules! define_generic {
                 $(
                     Operator::$op $({ $($arg),* })? => {
                         g.visit = stringify!($visit);
+                        g.known = true;
                         $($( Field::add($arg, &mut g); )*)?
                     }
                 )*
                 #[allow(unreachable_patterns)]
                 _ => {
                     g.visit = "visit_unknown";
-                    g.unsupported = Some("an operator this importer does not know");
                 }
             }
             g
@@ -224,7 +228,8 @@ mod tests {
         let g = generic(&Operator::I8x16ExtractLaneS { lane: 3 });
         assert_eq!(g.imms.as_slice(), &[Imm::int(Type::I32, 3)]);
         let g = generic(&Operator::Block { blockty: BlockType::Empty });
-        assert!(g.unsupported.is_some());
+        assert_eq!(g.unsupported, Some(Immediate::BlockType));
+        assert!(g.known);
         let memarg = MemArg { align: 2, max_align: 2, offset: 8, target: MemArgTarget::Memory(1), ordering: None };
         let g = generic(&Operator::I32AtomicLoad { memarg });
         assert_eq!(g.memarg.map(|m| m.offset), Some(8));

@@ -1,12 +1,13 @@
 //! Imports WebAssembly modules into Keel's IR.
 //!
 //! [`import`] validates a core wasm module with wasmparser (an invalid module
-//! is a [`ModuleError`] with the byte offset and wasmparser's message;
+//! is a [`ModuleError::Invalid`] with the byte offset and wasmparser's message;
 //! [`ModuleError::render`] shows it through `ir-core`'s diagnostic renderer,
 //! `annotate-snippets`, like every other Keel error), then
 //! turns each defined function into an `ir-core` function. A function that
 //! still cannot be imported is reported in its [`FuncReport`] with its index
-//! and the reason, and becomes an `extern` of the same name and signature so
+//! and a [`FuncError`] (the offset and a [`FuncErrorKind`] naming the
+//! operator or feature it cannot express), and becomes an `extern` of the same name and signature so
 //! that its callers import anyway.
 //!
 //! # Bad input
@@ -105,6 +106,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod error;
 mod generic;
 mod module;
 mod names;
@@ -115,11 +117,11 @@ mod translate;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 
-pub use options::{ImportOptions, MemorySize, NOT_SELECTED};
-pub use report::{Counts, FuncError, FuncReport, Import, ModuleError};
+pub use error::{FuncError, FuncErrorKind, Immediate, Inconsistency, ModuleError, StackUse, TypeInfo};
+pub use options::{ImportOptions, MemorySize};
+pub use report::{Counts, FuncReport, Import};
 
 use ir_core::{FuncId, VerifyOptions};
-use report::NO_SUCH_FUNCTION;
 use rustc_hash::FxHashMap;
 
 /// Imports a core WebAssembly module (binary format).
@@ -130,21 +132,10 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Import, ModuleErr
         let first = parsed.func_imports.len();
         let defined = first..first + parsed.bodies.len();
         if !defined.contains(&(n as usize)) {
-            let which = if defined.is_empty() {
-                "it defines none".to_string()
-            } else {
-                format!("its defined functions are {}..={}", defined.start, defined.end - 1)
-            };
-            return Err(ModuleError {
-                offset: 0,
-                message: format!(
-                    "{NO_SUCH_FUNCTION}{n} to import: the module has {} function(s) ({} imported); {which}",
-                    defined.end, first
-                ),
-            });
+            return Err(ModuleError::NoSuchFunction { index: n, functions: defined.end, imported: first });
         }
         for k in (0..parsed.bodies.len()).filter(|&k| first + k != n as usize) {
-            forced.insert(k, NOT_SELECTED.to_string());
+            forced.insert(k, FuncErrorKind::NotSelected);
         }
     }
     let imported = module::build(&parsed, options, &forced)?;
@@ -155,9 +146,9 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Import, ModuleErr
     for (id, _) in imported.module.functions() {
         if let Err(errors) = ir_core::verify_function(&imported.module, id, &VerifyOptions::default())
             && let Some(k) = ordinal(id)
+            && let Some(first) = errors.0.into_iter().next()
         {
-            let first = errors.0.first().map_or(String::new(), |e| e.to_string());
-            forced.insert(k, format!("the imported function does not verify (an importer bug): {first}"));
+            forced.insert(k, FuncErrorKind::DoesNotVerify(first));
         }
     }
     if forced.is_empty() {

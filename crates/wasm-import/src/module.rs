@@ -14,9 +14,10 @@
 //!   and signature, and calls to it are rewritten to call that extern, so
 //!   every other function still imports and verifies.
 
+use crate::error::{FuncError, FuncErrorKind, ModuleError};
 use crate::names::{NameSection, Namespace};
 use crate::options::{ImportOptions, MemorySize};
-use crate::report::{FuncError, FuncReport, Import, ModuleError};
+use crate::report::{FuncReport, Import};
 use crate::translate::{GlobalEnv, MemEnv, ModuleEnv, Pre, Translator, flatten, param_names};
 use ir_core::{Callee, FuncId, Function, FunctionBuilder, Imm, MemSpace, Module, Opcode, Signature, Type};
 use rustc_hash::FxHashMap;
@@ -47,7 +48,7 @@ fn features() -> WasmFeatures {
 }
 
 fn invalid(e: BinaryReaderError) -> ModuleError {
-    ModuleError { offset: e.offset() as usize, message: e.message().to_string() }
+    ModuleError::Invalid { offset: e.offset() as usize, message: e.message().to_string() }
 }
 
 enum GlobalDef<'a> {
@@ -101,15 +102,13 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, ModuleError> {
             ValidPayload::Ok | ValidPayload::End(_) => {}
             ValidPayload::Func(f, body) => p.bodies.push((f, body)),
             ValidPayload::Parser(_) => {
-                return Err(ModuleError { offset: 0, message: "nested modules are not supported".into() });
+                let offset = payload.as_section().map_or(0, |(_, range)| range.start as usize);
+                return Err(ModuleError::Nested { offset });
             }
         }
         match payload {
             Payload::Version { encoding: Encoding::Component, range, .. } => {
-                return Err(ModuleError {
-                    offset: range.start as usize,
-                    message: "a component, not a core module".into(),
-                });
+                return Err(ModuleError::Component { offset: range.start as usize });
             }
             Payload::TypeSection(reader) => {
                 for group in reader {
@@ -253,15 +252,15 @@ fn skeleton(p: &Parsed<'_>, options: &ImportOptions) -> Result<Skeleton, ModuleE
 
     let mut sigs = Vec::with_capacity(p.func_types.len());
     for (i, &t) in p.func_types.iter().enumerate() {
-        let ty = p.types.get(t as usize).and_then(Option::as_ref).ok_or_else(|| ModuleError {
-            offset: 0,
-            message: format!("function {i} has type {t}, which is not a function type"),
-        })?;
+        let ty = p
+            .types
+            .get(t as usize)
+            .and_then(Option::as_ref)
+            .ok_or(ModuleError::NotAFunctionType { func: i as u32, ty: t })?;
         sigs.push(Signature::new(flatten(ty.params()).to_vec(), flatten(ty.results()).to_vec()));
     }
 
     let mut module = Module::new();
-    let internal = |e: ir_core::NameError| ModuleError { offset: 0, message: format!("internal: {e}") };
 
     // Linear memories: `i8` objects, initialised from the active data
     // segments with constant offsets.
@@ -286,7 +285,7 @@ fn skeleton(p: &Parsed<'_>, options: &ImportOptions) -> Result<Skeleton, ModuleE
         let named = name_of(&p.names.memories, index);
         let exported = export_of(2, index);
         let name = ns.claim([named.as_deref(), exported.as_deref()].into_iter().flatten(), &fallback);
-        let mem = module.add_mem(&name, Type::I8, len, MemSpace::Dram).map_err(internal)?;
+        let mem = module.add_mem(&name, Type::I8, len, MemSpace::Dram).map_err(ModuleError::Internal)?;
         memories.push(MemEnv { mem, memory64: ty.memory64, len });
         images.push(Vec::new());
     }
@@ -322,7 +321,7 @@ fn skeleton(p: &Parsed<'_>, options: &ImportOptions) -> Result<Skeleton, ModuleE
         let named = name_of(&p.names.globals, index);
         let exported = export_of(3, index);
         let name = ns.claim([named.as_deref(), exported.as_deref()].into_iter().flatten(), &format!("global{index}"));
-        let mem = module.add_mem(&name, types[0], types.len() as u64, MemSpace::Dram).map_err(internal)?;
+        let mem = module.add_mem(&name, types[0], types.len() as u64, MemSpace::Dram).map_err(ModuleError::Internal)?;
         if let Some(v) = known {
             module.set_mem_init(mem, v.to_vec());
         }
@@ -339,7 +338,7 @@ fn skeleton(p: &Parsed<'_>, options: &ImportOptions) -> Result<Skeleton, ModuleE
                 let named = name_of(&p.names.data, index);
                 let name = ns.claim(named.as_deref(), &format!("data{index}"));
                 let len = seg.data.len() as u64;
-                let mem = module.add_mem(&name, Type::I8, len, MemSpace::Dram).map_err(internal)?;
+                let mem = module.add_mem(&name, Type::I8, len, MemSpace::Dram).map_err(ModuleError::Internal)?;
                 module.set_mem_init(mem, seg.data.iter().map(|&b| Imm::int(Type::I8, i64::from(b))).collect());
                 data.push(Some((mem, len)));
             }
@@ -381,7 +380,7 @@ fn skeleton(p: &Parsed<'_>, options: &ImportOptions) -> Result<Skeleton, ModuleE
     // Imported functions are externs.
     let mut callees = Vec::with_capacity(p.func_types.len());
     for i in 0..n_imports {
-        let e = module.add_extern(&func_names[i], sigs[i].clone()).map_err(internal)?;
+        let e = module.add_extern(&func_names[i], sigs[i].clone()).map_err(ModuleError::Internal)?;
         callees.push(Callee::Ext(e));
     }
     for k in 0..p.bodies.len() {
@@ -401,7 +400,7 @@ fn translate_body(
     k: usize,
     name: &str,
     sig: &Signature,
-    forced: Option<&String>,
+    forced: Option<&FuncErrorKind>,
     allocs: &mut Option<FuncValidatorAllocations>,
 ) -> Result<Result<Function, FuncError>, ModuleError> {
     let (to_validate, body) = &p.bodies[k];
@@ -410,7 +409,7 @@ fn translate_body(
         .types
         .get(to_validate.ty as usize)
         .and_then(Option::as_ref)
-        .ok_or_else(|| ModuleError { offset: 0, message: format!("function {index} has no function type") })?;
+        .ok_or(ModuleError::NoFunctionType { func: index })?;
     let to_validate = FuncToValidate {
         resources: to_validate.resources.clone(),
         index,
@@ -422,7 +421,7 @@ fn translate_body(
     let names = param_names(ty.params(), local_names);
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut func = Function::new(name, sig.clone(), &name_refs);
-    let mut failure = forced.map(|why| FuncError { offset: body.range().start as usize, reason: why.clone() });
+    let mut failure = forced.map(|why| FuncError { offset: body.range().start as usize, kind: why.clone() });
     {
         let mut tx = if failure.is_none() { Some(Translator::new(env, &mut func, ty, local_names)) } else { None };
         let mut locals = body.get_locals_reader().map_err(invalid)?;
@@ -443,17 +442,17 @@ fn translate_body(
             };
             validator.op(offset, &op).map_err(invalid)?;
             if let Some(t) = tx.as_mut()
-                && let Err(reason) = t.op(&op, pre.as_ref(), &validator)
+                && let Err(kind) = t.op(&op, pre.as_ref(), &validator)
             {
-                failure = Some(FuncError { offset: offset as usize, reason });
+                failure = Some(FuncError { offset: offset as usize, kind });
                 tx = None;
             }
         }
         reader.finish().map_err(invalid)?;
         if let Some(t) = tx
-            && let Err(reason) = t.finish()
+            && let Err(kind) = t.finish()
         {
-            failure = Some(FuncError { offset: body.range().end as usize, reason });
+            failure = Some(FuncError { offset: body.range().end as usize, kind });
         }
     }
     *allocs = Some(validator.into_allocations());
@@ -468,7 +467,7 @@ fn translate_body(
 pub(crate) fn build(
     p: &Parsed<'_>,
     options: &ImportOptions,
-    forced: &FxHashMap<usize, String>,
+    forced: &FxHashMap<usize, FuncErrorKind>,
 ) -> Result<Import, ModuleError> {
     let Skeleton { mut module, mut env, func_names, sigs, notes } = skeleton(p, options)?;
     let n_imports = p.func_imports.len();
@@ -492,10 +491,9 @@ pub(crate) fn build(
             Err(_) => failed.push(k),
         }
     }
-    let internal = |e: ir_core::NameError| ModuleError { offset: 0, message: format!("internal: {e}") };
     for &k in &failed {
         let i = n_imports + k;
-        let e = module.add_extern(&func_names[i], sigs[i].clone()).map_err(internal)?;
+        let e = module.add_extern(&func_names[i], sigs[i].clone()).map_err(ModuleError::Internal)?;
         env.callees[i] = Callee::Ext(e);
     }
 
@@ -509,11 +507,11 @@ pub(crate) fn build(
                 if !failed.is_empty() {
                     remap_calls(&mut func, &env.callees, n_imports);
                 }
-                let id = module.push_function(func).map_err(internal)?;
+                let id = module.push_function(func).map_err(ModuleError::Internal)?;
                 functions.push(FuncReport { index, name, selected: true, result: Ok(id) });
             }
             Err(e) => {
-                let selected = forced.get(&k).is_none_or(|why| why != crate::NOT_SELECTED);
+                let selected = !matches!(forced.get(&k), Some(FuncErrorKind::NotSelected));
                 functions.push(FuncReport { index, name, selected, result: Err(e) });
             }
         }

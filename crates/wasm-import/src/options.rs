@@ -37,7 +37,8 @@ pub struct ImportOptions {
     pub verify: bool,
     /// Import only the defined function with this wasm index (`keel import
     /// --func N`): every other defined function is still validated but
-    /// declared as an `extern`, and reported as not selected, so the module
+    /// declared as an `extern`, and reported as not selected
+    /// ([`FuncErrorKind::NotSelected`](crate::FuncErrorKind::NotSelected)), so the module
     /// prints, parses back and verifies with just that body.
     pub only: Option<u32>,
 }
@@ -55,6 +56,3 @@ impl Default for ImportOptions {
         }
     }
 }
-
-/// The reason given for functions [`ImportOptions::only`] leaves out.
-pub const NOT_SELECTED: &str = "not selected (ImportOptions::only)";

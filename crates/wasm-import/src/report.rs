@@ -1,65 +1,13 @@
-//! What an import gives back: the module, one report per defined function,
-//! the totals ([`Import`], [`FuncReport`], [`Counts`]), and why a module
-//! or a function could not be imported ([`ModuleError`], [`FuncError`]).
+//! What an import gives back: the module, one report per defined function
+//! (with its [`FuncError`] when it failed), and the totals ([`Import`],
+//! [`FuncReport`], [`Counts`]).
 //!
 //! Invariant: the counts are derived from the reports and the module when
 //! the import is assembled ([`Import::new`]), never kept by hand.
 
-use core::fmt;
+use crate::error::FuncError;
 use ir_core::{Callee, FuncId, Module, Opcode};
 use std::collections::BTreeMap;
-
-/// The module could not be imported at all.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct ModuleError {
-    /// Byte offset in the input.
-    pub offset: usize,
-    /// What is wrong (wasmparser's message for an invalid module).
-    pub message: String,
-}
-
-impl fmt::Display for ModuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.message.starts_with(NO_SUCH_FUNCTION) {
-            // A request the module cannot satisfy, not a fault of the module.
-            return f.write_str(&self.message);
-        }
-        write!(f, "invalid WebAssembly module at offset {:#x}: {}", self.offset, self.message)
-    }
-}
-
-/// How the error for an [`ImportOptions::only`](crate::ImportOptions::only) naming no defined
-/// function starts.
-pub(crate) const NO_SUCH_FUNCTION: &str = "no function ";
-
-impl ModuleError {
-    /// Renders the error as a diagnostic on `file` (the module's name), the
-    /// way Keel renders every error (`ir_core::text::render_file_error`):
-    /// `error: invalid WebAssembly module at offset 0x..: message`, then
-    /// `--> file`. A binary has no source line to show, so there is no caret;
-    /// the offset is in the message.
-    pub fn render(&self, file: &str) -> String {
-        ir_core::text::render_file_error(file, &self.to_string())
-    }
-}
-
-impl std::error::Error for ModuleError {}
-
-/// Why one function could not be imported.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct FuncError {
-    /// Byte offset (in the input) of the operator that could not be
-    /// translated.
-    pub offset: usize,
-    /// What the importer could not express.
-    pub reason: String,
-}
-
-impl fmt::Display for FuncError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at offset {:#x}: {}", self.offset, self.reason)
-    }
-}
 
 /// The fate of one defined function.
 #[derive(Clone, PartialEq, Eq, Debug)]

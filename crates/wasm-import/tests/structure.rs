@@ -7,19 +7,21 @@
 mod common;
 
 use common::{call1, i32s, imp, imp_partial};
-use ir_core::interp::{Config, ExternHandler, Interpreter, Memory};
+use ir_core::interp::{Config, ExternError, ExternHandler, Interpreter, Memory};
 use ir_core::{Callee, Imm, Opcode};
-use wasm_import::{ImportOptions, import};
+use wasm_import::{FuncErrorKind, ImportOptions, ModuleError, import};
 
 #[test]
 fn an_invalid_module_is_an_error_with_its_offset() {
     let not_wasm = import(b"hello", &ImportOptions::default()).unwrap_err();
-    assert!(not_wasm.message.contains("magic"), "{not_wasm}");
+    assert!(matches!(&not_wasm, ModuleError::Invalid { message, .. } if message.contains("magic")), "{not_wasm}");
     // Well-formed but ill-typed: i32.add on an i64.
     let bytes = wat::parse_str("(module (func (result i32) (i32.add (i64.const 1) (i32.const 2))))").unwrap();
     let e = import(&bytes, &ImportOptions::default()).unwrap_err();
-    assert!(e.message.contains("type mismatch"), "{e}");
-    assert!(e.offset > 8 && e.offset < bytes.len(), "{e}");
+    let ModuleError::Invalid { offset, message } = &e else { panic!("{e:?}") };
+    assert!(message.contains("type mismatch"), "{e}");
+    assert!(*offset > 8 && *offset < bytes.len(), "{e}");
+    assert_eq!(e.offset(), Some(*offset));
     assert!(e.to_string().starts_with("invalid WebAssembly module at offset 0x"), "{e}");
     // Rendered like every Keel diagnostic: the message, then the file (a
     // binary has no source line, so no caret).
@@ -35,6 +37,36 @@ fn an_invalid_module_is_an_error_with_its_offset() {
         }
     }
     assert!(import(&good, &ImportOptions::default()).is_ok());
+}
+
+#[test]
+fn only_names_a_defined_function_and_leaves_the_rest_out() {
+    let bytes = wat::parse_str(
+        r#"(module
+      (import "env" "f" (func))
+      (func (export "a") (result i32) (i32.const 1))
+      (func (export "b") (result i32) (i32.const 2)))"#,
+    )
+    .unwrap();
+    for missing in [0, 3] {
+        let e = import(&bytes, &ImportOptions { only: Some(missing), ..Default::default() }).unwrap_err();
+        assert_eq!(e, ModuleError::NoSuchFunction { index: missing, functions: 3, imported: 1 });
+        assert_eq!(e.offset(), None);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "no function {missing} to import: the module has 3 function(s) (1 imported); its defined functions are 1..=2"
+            )
+        );
+    }
+    let m = import(&bytes, &ImportOptions { only: Some(2), ..Default::default() }).unwrap();
+    let a = &m.functions[0];
+    assert!(!a.selected);
+    assert_eq!(a.result.as_ref().map_err(|e| &e.kind), Err(&FuncErrorKind::NotSelected));
+    assert!(m.functions[1].selected && m.functions[1].result.is_ok());
+    let none = wat::parse_str(r#"(module (import "env" "f" (func)))"#).unwrap();
+    let e = import(&none, &ImportOptions { only: Some(0), ..Default::default() }).unwrap_err();
+    assert!(e.to_string().ends_with("(1 imported); it defines none"), "{e}");
 }
 
 #[test]
@@ -55,7 +87,8 @@ fn a_function_that_cannot_be_imported_fails_alone() {
     let failed = &m.functions[0];
     assert_eq!((failed.index, failed.name.as_str()), (0, "catches"));
     let err = failed.result.as_ref().unwrap_err();
-    assert!(err.reason.contains("try"), "{err}");
+    assert_eq!(err.kind, FuncErrorKind::ExceptionHandling);
+    assert!(err.to_string().contains("try"), "{err}");
     assert!(err.offset > 0);
     // The failed function is an extern, and its caller calls it.
     let text = common::text(&m);
@@ -102,7 +135,7 @@ fn opaque_operators_are_intrinsics() {
 struct Host;
 
 impl ExternHandler for Host {
-    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, String> {
+    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, ExternError> {
         match name {
             "env.mul3" => Ok(vec![Imm::from(args[0].as_i64() as i32 * 3)]),
             "log" => {
@@ -111,7 +144,7 @@ impl ExternHandler for Host {
                 memory.write(ir_core::Mem::from_u32(0), &bytes)?;
                 Ok(vec![])
             }
-            _ => Err(format!("no {name}")),
+            _ => Err(ExternError::Unknown),
         }
     }
 }

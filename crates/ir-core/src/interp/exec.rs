@@ -7,7 +7,7 @@
 //! than one instruction's worth of bookkeeping.
 
 use super::config::{Config, Stats};
-use super::memory::Memory;
+use super::memory::{Memory, WriteError};
 use super::observe::{MemEvent, Observer, StackEntry};
 use super::ops::{self, truthy};
 use super::tensor;
@@ -25,8 +25,52 @@ use cranelift_entity::EntityRef;
 /// Executes calls to external functions on the interpreter's behalf.
 pub trait ExternHandler {
     /// Calls external function `name` with `args`; returns its results (of
-    /// the declared types) or a reason to trap.
-    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, String>;
+    /// the declared types) or why it failed, which the interpreter turns
+    /// into a [`TrapKind::ExternCall`] trap naming the function.
+    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, ExternError>;
+}
+
+/// Why an external function failed ([`ExternHandler::call`]).
+///
+/// The handler is the client's code, so the library cannot enumerate its
+/// reasons: the cases the interpreter's own API produces are typed (the
+/// handler has no such function; a [`Memory::write`] it made failed, kept
+/// as the [`WriteError`], so `?` works on it), and anything else is the
+/// handler's own error, boxed and kept typed for [`Error::source`](std::error::Error::source).
+#[derive(Debug)]
+pub enum ExternError {
+    /// The handler implements no external function of this name.
+    Unknown,
+    /// A write to the interpreter's memory failed.
+    Memory(WriteError),
+    /// The handler's own error.
+    Handler(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl core::fmt::Display for ExternError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ExternError::Unknown => f.write_str("the extern handler does not implement it"),
+            ExternError::Memory(e) => e.fmt(f),
+            ExternError::Handler(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ExternError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ExternError::Unknown => None,
+            ExternError::Memory(e) => Some(e),
+            ExternError::Handler(e) => Some(&**e),
+        }
+    }
+}
+
+impl From<WriteError> for ExternError {
+    fn from(e: WriteError) -> ExternError {
+        ExternError::Memory(e)
+    }
 }
 
 struct Frame<'m> {

@@ -7,14 +7,56 @@
 //! against a byte budget before anything is allocated: the objects' storage
 //! when the memory is made, and the temporaries a tensor instruction needs
 //! (copies of sources that overlap its destination) when it runs, so the
-//! budget bounds what the interpreter really allocates for memory.
+//! budget bounds what the interpreter really allocates for memory. A
+//! [`Memory::write`] from outside is all or nothing: a [`WriteError`] names
+//! the object and what does not fit, and nothing is written.
 
 use super::trap::{Trap, TrapKind};
 use crate::entities::Mem;
 use crate::imm::Imm;
 use crate::module::Module;
 use crate::types::Type;
+use core::fmt;
 use cranelift_entity::EntityRef;
+
+/// Why [`Memory::write`] refused to write (and wrote nothing).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum WriteError {
+    /// The module has no such memory object.
+    NoSuchObject(Mem),
+    /// More values than the object has elements.
+    TooManyValues {
+        /// The object.
+        mem: Mem,
+        /// Values given.
+        values: usize,
+        /// The object's elements.
+        len: usize,
+    },
+    /// A value of another type than the object's elements.
+    WrongType {
+        /// The object.
+        mem: Mem,
+        /// The position of the first such value.
+        index: usize,
+        /// The object's element type.
+        elem: Type,
+        /// The value's type.
+        given: Type,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            WriteError::NoSuchObject(mem) => write!(f, "{mem} does not exist"),
+            WriteError::TooManyValues { values, len, .. } => write!(f, "{values} values for {len} elements"),
+            WriteError::WrongType { elem, given, .. } => write!(f, "the object holds {elem}, not {given}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
 
 /// The contents of every memory object of a module.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -92,15 +134,16 @@ impl Memory {
         self.data[mem.index()].iter().map(|&b| Imm::from_bits(elem, b)).collect()
     }
 
-    /// Overwrites the first `values.len()` elements of an object.
-    pub fn write(&mut self, mem: Mem, values: &[Imm]) -> Result<(), String> {
-        let Some(&elem) = self.elems.get(mem.index()) else { return Err(format!("{mem} does not exist")) };
+    /// Overwrites the first `values.len()` elements of an object; on an
+    /// error nothing is written.
+    pub fn write(&mut self, mem: Mem, values: &[Imm]) -> Result<(), WriteError> {
+        let Some(&elem) = self.elems.get(mem.index()) else { return Err(WriteError::NoSuchObject(mem)) };
         let obj = &mut self.data[mem.index()];
         if values.len() > obj.len() {
-            return Err(format!("{} values for {} elements", values.len(), obj.len()));
+            return Err(WriteError::TooManyValues { mem, values: values.len(), len: obj.len() });
         }
-        if let Some(bad) = values.iter().find(|v| v.ty() != elem) {
-            return Err(format!("the object holds {elem}, not {}", bad.ty()));
+        if let Some(index) = values.iter().position(|v| v.ty() != elem) {
+            return Err(WriteError::WrongType { mem, index, elem, given: values[index].ty() });
         }
         for (slot, v) in obj.iter_mut().zip(values) {
             *slot = v.bits();

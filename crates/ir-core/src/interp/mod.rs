@@ -27,8 +27,8 @@ mod tensor;
 mod trap;
 
 pub use config::{Config, Stats};
-pub use exec::{ExternHandler, Interpreter};
-pub use memory::Memory;
+pub use exec::{ExternError, ExternHandler, Interpreter};
+pub use memory::{Memory, WriteError};
 pub use observe::{MemEvent, Observer, StackEntry};
 pub use trap::{Trap, TrapKind};
 

@@ -638,7 +638,7 @@ impl<'a> Parser<'a> {
     }
 
     fn literal(&mut self, text: &str, ty: Type, span: Span) -> PResult<Imm> {
-        parse_literal(text, ty).map_err(|e| self.error(e.0, span))
+        parse_literal(text, ty).map_err(|e| self.error(e.to_string(), span))
     }
 
     fn raw(&mut self, st: &BodyState) -> PResult<Raw<'a>> {
@@ -885,7 +885,7 @@ impl<'a> Parser<'a> {
                             _ => return Err(self.unexpected("a case value")),
                         };
                         self.bump();
-                        let value = parse_int(text, case_ty).map_err(|e| self.error(e.0, span))?.as_i64();
+                        let value = parse_int(text, case_ty).map_err(|e| self.error(e.to_string(), span))?.as_i64();
                         self.expect(&Tok::Colon, "`:` and a block")?;
                         cases.push((value, self.target(st)?));
                         if !self.eat(&Tok::Comma) {

@@ -12,7 +12,7 @@ use crate::deps::{ANY, MemDeps, Site};
 use crate::overlap::{Answer, bounds};
 use crate::{KeelCode, MemQueries, Summaries};
 use cfg_dom::LoopId;
-use ir_core::interp::{Config, ExternHandler, Interpreter, MemEvent, Memory, Observer, StackEntry};
+use ir_core::interp::{Config, ExternError, ExternHandler, Interpreter, MemEvent, Memory, Observer, StackEntry};
 use ir_core::{Block, FuncId, Imm, Mem, Module};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -24,7 +24,7 @@ use std::rc::Rc;
 pub type ExternEffects = (Vec<Imm>, Vec<(bool, Mem, u64)>);
 
 /// An external function for the run (see [`ExternEffects`]).
-pub type ExternFn = fn(&str, &[Imm], &mut Memory) -> Result<ExternEffects, String>;
+pub type ExternFn = fn(&str, &[Imm], &mut Memory) -> Result<ExternEffects, ExternError>;
 
 /// The static results of every function of a module.
 #[derive(Debug)]
@@ -356,7 +356,7 @@ impl Observer for Watch<'_> {
 struct Handler<'a>(Rc<RefCell<State<'a>>>, ExternFn);
 
 impl ExternHandler for Handler<'_> {
-    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, String> {
+    fn call(&mut self, name: &str, args: &[Imm], memory: &mut Memory) -> Result<Vec<Imm>, ExternError> {
         let (results, touched) = (self.1)(name, args, memory)?;
         let mut s = self.0.borrow_mut();
         let (stack, step) = std::mem::take(&mut s.call);

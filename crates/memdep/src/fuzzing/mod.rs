@@ -62,8 +62,13 @@ pub fn configs() -> Vec<ir_gen::GenConfig> {
 }
 
 /// `ir_gen::ext_touch` in the shape [`check_run`] takes.
-pub fn ext_touch(name: &str, args: &[Imm], memory: &mut ir_core::interp::Memory) -> Result<ExternEffects, String> {
-    ir_gen::ext_touch(name, args, memory).map(|(r, t)| (r, t.iter().map(|t| (t.write, t.mem, t.index)).collect()))
+pub fn ext_touch(
+    name: &str,
+    args: &[Imm],
+    memory: &mut ir_core::interp::Memory,
+) -> Result<ExternEffects, ir_core::interp::ExternError> {
+    let (r, t) = ir_gen::ext_touch(name, args, memory)?;
+    Ok((r, t.iter().map(|t| (t.write, t.mem, t.index)).collect()))
 }
 
 /// Argument sets per module in [`check_bytes`].

@@ -174,7 +174,7 @@ pub fn optimum(dag: &Dag, p: u32, node_limit: Option<u64>) -> Result<IlpResult, 
     let mut options = SolveOptions::default();
     options.node_limit = node_limit;
     options.warm_start = warm;
-    let outcome = pb.solve_with(options).map_err(|e| ExactError::Solver(e.to_string()))?;
+    let outcome = pb.solve_with(options).map_err(ExactError::Solver)?;
     let nodes = outcome.stats().nodes_solved;
     if !outcome.is_optimal() {
         return Err(ExactError::Unproven);

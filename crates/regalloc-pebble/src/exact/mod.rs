@@ -28,10 +28,11 @@ use core::fmt;
 use rustc_hash::FxHashMap;
 
 /// A DAG the exact solvers do not take.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Debug)]
 pub enum ExactError {
-    /// Not a plain DAG (see the module doc): the reason.
-    NotPlain(&'static str),
+    /// Not a plain DAG (see the module doc): the value or operation that
+    /// makes it so.
+    NotPlain(NotPlain),
     /// More values than the solver handles.
     TooLarge {
         /// Values in the DAG.
@@ -44,9 +45,46 @@ pub enum ExactError {
     Infeasible,
     /// The solver stopped before proving the optimum (its node limit).
     Unproven,
-    /// The ILP solver failed.
-    Solver(String),
+    /// The ILP solver failed (feature `ilp`): microlp's own error.
+    #[cfg(feature = "ilp")]
+    Solver(microlp::Error),
 }
+
+/// What makes a DAG not plain ([`ExactError::NotPlain`]), naming the
+/// value or operation.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum NotPlain {
+    /// A value of the vector class.
+    VectorValue(ValueId),
+    /// An effect or terminator.
+    NotPure(OpId),
+    /// An operation without exactly one output.
+    OutputCount {
+        /// The operation.
+        op: OpId,
+        /// Its outputs.
+        outputs: usize,
+    },
+    /// An operation with a tied output.
+    TiedOutput(OpId),
+    /// An operation with an order edge.
+    OrderEdge(OpId),
+}
+
+impl fmt::Display for NotPlain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NotPlain::VectorValue(_) => "a vector value",
+            NotPlain::NotPure(_) => "an effect or terminator",
+            NotPlain::OutputCount { .. } => "an operation without exactly one output",
+            NotPlain::TiedOutput(_) => "a tied output",
+            NotPlain::OrderEdge(_) => "an order edge",
+        })
+    }
+}
+
+// microlp's error has no float in it, so its derived equality is total.
+impl Eq for ExactError {}
 
 impl fmt::Display for ExactError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -55,32 +93,42 @@ impl fmt::Display for ExactError {
             ExactError::TooLarge { values, limit } => write!(f, "{values} values, more than the solver's {limit}"),
             ExactError::Infeasible => write!(f, "no schedule with this many registers"),
             ExactError::Unproven => write!(f, "the search stopped before proving the optimum"),
+            #[cfg(feature = "ilp")]
             ExactError::Solver(e) => write!(f, "the solver failed: {e}"),
         }
     }
 }
 
-impl std::error::Error for ExactError {}
+impl std::error::Error for ExactError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            #[cfg(feature = "ilp")]
+            ExactError::Solver(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// `Ok` when `dag` is plain (module doc).
 pub fn check_plain(dag: &Dag) -> Result<(), ExactError> {
     for v in 0..dag.num_values() as ValueId {
         if dag.class(v) != RegClass::Scalar {
-            return Err(ExactError::NotPlain("a vector value"));
+            return Err(ExactError::NotPlain(NotPlain::VectorValue(v)));
         }
     }
     for o in 0..dag.num_ops() as OpId {
         if dag.kind(o) != OpKind::Pure {
-            return Err(ExactError::NotPlain("an effect or terminator"));
+            return Err(ExactError::NotPlain(NotPlain::NotPure(o)));
         }
-        if dag.outputs(o).len() != 1 {
-            return Err(ExactError::NotPlain("an operation without exactly one output"));
+        let outputs = dag.outputs(o).len();
+        if outputs != 1 {
+            return Err(ExactError::NotPlain(NotPlain::OutputCount { op: o, outputs }));
         }
         if dag.tied(o).any(|t| t.is_some()) {
-            return Err(ExactError::NotPlain("a tied output"));
+            return Err(ExactError::NotPlain(NotPlain::TiedOutput(o)));
         }
         if !dag.waits_for(o).is_empty() {
-            return Err(ExactError::NotPlain("an order edge"));
+            return Err(ExactError::NotPlain(NotPlain::OrderEdge(o)));
         }
     }
     Ok(())

@@ -21,7 +21,8 @@
 //! ```
 
 use crate::alloc::Allocator;
-use crate::checker::{CheckError, check};
+use crate::check_error::CheckError;
+use crate::checker::check;
 use crate::error::AllocError;
 use crate::options::Options;
 use crate::output::Allocation;

@@ -261,7 +261,7 @@ impl ValueNumbers<KeelOp, Imm> {
     /// Numbers `func` (SSA form) with its loads numbered through `memory`,
     /// the dependences of `func` as it is now.
     pub fn of_with_memory(func: &Function, memory: &MemDeps) -> Result<KeelValueNumbers, PreError> {
-        let code = KeelCode::with_memory(func, memory).map_err(|e| PreError::Memory(e.to_string()))?;
+        let code = KeelCode::with_memory(func, memory).map_err(PreError::StaleMemory)?;
         ValueNumbers::of_code(&func.cfg(), &code).map_err(|e| PreError::of_input(func, e))
     }
 

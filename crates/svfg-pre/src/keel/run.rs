@@ -46,12 +46,12 @@ pub fn run(func: &mut Function, method: Method) -> Result<Stats, PreError> {
 /// [`memory_of`].
 pub fn run_in(module: &mut Module, f: FuncId, method: Method) -> Result<Stats, PreError> {
     let memory = memory_of(module, f)?;
-    let func = module.function_mut(f).ok_or(PreError::NoFunction)?;
+    let func = module.function_mut(f).ok_or(PreError::NoFunction(f))?;
     run_with(func, method, Some(&memory))
 }
 
 /// [`run`] with loads numbered through `memory`, the dependences of `func`
-/// as it is now ([`PreError::Memory`] when they are stale).
+/// as it is now ([`PreError::StaleMemory`] when they are stale).
 pub fn run_with(func: &mut Function, method: Method, memory: Option<&MemDeps>) -> Result<Stats, PreError> {
     let cfg = func.cfg();
     let code = keel_code(func, memory)?;
@@ -62,7 +62,7 @@ pub fn run_with(func: &mut Function, method: Method, memory: Option<&MemDeps>) -
 /// The code of `func`, with `memory` if given (checked to be current).
 fn keel_code<'a>(func: &'a Function, memory: Option<&'a MemDeps>) -> Result<KeelCode<'a>, PreError> {
     match memory {
-        Some(m) => KeelCode::with_memory(func, m).map_err(|e| PreError::Memory(e.to_string())),
+        Some(m) => KeelCode::with_memory(func, m).map_err(PreError::StaleMemory),
         None => Ok(KeelCode::new(func)),
     }
 }
@@ -85,6 +85,6 @@ pub fn verify_svfg(func: &Function, vns: &KeelValueNumbers, svfg: &Svfg) -> Resu
 /// The memory dependences [`run_in`] numbers loads with: `memdep` on
 /// function `f` of `module`, no call summaries.
 pub fn memory_of(module: &Module, f: FuncId) -> Result<MemDeps, PreError> {
-    let func = module.function(f).ok_or(PreError::NoFunction)?;
-    MemDep::new().compute_function(module, func, None).map_err(|e| PreError::Memory(e.to_string()))
+    let func = module.function(f).ok_or(PreError::NoFunction(f))?;
+    MemDep::new().compute_function(module, func, None).map_err(PreError::Memory)
 }

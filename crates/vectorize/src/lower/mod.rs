@@ -311,14 +311,17 @@ impl Lowered {
                 (LoweredParam::Scalar(_), Value::Scalar(x)) => scalars.push(Imm::from(*x)),
                 (LoweredParam::Lanes(m), Value::Array(arr)) if arr.depth() == 1 => {
                     set_lanes(arr.len())?;
-                    interp.memory_mut().write(*m, &arr.scalars().map(Imm::from).collect::<Vec<_>>()).map_err(bad)?;
+                    interp
+                        .memory_mut()
+                        .write(*m, &arr.scalars().map(Imm::from).collect::<Vec<_>>())
+                        .map_err(|e| bad(e.to_string()))?;
                 }
                 (LoweredParam::Rows { data, offsets }, Value::Array(arr)) if arr.depth() == 2 => {
                     set_lanes(arr.len())?;
                     let elems: Vec<Imm> = arr.scalars().map(Imm::from).collect();
-                    interp.memory_mut().write(*data, &elems).map_err(bad)?;
+                    interp.memory_mut().write(*data, &elems).map_err(|e| bad(e.to_string()))?;
                     let offs: Vec<Imm> = arr.offsets(0).iter().map(|&o| Imm::int(Type::I64, i64::from(o))).collect();
-                    interp.memory_mut().write(*offsets, &offs).map_err(bad)?;
+                    interp.memory_mut().write(*offsets, &offs).map_err(|e| bad(e.to_string()))?;
                 }
                 _ => return Err(bad("an argument of another form than its parameter".into())),
             }

@@ -16,6 +16,7 @@
 
 use super::env::flatten;
 use super::state::{Entry, Frame, Kind, R, Translator};
+use crate::error::{Inconsistency, StackUse};
 use ir_core::{Arg, Block, Imm, Type, Var};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -38,7 +39,7 @@ impl<'e> Translator<'e, '_> {
     }
 
     fn frame_index(&self, depth: u32) -> R<usize> {
-        (self.ctrl.len()).checked_sub(1 + depth as usize).ok_or_else(|| format!("branch depth {depth} out of range"))
+        (self.ctrl.len()).checked_sub(1 + depth as usize).ok_or_else(|| Inconsistency::BranchDepth(depth).into())
     }
 
     fn label(&mut self, fi: usize) -> Block {
@@ -71,7 +72,7 @@ impl<'e> Translator<'e, '_> {
     fn branch(&mut self, fi: usize) -> R<()> {
         let types = self.label_types(fi);
         let n = types.len();
-        let base = self.stack.len().checked_sub(n).ok_or("operand stack underflow at a branch")?;
+        let base = self.stack.len().checked_sub(n).ok_or(Inconsistency::StackUnderflow(StackUse::Branch))?;
         if self.ctrl[fi].kind == Kind::Func {
             let mut values: SmallVec<[Arg; 4]> = SmallVec::with_capacity(n);
             for i in 0..n {
@@ -102,7 +103,7 @@ impl<'e> Translator<'e, '_> {
                     .types
                     .get(i as usize)
                     .and_then(Option::as_ref)
-                    .ok_or_else(|| format!("type {i} is not a function type"))?;
+                    .ok_or(Inconsistency::NotAFunctionType(i))?;
                 (flatten(ty.params()), flatten(ty.results()))
             }
         })
@@ -111,7 +112,8 @@ impl<'e> Translator<'e, '_> {
     fn open(&mut self, kind: Kind, bt: BlockType) -> R<usize> {
         let (params, results) = self.block_type(bt)?;
         self.materialize_all()?;
-        let height = self.stack.len().checked_sub(params.len()).ok_or("operand stack underflow at a block")?;
+        let height =
+            self.stack.len().checked_sub(params.len()).ok_or(Inconsistency::StackUnderflow(StackUse::Block))?;
         self.ctrl.push(Frame { kind, height, params, results, label: None, branch: None, saved: SmallVec::new() });
         Ok(self.ctrl.len() - 1)
     }
@@ -169,15 +171,15 @@ impl<'e> Translator<'e, '_> {
     }
 
     pub(super) fn op_else(&mut self) -> R<()> {
-        let fi = self.ctrl.len().checked_sub(1).ok_or("`else` outside a block")?;
+        let fi = self.ctrl.len().checked_sub(1).ok_or(Inconsistency::ElseOutsideBlock)?;
         if self.ctrl[fi].kind != Kind::If {
-            return Err("`else` without `if`".into());
+            return Err(Inconsistency::ElseWithoutIf.into());
         }
         if !self.dead {
             self.branch(fi)?;
         }
         let else_block = self.new_block();
-        let br = self.ctrl[fi].branch.ok_or("`if` without its branch")?;
+        let br = self.ctrl[fi].branch.ok_or(Inconsistency::IfWithoutBranch)?;
         self.b.func().set_successor(br, 1, else_block);
         self.switch_to(else_block);
         let height = self.ctrl[fi].height;
@@ -191,7 +193,7 @@ impl<'e> Translator<'e, '_> {
     }
 
     pub(super) fn op_end(&mut self) -> R<()> {
-        let fi = self.ctrl.len().checked_sub(1).ok_or("`end` outside a block")?;
+        let fi = self.ctrl.len().checked_sub(1).ok_or(Inconsistency::EndOutsideBlock)?;
         let kind = self.ctrl[fi].kind;
         match kind {
             Kind::Func => {
@@ -213,7 +215,7 @@ impl<'e> Translator<'e, '_> {
                     // No `else`: the false edge carries the parameters,
                     // which equal the results, to the join.
                     let end = self.label(fi);
-                    let br = self.ctrl[fi].branch.ok_or("`if` without its branch")?;
+                    let br = self.ctrl[fi].branch.ok_or(Inconsistency::IfWithoutBranch)?;
                     if self.ctrl[fi].params.is_empty() {
                         self.b.func().set_successor(br, 1, end);
                     } else {
@@ -229,7 +231,7 @@ impl<'e> Translator<'e, '_> {
                         self.b.ins().jump(end);
                     }
                 }
-                let frame = self.ctrl.pop().ok_or("`end` outside a block")?;
+                let frame = self.ctrl.pop().ok_or(Inconsistency::EndOutsideBlock)?;
                 if let Some(join) = frame.label {
                     self.switch_to(join);
                     self.truncate(frame.height);
@@ -276,7 +278,11 @@ impl<'e> Translator<'e, '_> {
         let index = self.pop_arg()?;
         let mut targets = Vec::with_capacity(table.len() as usize);
         for t in table.targets() {
-            targets.push(t.map_err(|e| e.message().to_string())?);
+            let t = t.map_err(|e| Inconsistency::BranchTable {
+                offset: e.offset() as usize,
+                message: e.message().to_string(),
+            })?;
+            targets.push(t);
         }
         let default = table.default();
         if let Arg::Imm(i) = index {
@@ -338,12 +344,12 @@ impl<'e> Translator<'e, '_> {
             .types
             .get(type_index as usize)
             .and_then(Option::as_ref)
-            .ok_or_else(|| format!("type {type_index} is not a function type"))
+            .ok_or_else(|| Inconsistency::NotAFunctionType(type_index).into())
     }
 
     pub(super) fn op_call(&mut self, f: u32) -> R<SmallVec<[Var; 4]>> {
-        let callee = *self.env.callees.get(f as usize).ok_or_else(|| format!("function {f} does not exist"))?;
-        let ty_index = *self.env.func_types.get(f as usize).ok_or_else(|| format!("function {f} has no type"))?;
+        let callee = *self.env.callees.get(f as usize).ok_or(Inconsistency::NoSuchFunction(f))?;
+        let ty_index = *self.env.func_types.get(f as usize).ok_or(Inconsistency::FunctionWithoutType(f))?;
         let ty = self.func_type(ty_index)?;
         let args = self.pop_args(flatten(ty.params()).len())?;
         let results = self.results_of(ty.results());

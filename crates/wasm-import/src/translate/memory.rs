@@ -12,6 +12,7 @@
 
 use super::env::MemEnv;
 use super::state::{R, Translator};
+use crate::error::{FuncErrorKind, Inconsistency};
 use ir_core::{Arg, Desc, Imm, MemDesc, Opcode, TensorArg, Type, Var};
 use wasmparser::{MemArg, MemArgTarget, Operator};
 
@@ -61,12 +62,12 @@ impl Translator<'_, '_> {
     pub(super) fn memory(&self, memarg: &MemArg) -> R<MemEnv> {
         match memarg.target {
             MemArgTarget::Memory(m) => self.memory_at(m),
-            MemArgTarget::Array(_) => Err("a memory access to a GC array".into()),
+            MemArgTarget::Array(_) => Err(FuncErrorKind::GcArrayAccess),
         }
     }
 
     fn memory_at(&self, m: u32) -> R<MemEnv> {
-        self.env.memories.get(m as usize).copied().ok_or_else(|| format!("memory {m} does not exist"))
+        self.env.memories.get(m as usize).copied().ok_or_else(|| Inconsistency::NoSuchMemory(m).into())
     }
 
     /// The index of an access of `width` bytes at `addr + offset` (the

@@ -29,7 +29,9 @@
 //!
 //! Errors are values: an operator the translator cannot express, or an
 //! internal inconsistency (which validated input cannot cause), is an
-//! `Err(reason)` for this function only. Nothing here panics on input.
+//! `Err(FuncErrorKind)` for this function only (`crate::error`; the
+//! inconsistencies are `Inconsistency` values). Nothing here panics on
+//! input.
 
 mod control;
 mod env;
@@ -41,6 +43,7 @@ mod variables;
 pub(crate) use env::{GlobalEnv, MemEnv, ModuleEnv, flatten, param_names};
 pub(crate) use state::Translator;
 
+use crate::error::{FuncErrorKind, Inconsistency, TypeInfo};
 use crate::generic::generic;
 use env::parts;
 use ir_core::Arg;
@@ -123,11 +126,16 @@ impl Translator<'_, '_> {
         let g = generic(op);
         let mut name = String::new();
         g.intrinsic_name(&mut name);
-        if let Some(why) = g.unsupported {
-            return Err(format!("`{}` has {why}", &name["wasm.".len()..]));
+        let op = &name["wasm.".len()..];
+        if !g.known {
+            return Err(FuncErrorKind::UnknownOperator);
         }
-        let pre = pre.filter(|p| p.inputs_known).ok_or_else(|| format!("`{name}`: operand types unknown"))?;
-        let (_, pushes) = pre.arity.ok_or_else(|| format!("`{name}`: arity unknown"))?;
+        if let Some(immediate) = g.unsupported {
+            return Err(FuncErrorKind::NoScalarForm { op: op.to_string(), immediate });
+        }
+        let unknown = |missing| Inconsistency::TypesUnknown { op: op.to_string(), missing };
+        let pre = pre.filter(|p| p.inputs_known).ok_or_else(|| unknown(TypeInfo::OperandTypes))?;
+        let (_, pushes) = pre.arity.ok_or_else(|| unknown(TypeInfo::Arity))?;
         let inputs = flatten(&pre.inputs);
         let mut args = self.pop_args(inputs.len())?;
         if let Some(memarg) = g.memarg {
@@ -140,7 +148,7 @@ impl Translator<'_, '_> {
         for depth in (0..pushes as usize).rev() {
             match v.get_operand_type(depth) {
                 Some(Some(t)) => outputs.push(t),
-                _ => return Err(format!("`{name}`: result types unknown")),
+                _ => return Err(unknown(TypeInfo::ResultTypes).into()),
             }
         }
         let results = self.results_of(&outputs);
@@ -162,7 +170,7 @@ impl Translator<'_, '_> {
                 W::End if self.dead_nesting > 0 => self.dead_nesting -= 1,
                 W::End => self.op_end()?,
                 W::Try { .. } | W::TryTable { .. } | W::Delegate { .. } | W::Catch { .. } | W::CatchAll => {
-                    return Err("exception handling (`try`) is not supported".into());
+                    return Err(FuncErrorKind::ExceptionHandling);
                 }
                 _ => {}
             }
@@ -204,13 +212,13 @@ impl Translator<'_, '_> {
                 self.tail(results);
             }
             W::Drop => {
-                let ty = pre.and_then(|p| p.inputs.first().copied()).ok_or("`drop`: operand type unknown")?;
+                let ty = pre.and_then(|p| p.inputs.first().copied()).ok_or_else(|| operand_unknown("drop"))?;
                 for _ in parts(ty) {
                     self.pop()?;
                 }
             }
             W::Select => {
-                let ty = pre.and_then(|p| p.inputs.first().copied()).ok_or("`select`: operand type unknown")?;
+                let ty = pre.and_then(|p| p.inputs.first().copied()).ok_or_else(|| operand_unknown("select"))?;
                 self.op_select(parts(ty))?;
             }
             W::TypedSelect { ty } => self.op_select(parts(*ty))?,
@@ -231,7 +239,7 @@ impl Translator<'_, '_> {
                 }
             }
             W::Try { .. } | W::TryTable { .. } | W::Delegate { .. } | W::Catch { .. } | W::CatchAll => {
-                return Err("exception handling (`try`) is not supported".into());
+                return Err(FuncErrorKind::ExceptionHandling);
             }
             W::Throw { .. } | W::ThrowRef | W::Rethrow { .. } => {
                 // The exception leaves the function: an opaque effect, then
@@ -243,4 +251,9 @@ impl Translator<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// The validator did not know the type of `op`'s one operand.
+fn operand_unknown(op: &str) -> Inconsistency {
+    Inconsistency::TypesUnknown { op: op.to_string(), missing: TypeInfo::OperandType }
 }

@@ -25,12 +25,15 @@
 //!   depth `d` write, and those need the entry popped first.
 
 use super::env::{ModuleEnv, flatten, local_base_name, parts, push_part_names};
+use crate::error::{FuncErrorKind, Inconsistency, StackUse};
 use ir_core::{Arg, Block, Function, FunctionBuilder, Imm, Inst, IntCC, Opcode, Type, Var};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use wasmparser::{FuncType, ValType};
 
-pub(super) type R<T> = Result<T, String>;
+/// A translation step's result: the reason the function cannot be
+/// imported on failure.
+pub(super) type R<T> = Result<T, FuncErrorKind>;
 
 /// One operand-stack entry: one IR value part.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -183,9 +186,9 @@ impl<'e, 'f> Translator<'e, 'f> {
     /// need none; `docs/design/wasm-import.md`).
     pub(crate) fn finish(mut self) -> R<()> {
         if !self.ctrl.is_empty() {
-            return Err("the body ends inside a block".into());
+            return Err(Inconsistency::UnclosedBlock.into());
         }
-        let first = self.b.func().layout().first_inst(self.entry).ok_or("the entry block is empty")?;
+        let first = self.b.func().layout().first_inst(self.entry).ok_or(Inconsistency::EmptyEntryBlock)?;
         self.b.position_before(first);
         for l in 0..self.locals.len() {
             let info = &self.locals[l];
@@ -194,7 +197,7 @@ impl<'e, 'f> Translator<'e, 'f> {
             }
             let vars = info.vars.clone();
             for v in vars {
-                let ty = self.b.func().var_type(v).ok_or("a local without a type")?;
+                let ty = self.b.func().var_type(v).ok_or(Inconsistency::UntypedLocal(v))?;
                 self.b.ins().constant(v, zero(ty));
             }
         }
@@ -238,7 +241,7 @@ impl<'e, 'f> Translator<'e, 'f> {
     }
 
     pub(super) fn local_vars(&mut self, l: u32) -> R<SmallVec<[Var; 2]>> {
-        let info = self.locals.get(l as usize).ok_or_else(|| format!("local {l} does not exist"))?;
+        let info = self.locals.get(l as usize).ok_or(Inconsistency::NoSuchLocal(l))?;
         if info.vars.is_empty() {
             let ty = info.ty;
             let base = local_base_name(l, self.local_names);
@@ -251,7 +254,7 @@ impl<'e, 'f> Translator<'e, 'f> {
     }
 
     pub(super) fn var_ty(&mut self, v: Var) -> R<Type> {
-        self.b.func().var_type(v).ok_or_else(|| "a var without a type".to_string())
+        self.b.func().var_type(v).ok_or_else(|| Inconsistency::UntypedVar(v).into())
     }
 
     // ---- the operand stack --------------------------------------------------
@@ -266,7 +269,7 @@ impl<'e, 'f> Translator<'e, 'f> {
     }
 
     pub(super) fn pop(&mut self) -> R<Entry> {
-        let e = self.stack.pop().ok_or("operand stack underflow")?;
+        let e = self.stack.pop().ok_or(Inconsistency::StackUnderflow(StackUse::Pop))?;
         if let Entry::Local(_, l) = e
             && let Some(info) = self.locals.get_mut(l as usize)
         {
@@ -359,7 +362,7 @@ impl<'e, 'f> Translator<'e, 'f> {
     pub(super) fn materialize_local(&mut self, l: u32) -> R<()> {
         let refs = match self.locals.get_mut(l as usize) {
             Some(info) => core::mem::take(&mut info.refs),
-            None => return Err(format!("local {l} does not exist")),
+            None => return Err(Inconsistency::NoSuchLocal(l).into()),
         };
         for pos in refs {
             let pos = pos as usize;

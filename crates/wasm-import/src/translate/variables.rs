@@ -9,6 +9,7 @@
 
 use super::env::GlobalEnv;
 use super::state::{Entry, R, Translator};
+use crate::error::Inconsistency;
 use ir_core::{Opcode, Var};
 use smallvec::SmallVec;
 
@@ -80,14 +81,14 @@ impl Translator<'_, '_> {
                     self.b.ins().load(r, mem, i as i64);
                 }
             }
-            None => return Err(format!("global {g} does not exist")),
+            None => return Err(Inconsistency::NoSuchGlobal(g).into()),
         }
         Ok(())
     }
 
     pub(super) fn op_global_set(&mut self, g: u32) -> R<()> {
         let Some(GlobalEnv::Mem(mem, types)) = self.env.globals.get(g as usize) else {
-            return Err(format!("global {g} is not mutable"));
+            return Err(Inconsistency::ImmutableGlobal(g).into());
         };
         let (mem, n) = (*mem, types.len());
         let values = self.pop_args(n)?;
