@@ -1,6 +1,7 @@
 //! Allocating a whole function: the local pebble game on every block's DAG,
 //! values carried in registers across edges, fix-ups on edges, and the
-//! document's global step.
+//! global step of source document 004 ("Register allocation and assignment
+//! by two-colour (red-blue) pebbling", `docs/references.md`).
 //!
 //! **Per block** (in reverse postorder, then unreachable blocks by id): the
 //! block's DAG ([`crate::BlockDag`]) is played by [`crate::Pebbler`] with
@@ -8,7 +9,7 @@
 //! state* says: in memory (their var's home slot) or in a register.
 //!
 //! **Across edges** (`Options::carry`, on by default; off gives the
-//! document's model, where every value crosses a block boundary in
+//! document 004's model, where every value crosses a block boundary in
 //! memory): a block with one processed predecessor starts with the values
 //! that predecessor left in registers; a join takes, var by var, the
 //! location that costs its processed predecessors the least edge work
@@ -22,15 +23,15 @@
 //! terminator reads nothing the fix-up writes), at the successor's start
 //! when it has one predecessor, else on the edge (the client splits it).
 //! A var in different registers at a loop's bottom and top is exactly such
-//! a fix-up on the back edge: moves on the edge (the document's
+//! a fix-up on the back edge: moves on the edge (document 004's
 //! alternative, unrolling the loop under a bound, is not implemented).
 //!
-//! **The global step** (digest §004): the local allocation uses `q` of the
+//! **The global step** (document 004): the local allocation uses `q` of the
 //! `P` registers per class; the `P − q` left go to variables chosen
 //! greedily by their local loads + stores (+ fix-up moves) weighted by
 //! `loop_weight^depth` ([`GlobalStep::Weighted`]), or by lifetime with
 //! ties broken by use count and depth ([`GlobalStep::Lifetime`], the
-//! document's variant), until registers or candidates run out. A global
+//! document 004's variant), until registers or candidates run out. A global
 //! var owns its register in every block where it is live or referenced
 //! (two globals whose blocks are disjoint share a register — our
 //! extension); in the other blocks the register is lent to the local

@@ -1,5 +1,5 @@
-//! A block's data-dependence DAG, built from the code (digest §004: "the
-//! data dependence graph of a basic block").
+//! A block's data-dependence DAG, built from the code (source document 004,
+//! `docs/references.md`: "the data dependence graph of a basic block").
 //!
 //! Values are the block's *values*, not its vars: a var live into the
 //! block and read before it is written is a **source** (value `(x,

@@ -1,6 +1,11 @@
 //! The baseline: Chaitin-Briggs graph colouring, on the same input trait,
 //! with the same output, checker and interpreter tests as the pebble
-//! allocator.
+//! allocator. It follows G. J. Chaitin et al., "Register allocation via
+//! coloring" (Computer Languages, 1981) and Chaitin, "Register allocation &
+//! spilling via graph coloring" (SIGPLAN '82), with the optimistic colouring
+//! of P. Briggs, K. D. Cooper and L. Torczon, "Improvements to graph
+//! coloring register allocation" (ACM TOPLAS, 1994); `docs/references.md`
+//! has the full entries.
 //!
 //! - **Live ranges are webs** (Chaitin's "names"): definitions joined by a
 //!   use they both reach, from `defuse`'s DU/UD chains; every var live into

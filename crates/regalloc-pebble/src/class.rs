@@ -4,7 +4,7 @@
 //! Invariants: a [`PReg`] is a class and an index below that class's
 //! register count ([`Regs`]); a [`Loc`] is a register or a spill slot
 //! (dense `u32` ids, numbered by the allocation that made them). Two
-//! classes exist, as the issue asks: scalar and vector registers are
+//! classes exist, as issue 15 asks: scalar and vector registers are
 //! separate files, and a value of one class never sits in the other's.
 
 use core::fmt;

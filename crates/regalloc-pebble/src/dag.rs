@@ -533,8 +533,9 @@ impl Dag {
 
     /// The lower bound on loads plus stores: every source some operation
     /// reads must be loaded once, and every sink an operation computes must
-    /// be stored once (a source that is a sink is already in memory). The
-    /// digest's "sources + sinks", made exact for sources nothing reads.
+    /// be stored once (a source that is a sink is already in memory).
+    /// Source document 004's "sources + sinks", made exact for sources
+    /// nothing reads.
     pub fn lower_bound(&self) -> u64 {
         let loads = self.sources().filter(|&v| !self.users(v).is_empty()).count();
         let stores = self.sinks().filter(|&v| !self.is_source(v)).count();

@@ -2,7 +2,9 @@
 //! a played game ([`Schedule`]), and [`replay`], which checks that a
 //! schedule obeys the rules and counts its cost.
 //!
-//! The rules (digest §004, with registers named): red pebbles are the
+//! The game is J.-W. Hong and H. T. Kung's ("I/O complexity: the red-blue
+//! pebble game", STOC 1981; `docs/references.md`). The rules, as source
+//! document 004 plays it (with registers named): red pebbles are the
 //! registers the game may use ([`Setup::available`], `P` of them per
 //! class), blue pebbles are memory (unlimited). Moves:
 //! 1. **load** — red on a value that is blue;
@@ -83,7 +85,7 @@ pub struct Setup {
 /// How the local heuristic decides spills and registers.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub enum LocalRule {
-    /// `Local-Alloc` exactly as the document gives it.
+    /// `Local-Alloc` exactly as document 004 gives it.
     Document,
     /// `Local-Alloc` chooses the order; its register decisions are then
     /// re-planned with the order known (Belady's furthest next read:

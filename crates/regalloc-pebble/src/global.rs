@@ -1,11 +1,11 @@
-//! The document's global step: the registers the local allocation leaves
+//! Source document 004's global step (`docs/references.md`): the registers the local allocation leaves
 //! go to variables chosen greedily (see [`crate::alloc`]).
 //!
-//! Candidates are taken in the document's order (weighted local load and
+//! Candidates are taken in document 004's order (weighted local load and
 //! store counts, or lifetime); each goes to the lowest global register no
 //! variable already there shares a block with (blocks where it is live in,
 //! live out or referenced), so variables whose lives are in different
-//! blocks share a register — the document gives each its own; sharing is
+//! blocks share a register — document 004 gives each its own; sharing is
 //! our extension. Block granularity (rather than instruction-level
 //! interference, which was measured within 5% better at 16 registers on
 //! generated programs) keeps the whole allocation independent of
@@ -40,7 +40,7 @@ impl GlobalAssign {
         self.taken[c.index()].get(r as usize).is_some_and(|bits| bits[b as usize / 64] >> (b % 64) & 1 == 1)
     }
 
-    /// The document's greedy choice for the registers `q..P` of each class
+    /// Document 004's greedy choice for the registers `q..P` of each class
     /// (module doc).
     pub(crate) fn choose(fx: &Facts, var_cost: &[u64], q: [u32; 2], p: Regs, step: GlobalStep) -> GlobalAssign {
         let mut ga = GlobalAssign::none(fx.nvars);

@@ -1,15 +1,16 @@
-//! `regalloc-pebble`: register allocation by red-blue pebbling (digest §004,
-//! `Local-Alloc` of the original document), for any compiler's IR.
+//! `regalloc-pebble`: register allocation by red-blue pebbling (source
+//! document 004, "Register allocation and assignment by two-colour (red-blue)
+//! pebbling", and its `Local-Alloc`; issue 15), for any compiler's IR.
 //!
 //! Each block's data-dependence DAG (values are nodes; sources are the
 //! values live into the block, which start in memory; sinks are the values
 //! live out of it) is allocated by playing the red-blue pebble game: red
 //! pebbles are the `P` registers, blue pebbles are memory, and the cost is
-//! loads + stores. The local heuristic is the document's ([`Pebbler`],
+//! loads + stores. The local heuristic is document 004's ([`Pebbler`],
 //! [`LocalRule::Document`]: pick a frontier set `S` by cost/dominated, the
 //! successor with the least cover cost `(c1, c2)`, spill and load, slide or
 //! use a free register); [`LocalRule::Refined`] (the default) replans the
-//! document's order with Belady's rule and keeps the cheaper game. The DAG
+//! document's order with Belady's rule (MIN) and keeps the cheaper game. The DAG
 //! does not depend on statement order, and neither does the allocation.
 //! A global step then gives the registers the blocks do not need to the
 //! hottest variables, weighted by loop depth ([`GlobalStep`]).
@@ -45,6 +46,19 @@
 //! count while loads + stores exceed the lower bound, then halve while the
 //! bound is met), and a block's game drawn for Graphviz ([`block_game`]).
 //!
+//! **Works followed.** The red-blue pebble game is Hong and Kung's
+//! ("I/O complexity: the red-blue pebble game", STOC 1981); the re-plan
+//! follows Belady's MIN ("A study of replacement algorithms for a
+//! virtual-storage computer", IBM Systems Journal, 1966); the exact search
+//! is A* (Hart, Nilsson and Raphael, "A formal basis for the heuristic
+//! determination of minimum cost paths", IEEE Trans. SSC, 1968); the
+//! baseline follows Chaitin et al. ("Register allocation via coloring",
+//! Computer Languages, 1981; Chaitin, "Register allocation & spilling via
+//! graph coloring", SIGPLAN '82) with the optimistic colouring of Briggs,
+//! Cooper and Torczon ("Improvements to graph coloring register
+//! allocation", ACM TOPLAS, 1994). `docs/references.md` has the full
+//! entries, and source document 004's.
+//!
 //! # Bad input and misuse
 //!
 //! Every entry point on foreign input returns an error, never panics:
@@ -58,11 +72,11 @@
 //! [`DagError`]. The only panics are documented preconditions on Keel
 //! helpers (`# Panics`: a function id that is not in the module).
 //!
-//! # Example: the digest's test vector
+//! # Example: source document 004's worked example
 //!
 //! The block `t1 = x ∘ y; q = y ∘ z; v = t1 ∘ y` with sources `x, y, z`
 //! (`docs/examples/pebble_block.kir`): with three registers every source is
-//! loaded once and nothing spills; with two the document counts three
+//! loaded once and nothing spills; with two document 004 counts three
 //! loads and one store.
 //!
 //! ```
@@ -95,8 +109,9 @@
 //! - `keel` (default): Keel IR's binding: `ir_core::Function` as
 //!   [`RegCode`], [`allocate_module`] / [`allocate_in_module`],
 //!   [`lower_phis`], the `rewrite` and `unroll` modules. Without it the
-//!   crate depends on `cfg-dom` and `defuse` (the allocator's live ranges
-//!   are def-use webs) and nothing of Keel's IR.
+//!   crate depends on `cfg-dom`, `defuse` (the allocator's live ranges
+//!   are def-use webs), `rustc-hash` and `smallvec` only, and nothing of
+//!   Keel's IR.
 //! - `ilp`: [`exact`]'s integer-program optimum (microlp).
 //! - `fuzzing`: the generate-allocate-check-interpret property and the
 //!   planted bugs (implies `keel` and `ilp`).

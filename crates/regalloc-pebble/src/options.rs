@@ -17,7 +17,7 @@ pub enum GlobalStep {
     #[default]
     Weighted,
     /// Greedily by lifetime (blocks where live), ties by use count, then
-    /// loop depth (the document's variant).
+    /// loop depth (document 004's variant).
     Lifetime,
 }
 
@@ -26,7 +26,7 @@ pub enum GlobalStep {
 pub struct Options {
     /// Registers per class (`P`).
     pub regs: Regs,
-    /// How each block's game decides spills and registers: the document's
+    /// How each block's game decides spills and registers: document 004's
     /// `Local-Alloc` exactly, or (default) refined by a Belady re-plan
     /// that keeps the cheaper game.
     pub local_rule: LocalRule,
@@ -36,7 +36,7 @@ pub struct Options {
     /// global step runs; `None` searches it.
     pub local_regs: Option<u32>,
     /// Keep values in registers across edges (fix-ups on edges); `false`
-    /// is the document's model: block boundaries in memory.
+    /// is document 004's model: block boundaries in memory.
     pub carry: bool,
     /// The weight of one loop level: a block at depth `d` counts
     /// `loop_weight^d`.
@@ -46,7 +46,7 @@ pub struct Options {
     /// home slot ([`crate::webs`]). On by default; `false` allocates the
     /// vars as given.
     pub webs: bool,
-    /// The document's alternative to fix-up moves on back edges: with a
+    /// Document 004's alternative to fix-up moves on back edges: with a
     /// value `k > 1`, the Keel driver ([`crate::allocate_in_module`],
     /// pebble method) also allocates the function with its innermost
     /// loops unrolled 2..=`k` times and keeps the cheapest per original

@@ -164,7 +164,7 @@ pub struct Allocation {
     pub costs: Costs,
     /// Vars held in global registers (var, register), sorted by var.
     pub globals: Vec<(VarId, PReg)>,
-    /// Registers per class the local allocation used (`q` of the document),
+    /// Registers per class the local allocation used (`q` of document 004),
     /// when the global step ran.
     pub local_regs: Option<u32>,
 }

@@ -1,5 +1,6 @@
 //! The local heuristic: `Local-Alloc(DAG, P)` of the register-allocation
-//! document (source document 004, `docs/references.md`, whose pseudo code is
+//! document (source document 004, "Register allocation and assignment by
+//! two-colour (red-blue) pebbling", `docs/references.md`, whose pseudo code is
 //! the authority), played on a [`Dag`].
 //!
 //! ```text

@@ -1,10 +1,11 @@
-//! One block's pebble game, played in the document's model and drawn
+//! One block's pebble game, played in source document 004's model
+//! (`docs/references.md`) and drawn
 //! (`keel dot --what dag`).
 //!
 //! [`block_game`] builds the block's DAG from any [`RegCode`] and plays the
-//! heuristic on it as the document states the game — every value live into
+//! heuristic on it as document 004 states the game — every value live into
 //! the block in memory, every value live out of it stored, all `P`
-//! registers local, vars as the names — so the picture and the document's
+//! registers local, vars as the names — so the picture and document 004's
 //! walk-through agree move by move. [`BlockGame::dot`] draws it in
 //! Graphviz: sources as boxes, operations as ellipses labelled with their
 //! instruction and their place in the pebbling order, sinks with a double
@@ -37,7 +38,7 @@ pub struct BlockGame {
 }
 
 /// Plays block `block` of `code` with `regs` registers and `rule`, in the
-/// document's model (module doc).
+/// model of source document 004 (module doc).
 pub fn block_game<G: Graph, C: RegCode>(
     graph: &G,
     code: &C,

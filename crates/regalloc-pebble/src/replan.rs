@@ -6,7 +6,9 @@
 //! myopic: it may store a value read four more times rather than drop a
 //! source already in memory. Once the heuristic has fixed the order, the
 //! future is known, and the register decisions can be made again the way
-//! Belady's MIN makes them: when a register is needed, take one that costs
+//! Belady's MIN makes them (L. A. Belady, "A study of replacement
+//! algorithms for a virtual-storage computer", IBM Systems Journal, 1966;
+//! `docs/references.md`): when a register is needed, take one that costs
 //! nothing (empty, or holding a value nothing reads again and that needs
 //! no store), else evict the value whose next read is furthest away,
 //! preferring a value already in memory on a tie; an output takes the

@@ -1,7 +1,7 @@
 //! Step 1 of `Local-Alloc`: the set `S` of `P` frontier values minimising
 //! `move-cost(S) / (number of operations S dominates)`.
 //!
-//! *Dominates* (the document's "支配"): an operation not yet run is
+//! *Dominates* (source document 004's "支配"; `docs/references.md`): an operation not yet run is
 //! dominated by `S` when it can be computed from `S` alone — each input is
 //! in `S` or an output of an operation `S` dominates (or a constant that
 //! needs no input), and each operation it waits for has run or is
@@ -12,7 +12,7 @@
 //! Exact minimisation over all `P`-subsets is exponential in the frontier,
 //! so: when the frontier fits (at most `P` values per class) `S` is the
 //! frontier; when the number of `P`-subsets is at most [`ENUMERATE_LIMIT`]
-//! every one is tried (the document's examples are in this case); otherwise
+//! every one is tried (document 004's examples are in this case); otherwise
 //! `S` is grown greedily — red values first (they cost nothing), each time
 //! the one that adds the most dominated operations. Every tie is broken by
 //! rank, never by id, so the choice does not depend on how the DAG was

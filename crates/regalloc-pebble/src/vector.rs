@@ -1,11 +1,11 @@
-//! The vector-register search (digest §004): how many registers of a class
+//! The vector-register search (source document 004, `docs/references.md`): how many registers of a class
 //! a DAG needs for its loads + stores to reach the lower bound (every
 //! source read once, every sink written once) — for a vector machine, the
 //! register file; for the MLU backend, how many on-chip buffers a tensor
 //! DAG needs for its DMA traffic to be minimal. It works on a bare
 //! [`Dag`], no IR needed.
 //!
-//! The document's procedure: pick a register count, play the heuristic,
+//! Document 004's procedure: pick a register count, play the heuristic,
 //! compare loads + stores with the lower bound; double the count while
 //! above it, halve while at it — a binary search for the fewest registers
 //! that reach the bound, the heuristic giving the search its answers. Made

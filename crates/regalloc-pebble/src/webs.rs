@@ -1,6 +1,8 @@
 //! Webs: the code renamed so that each of its variables is one *web* —
 //! the definitions of a var joined by the uses they reach together
-//! (Chaitin's "names"; Muchnick §16.3). A var reused for unrelated values
+//! (Chaitin's "names", from "Register allocation & spilling via graph
+//! coloring", SIGPLAN '82; S. S. Muchnick, *Advanced Compiler Design and
+//! Implementation*, 1997, §16.3; `docs/references.md`). A var reused for unrelated values
 //! becomes several webs, each live only where its values are, which is
 //! what both allocators want as their unit (a web can take its own
 //! register and its own spill slot).

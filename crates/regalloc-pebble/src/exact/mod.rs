@@ -7,11 +7,13 @@
 //! recomputation (each operation runs once, as an allocator runs each
 //! instruction once):
 //! - [`exhaustive`]: a shortest path over game states (which values are
-//!   computed, red, blue) by A*, moves costing 0 (compute, slide, drop) or
+//!   computed, red, blue) by A* (P. E. Hart, N. J. Nilsson and B. Raphael,
+//!   "A formal basis for the heuristic determination of minimum cost
+//!   paths", IEEE Trans. SSC, 1968; `docs/references.md`), moves costing 0 (compute, slide, drop) or
 //!   1 (load, store), with an admissible bound and the heuristic as an
 //!   upper bound; practical to 30 values and more at small `P`.
 //! - `ilp` (feature `ilp`): an integer program over time-indexed pebble
-//!   moves, solved by microlp — the issue's second oracle, checked against
+//!   moves, solved by microlp — issue 15's second oracle, checked against
 //!   [`exhaustive`] on DAGs of at most 10 nodes (beyond about 12 nodes
 //!   microlp's branch and bound takes minutes per DAG, so the gap
 //!   distribution on 8 to 30 nodes uses [`exhaustive`]).

@@ -33,7 +33,7 @@
 //! registers): the result verifies and the interpreter gives the same
 //! results and memory as the original (the spill object aside). The spill
 //! area is static, one per function, as on machines without a stack for
-//! spills (and the document's): a function that calls itself while values
+//! spills (and source document 004's): a function that calls itself while values
 //! of an outer activation sit in its spill slots would see them
 //! overwritten. `ir-gen`'s call graphs are acyclic; [`call_cycles`] lists
 //! the functions of a module on a call cycle.

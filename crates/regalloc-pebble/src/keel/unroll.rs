@@ -1,5 +1,5 @@
-//! Loop unrolling under a bound: the document's alternative to fix-up
-//! moves on a back edge (digest §004, the global step). Where a var sits in
+//! Loop unrolling under a bound: source document 004's alternative to
+//! fix-up moves on a back edge (its global step; `docs/references.md`). Where a var sits in
 //! different registers at a loop's bottom and top, the default allocation
 //! inserts moves on the back edge; unrolling the loop `k` times gives each
 //! copy its own registers, so the rotation can close after `k` iterations
