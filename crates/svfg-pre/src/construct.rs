@@ -1,4 +1,4 @@
-//! One build of the semi-SVFG (digest §001 step 2, with the phis of the
+//! One build of the semi-SVFG (source document 001 step 2, with the phis of the
 //! extension step of step 4): phi placement and the `Search` walk.
 //!
 //! Given the value numbers, `dn` of every number, the real occurrence

@@ -1,4 +1,4 @@
-//! The extension step of digest §001 (step 4): semi movable down-safety
+//! The extension step of source document 001 (step 4): semi movable down-safety
 //! (smds) in one pass with the DFS-tree `desc` predicate, the set B, and
 //! phi translation.
 //!
@@ -31,7 +31,7 @@
 //! 201–205 for every value, the translated ones included, whose `J0` now
 //! holds `p_k`), and the step repeats for the values of B not yet
 //! extended, until none has smds(ζ_t) or [`MAX_ROUNDS`] rebuilds were
-//! made (the document proves termination; the bound is ours, reported in
+//! made (document 001 proves termination; the bound is ours, reported in
 //! [`crate::Svfg::extension_capped`]). The exact mds and cus that follow
 //! decide which extension phis pay off, so extending never makes a path
 //! compute more.

@@ -1,5 +1,7 @@
 //! `svfg-pre`: value numbering, the sparse value flow graph, and semantic
-//! partial redundancy elimination (digest §001), for any compiler's SSA IR.
+//! partial redundancy elimination (source document 001, "Optimization
+//! method and system for a computer program"; issue 13), for any compiler's
+//! SSA IR.
 //!
 //! # On your own IR
 //!
@@ -32,7 +34,7 @@
 //! - [`ValueNumbers`]: global value numbering of an SSA function
 //!   (commutativity, copies, constants, phis of equal numbers, and loads
 //!   through the IR's memory answer), a public step other passes reuse.
-//! - [`Svfg`] ([`analyze`]): the semi-SVFG of the document, per value
+//! - [`Svfg`] ([`analyze`]): the semi-SVFG of document 001, per value
 //!   number `t`: `dn(t)`, the phis of `t` at `IDF(J0(t))` restricted to
 //!   the nodes `dn(t)` strictly dominates, ε_t at `DF(dn(t))`, the sources
 //!   of each phi operand found by the `Search` walk (ζ_t = ⊥), the
@@ -48,11 +50,23 @@
 //!   `svfg_pre_in` (a function of a module: loads numbered through
 //!   `memdep`) and `svfg_pre` (a function alone: every load its own
 //!   number) apply the plan to a Keel function; `gvn` (dominator-based
-//!   removal, no insertion) and `lcm` (Knoop–Rüthing–Steffen lazy code
-//!   motion over lexically equal expressions, bit vectors, edge insertion,
-//!   Keel IR only) are the public baselines.
+//!   removal, no insertion) and `lcm` (lazy code motion after J. Knoop,
+//!   O. Rüthing and B. Steffen, "Lazy code motion", PLDI 1992, in the
+//!   edge-based form of K.-H. Drechsler and M. P. Stadel, "A variation of
+//!   Knoop, Rüthing, and Steffen's Lazy Code Motion", ACM SIGPLAN Notices,
+//!   1993: lexically equal expressions, bit vectors, edge insertion, Keel
+//!   IR only) are the public baselines.
 //!
-//! # Safety rules the document leaves implicit
+//! Works followed: value numbering after C. Click, "Global code motion /
+//! global value numbering" (PLDI 1995), pessimistic, without the
+//! optimistic partitioning of B. Alpern, M. N. Wegman and F. K. Zadeck,
+//! "Detecting equality of variables in programs" (POPL 1988); the
+//! verifier's frontiers by the definition of R. Cytron et al.,
+//! "Efficiently computing static single assignment form and the control
+//! dependence graph" (ACM TOPLAS, 1991); the baselines above.
+//! `docs/references.md` has the full entries, and document 001's.
+//!
+//! # Safety rules document 001 leaves implicit
 //!
 //! - An operation that may trap ([`PreCode::may_trap`]; for Keel `sdiv`,
 //!   `udiv`, `srem`, `urem`, `fptosi`, `fptoui`) and a load are never

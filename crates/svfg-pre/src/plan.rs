@@ -1,5 +1,5 @@
 //! The edit plan: what PRE (or GVN) does to a function, as plain data the
-//! IR's own adapter applies (digest §001 step 5: the Insert set, the phis
+//! IR's own adapter applies (source document 001 step 5: the Insert set, the phis
 //! of the SVFG that stay, and the computations that become copies).
 //!
 //! A [`Plan`] names the code it was made from by ids only: blocks are CFG

@@ -1,4 +1,4 @@
-//! Semantic PRE over the SVFG (digest §001, steps 1–5) and plain GVN
+//! Semantic PRE over the SVFG (source document 001, steps 1–5) and plain GVN
 //! (the same dominator-tree walk with no phis, so no insertion), on any IR
 //! implementing [`crate::PreCode`]. The construction and `Search` are in
 //! `construct.rs`, the extension step in `extend.rs`, the fixpoints in

@@ -1,4 +1,4 @@
-//! The properties of the SVFG (digest §001, steps 3–4) as greatest
+//! The properties of the SVFG (source document 001, steps 3–4) as greatest
 //! fixpoints by worklists over the whole graph: down-safety (mds),
 //! can-be-available (cus with the insertability of each operand), and use
 //! marking (which phis are materialized). See `pre.rs` for the rules.

@@ -1,4 +1,4 @@
-//! The semi-SVFG of digest §001 (steps 2–4) as a data structure: for each
+//! The semi-SVFG of source document 001 (steps 2–4) as a data structure: for each
 //! value number `t` of an insertable expression, the node `dn(t)` after
 //! which `t` is computable, the phis of `t` at `IDF(J0(t))` restricted to
 //! the nodes `dn(t)` strictly dominates, the ε pseudo-phis at
@@ -15,7 +15,7 @@
 //! is the nearest definition of `t` on the dominator-tree path (no value
 //! transfer crosses a computation of the same value: SVFG condition 2).
 //!
-//! The extension step (digest §001 step 4, `extend.rs`) adds, for a value
+//! The extension step (source document 001 step 4, `extend.rs`) adds, for a value
 //! `t` in B whose ζ_t is semi movable down-safe, one phi of `t` at `dn(t)`
 //! itself whose operands carry the phi-translated values `t_i`
 //! ([`SvfgPhi::operand_values`]); its sources are phis or computations of
@@ -53,7 +53,7 @@ pub enum ArgSource {
     Value(ValueId),
     /// The same operand of the phi (index) of the sub-value at the same
     /// node: the sub-value is itself made available on that edge (the
-    /// document's reuse of available sub-values).
+    /// reuse of available sub-values of source document 001).
     Phi(u32),
 }
 

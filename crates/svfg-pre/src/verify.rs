@@ -1,4 +1,4 @@
-//! The SVFG verifier: the three conditions of digest §001 (semi form) and
+//! The SVFG verifier: the three conditions of source document 001 (semi form) and
 //! the construction, recomputed slowly from their definitions.
 //!
 //! [`verify_svfg_of`] takes a function in SSA form (any IR implementing
@@ -35,8 +35,11 @@
 //! operand (a transfer); transfers into a node whose block is a DFS-tree
 //! ancestor of (or equal to) the source's are ignored, the rest must lead
 //! to smds nodes (a greatest fixpoint by worklist). Frontiers come from
-//! the textbook definition (`y ∈ DF(x)` iff `x` dominates a predecessor of
-//! `y` and does not strictly dominate `y`), iterated by a plain worklist:
+//! the definition of R. Cytron, J. Ferrante, B. K. Rosen, M. N. Wegman and
+//! F. K. Zadeck, "Efficiently computing static single assignment form and
+//! the control dependence graph", ACM TOPLAS 1991 (`docs/references.md`):
+//! `y ∈ DF(x)` iff `x` dominates a predecessor of `y` and does not strictly
+//! dominate `y`, iterated by a plain worklist:
 //! quadratic, for tests and fuzzing, independent of `cfg_dom::Idf`.
 //!
 //! Errors ([`SvfgError`]) name the condition broken (by the variant), the
@@ -48,7 +51,7 @@ use crate::svfg::{Source, Svfg, SvfgError};
 use crate::vn::{Args, ValueKind, ValueNumber, ValueNumbers, result_number};
 use cfg_dom::{DomTree, Graph, Node};
 
-/// `DF(x)` by the textbook definition.
+/// `DF(x)` by Cytron et al.'s definition (module doc).
 fn frontier(cfg: &impl Graph, dt: &DomTree, x: Node) -> Vec<Node> {
     let mut out = Vec::new();
     if !dt.is_reachable(x) {

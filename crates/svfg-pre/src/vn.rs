@@ -1,10 +1,14 @@
-//! Global value numbering of an SSA function (digest §001, step 1), a
+//! Global value numbering of an SSA function (source document 001,
+//! "Optimization method and system for a computer program", step 1), a
 //! public step other passes reuse, on any IR implementing
 //! [`crate::PreCode`].
 //!
-//! Hash-based, pessimistic, in reverse postorder of the CFG (Click's
-//! "hash-based GVN" / the dominator-order numbering of Alpern, Wegman and
-//! Zadeck without the optimistic partitioning): every value gets a
+//! Hash-based, pessimistic, in reverse postorder of the CFG (the
+//! hash-based GVN of C. Click, "Global code motion / global value
+//! numbering", PLDI 1995; the dominator-order numbering of B. Alpern,
+//! M. N. Wegman and F. K. Zadeck, "Detecting equality of variables in
+//! programs", POPL 1988, without its optimistic partitioning;
+//! `docs/references.md` has both): every value gets a
 //! [`ValueNumber`], and two values share one only if they are equal at
 //! every point where both are defined. The rules:
 //!
@@ -27,7 +31,7 @@
 //! - everything else (parameters, [`crate::InstKind::Other`]: calls,
 //!   guarded definitions, `undef`, ...) gets a fresh, opaque number. A
 //!   guarded definition makes its value available nowhere: the
-//!   conservative choice the issue allows.
+//!   conservative choice issue 13 allows.
 //!
 //! Instructions in unreachable blocks are not numbered (their values get
 //! [`ValueNumber::NONE`]).
@@ -161,7 +165,7 @@ impl<O: Key, I: Key> ValueNumbers<O, I> {
     }
 
     /// The number of the expression `like` over `args` instead of its
-    /// operands (a phi translation, digest §001 step 4): an existing number,
+    /// operands (a phi translation, source document 001 step 4): an existing number,
     /// or a fresh one when no computation has it. `None` when `like` is not
     /// an expression.
     ///

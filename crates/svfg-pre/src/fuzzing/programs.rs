@@ -5,8 +5,9 @@
 //! (the checks put them in SSA form). Deterministic per seed.
 //!
 //! [`redundant`] draws the general family; [`semantic`] the value-redundant
-//! family of the issue (`y = a; z = y + b` after `a + b` on one path, and
-//! variations through phis and commuted operands).
+//! family of issue 13 (source document 001's semantic case: `y = a;
+//! z = y + b` after `a + b` on one path, and variations through phis and
+//! commuted operands).
 
 use ir_core::{Block, FuncId, FunctionBuilder, IntCC, MemSpace, Module, Opcode, Signature, Type, Var};
 use ir_gen::SplitMix64;

@@ -2,8 +2,8 @@
 //! in SSA form (with, optionally, `memdep`'s dependences for its loads),
 //! and [`KeelOp`] is its operation key.
 //!
-//! The mapping (the safety rules of digest §001 that the document leaves
-//! implicit, made explicit here):
+//! The mapping (the safety rules source document 001 leaves implicit, made
+//! explicit here):
 //! - `phi` is a phi; unguarded `copy` and `const` are copies (a `const`
 //!   copies its immediate; Keel immediates carry their type);
 //! - an unguarded single-result binary, unary (not `copy`), compare,

@@ -1,7 +1,9 @@
 //! The baseline: lazy code motion (Knoop, Rüthing and Steffen, "Lazy Code
 //! Motion", PLDI 1992), in the edge-based bit-vector formulation of
-//! Drechsler and Stadel (1993), over **lexically** equal expressions: same
-//! opcode, condition code, result type and operands (vars or immediates),
+//! K.-H. Drechsler and M. P. Stadel ("A variation of Knoop, Rüthing, and
+//! Steffen's Lazy Code Motion", ACM SIGPLAN Notices, 1993;
+//! `docs/references.md` has both), over **lexically** equal expressions:
+//! same opcode, condition code, result type and operands (vars or immediates),
 //! as written. On SSA input an expression is killed only where one of its
 //! operand vars is defined.
 //!

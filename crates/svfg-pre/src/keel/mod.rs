@@ -1,7 +1,7 @@
 //! Keel's binding (feature `keel`, on by default): Keel's IR implements
 //! [`crate::PreCode`] ([`KeelCode`], loads through `memdep`'s Keel
 //! binding), plans are applied to Keel functions ([`apply`], the rewrite
-//! of digest §001 step 5), and the convenience entry points keep the
+//! of source document 001 step 5), and the convenience entry points keep the
 //! shape `keel pre`, `keel dot --what svfg`, the benchmarks and the tests
 //! use ([`svfg_pre`], [`svfg_pre_in`], [`gvn`], [`run`], [`run_in`],
 //! [`run_with`], [`build_svfg`], [`verify_svfg`]). [`lcm`], the lazy code
