@@ -53,7 +53,8 @@ pub fn analysis_input(bytes: &[u8]) -> (Generated, Vec<Imm>) {
     (g, args)
 }
 
-/// A 64-bit seed from fuzz input bytes (FNV-1a).
+/// A 64-bit seed from fuzz input bytes (FNV-1a, the hash of G. Fowler,
+/// L. C. Noll and K.-P. Vo; `docs/references.md`).
 pub fn seed_of(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }

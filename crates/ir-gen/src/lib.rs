@@ -42,7 +42,10 @@
 //! [`GenConfig`] is clamped into the range the generator supports (rates to
 //! `0..=1`, NaN to 0, at least one block and function, at least one var of
 //! every type, nesting at most 6; see `config.rs`); any bytes decode to a
-//! program. Sizes are taken as asked: a huge `blocks` is a huge module.
+//! program. Sizes are taken as asked: a huge `blocks` is a huge module. A
+//! caller that wants a wrong knob reported rather than clamped calls
+//! [`GenConfig::check`] first: its [`ConfigError`] names the field and what
+//! is wrong with its value.
 //!
 //! # Example
 //!

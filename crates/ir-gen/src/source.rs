@@ -60,7 +60,9 @@ impl Source for ByteSource<'_> {
     }
 }
 
-/// A seeded stream: SplitMix64 (Steele, Lea and Flood, 2014), the standard
+/// A seeded stream: SplitMix64 (G. L. Steele Jr., D. Lea and C. H. Flood,
+/// "Fast splittable pseudorandom number generators", OOPSLA 2014;
+/// `docs/references.md`), the standard
 /// 64-bit mixer used to seed xoshiro. Choices use the multiply-shift
 /// reduction, so they are uniform up to a negligible bias.
 #[derive(Clone, Debug)]
