@@ -2,8 +2,11 @@
 //!
 //! [`import`] validates a core wasm module with wasmparser (an invalid module
 //! is a [`ModuleError::Invalid`] with the byte offset and wasmparser's message;
-//! [`ModuleError::render`] shows it through `ir-core`'s diagnostic renderer,
-//! `annotate-snippets`, like every other Keel error), then
+//! a component, a nested module or a function whose type is not a function
+//! type is another [`ModuleError`] variant naming the offset or the function;
+//! [`ModuleError::render`] shows it through Keel's one renderer, the
+//! `diagnostics` crate (via `ir_core::text::render_file_error`), like every
+//! other Keel error), then
 //! turns each defined function into an `ir-core` function. A function that
 //! still cannot be imported is reported in its [`FuncReport`] with its index
 //! and a [`FuncError`] (the offset and a [`FuncErrorKind`] naming the
@@ -13,7 +16,8 @@
 //! # Bad input
 //!
 //! The rule: the import never panics, whatever the bytes. A module that
-//! does not validate is a [`ModuleError`]; a function that validates but
+//! does not validate, or is not a core module, is a [`ModuleError`] (so is
+//! an [`ImportOptions::only`] naming no defined function); a function that validates but
 //! cannot be translated is reported per function and imported as an
 //! `extern`; every function the import produces passes
 //! `ir_core::verify_function` (the `wasm` fuzz target and its smoke test
