@@ -1,5 +1,7 @@
-//! Import of scalar Keel functions: the digest's `@p` and `@mean` exactly,
-//! hand-written control flow (diamonds, nests, triangles, `switch`, guards,
+//! Import of scalar Keel functions: the `@p` and `@mean` of source document
+//! 003 ("constructing a vectorized version of a source program having a
+//! graph-based intermediate representation", `docs/references.md`), read from
+//! `docs/examples/vectorize_examples.kir`, exactly, hand-written control flow (diamonds, nests, triangles, `switch`, guards,
 //! phis, `trap`, loads) and generated scalar programs (lowered from the
 //! graph generator's loop-free scalar graphs, then imported back), each
 //! checked against `ir-core`'s interpreter on random arguments: the import

@@ -1,4 +1,7 @@
-//! Lowering to Keel: the digest's examples as plain tensor instructions
+//! Lowering to Keel: the examples `@p` and `@mean` of source document 003
+//! ("constructing a vectorized version of a source program having a
+//! graph-based intermediate representation", `docs/references.md`) as plain
+//! tensor instructions
 //! over exact descriptors, and generated programs (scalar arithmetic of
 //! every class, `if`, `while`, `apply`, array parameters reduced whole as
 //! `@mean` reduces its array) vectorized, lowered and interpreted by
