@@ -39,7 +39,7 @@ pub(crate) struct CompileArgs {
     pub(crate) report: bool,
     /// Bytes per NRAM staging buffer (a multiple of 512; default: the
     /// largest of 64 KiB .. 512 B that fits).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = crate::limits::tile_bytes)]
     pub(crate) tile_bytes: Option<u64>,
     /// The register allocator: `pebble` (regalloc-pebble, the default) or
     /// `home` (one home per virtual register, slice 1's baseline).
@@ -54,7 +54,7 @@ pub(crate) struct CompileArgs {
     /// 4 per cluster, more in whole clusters). A kernel that cannot be
     /// split stays single-core and the report says why. Run the output
     /// with `keel sim --cores N` (and `--clusters N/4` past 4).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::limits::cores())]
     pub(crate) cores: u32,
 }
 

@@ -50,6 +50,8 @@ mod du;
 mod generate;
 mod import;
 mod input;
+mod limits;
+mod mem_file;
 mod memdep_cmd;
 mod out;
 mod per_function;
@@ -121,8 +123,8 @@ enum Command {
         #[arg(long = "arg", value_name = "V", allow_hyphen_values = true)]
         args: Vec<String>,
         /// Initial contents of a memory object: literals in FILE, from element 0.
-        #[arg(long = "mem", value_name = "NAME=FILE")]
-        mems: Vec<String>,
+        #[arg(long = "mem", value_name = "NAME=FILE", value_parser = mem_file::mem_spec)]
+        mems: Vec<mem_file::MemSpec>,
         /// Fuel: instructions visited plus tensor elements processed.
         #[arg(long, default_value_t = 100_000_000)]
         fuel: u64,
@@ -174,8 +176,8 @@ enum Command {
         /// With `--what dag`: the block whose DAG to draw (`bbN`).
         #[arg(long, value_name = "bbN")]
         block: Option<String>,
-        /// With `--what dag`: registers for the pebble game.
-        #[arg(long, default_value_t = 3)]
+        /// With `--what dag`: registers for the pebble game (1..=65536).
+        #[arg(long, default_value_t = 3, value_parser = limits::registers())]
         regs: u32,
     },
     /// Allocate registers and print the allocated IR: registers as vars
@@ -195,11 +197,11 @@ enum Command {
         /// Only this function.
         #[arg(long)]
         func: Option<String>,
-        /// Scalar registers.
-        #[arg(long, default_value_t = 16)]
+        /// Scalar registers (1..=65536).
+        #[arg(long, default_value_t = 16, value_parser = limits::registers())]
         regs: u32,
-        /// Vector registers.
-        #[arg(long, default_value_t = 16)]
+        /// Vector registers (1..=65536).
+        #[arg(long, default_value_t = 16, value_parser = limits::registers())]
         vregs: u32,
         /// The allocator.
         #[arg(long, value_enum, default_value_t = regalloc_cmd::MethodArg::Pebble)]
@@ -282,7 +284,7 @@ enum Command {
         stats: bool,
         /// Functions analysed in parallel (default and most: one per core,
         /// and never more than there are functions).
-        #[arg(long, short = 'j')]
+        #[arg(long, short = 'j', value_parser = limits::jobs())]
         jobs: Option<usize>,
         /// Memory the iterative baseline's bit matrices (blocks x
         /// definitions bits, four of them) may take at once, e.g. 4G or
@@ -392,7 +394,9 @@ enum Command {
     /// Compile for the MLU, simulate, and compare with the interpreter.
     ///
     /// Exit status: 0 when they agree, 1 on bad input, a compile error or a
-    /// disagreement, 2 on bad usage, 3 when both trap.
+    /// disagreement, 2 on bad usage, 3 when the interpreter traps and the
+    /// compiled program traps too, or when the interpreter's trap is one the
+    /// MLU need not reproduce (an undefined value: "not compared").
     RunMlu(run_mlu_cmd::RunMluArgs),
     /// Print an IR file in canonical form, keeping its comments.
     ///

@@ -1,6 +1,7 @@
 //! `keel run`: interpret a function and print its results (and counts).
 
 use crate::input::{Input, Loaded};
+use crate::mem_file::MemSpec;
 use crate::select::select_one;
 use ir_core::interp::{Config, Interpreter, Stats};
 use ir_core::text::DisplayInst;
@@ -13,7 +14,7 @@ pub(crate) struct RunArgs {
     pub(crate) file: String,
     pub(crate) func: Option<String>,
     pub(crate) args: Vec<String>,
-    pub(crate) mems: Vec<String>,
+    pub(crate) mems: Vec<MemSpec>,
     pub(crate) fuel: u64,
     pub(crate) stats: bool,
     pub(crate) show_mem: Vec<String>,
@@ -93,6 +94,7 @@ fn setup_and_run(module: &Module, a: &RunArgs, out: &mut dyn Write) -> Result<Ex
             return Ok(ExitCode::from(TRAP));
         }
     };
+    crate::mem_file::check_distinct(&a.mems)?;
     for spec in &a.mems {
         load_mem(module, &mut interp, spec)?;
     }
@@ -134,33 +136,21 @@ fn mem_by_name(module: &Module, name: &str) -> Result<ir_core::Mem, String> {
     }
 }
 
-/// `--mem NAME=FILE`: FILE holds literals of the object's element type,
-/// separated by blanks, commas or newlines (`;` starts a comment); they fill
-/// the object from element 0.
-fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &str) -> Result<(), String> {
-    let (name, path) = spec.split_once('=').ok_or_else(|| format!("--mem wants NAME=FILE, not `{spec}`"))?;
+/// `--mem NAME=FILE`: the values of FILE ([`crate::mem_file`]), literals
+/// of the object's element type, fill the object from element 0.
+fn load_mem(module: &Module, interp: &mut Interpreter<'_>, spec: &MemSpec) -> Result<(), String> {
+    let (name, path) = (&spec.name, &spec.path);
     let mem = mem_by_name(module, name)?;
     let elem = module.mem(mem).map(|m| m.elem).ok_or("no such memory object")?;
-    let bytes = std::fs::File::open(path)
-        .and_then(|f| crate::input::read_capped(f, crate::input::MAX_INPUT))
-        .map_err(|e| format!("cannot read {path}: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text ({e})"))?;
     let len = interp.memory().len(mem);
-    let mut values = Vec::new();
-    for (line_no, line) in text.lines().enumerate() {
-        let line = line.split(';').next().unwrap_or("");
-        for word in line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
-            if values.len() == len {
-                return Err(format!(
-                    "{path}:{}: more values than the {len} elements of {}",
-                    line_no + 1,
-                    crate::out::global(name)
-                ));
-            }
-            let v = parse_literal(word, elem).map_err(|e| format!("{path}:{}: {e}", line_no + 1))?;
-            values.push(v);
-        }
+    let words = crate::mem_file::read_words(path)?;
+    if let Some(w) = words.get(len) {
+        return Err(format!("{path}:{}: more values than the {len} elements of {}", w.line, crate::out::global(name)));
     }
+    let values = words
+        .iter()
+        .map(|w| parse_literal(&w.text, elem).map_err(|e| format!("{path}:{}: {e}", w.line)))
+        .collect::<Result<Vec<_>, _>>()?;
     interp.memory_mut().write(mem, &values).map_err(|e| format!("{path}: {e}"))
 }
 

@@ -16,7 +16,9 @@ const TRAP: u8 = 3;
 ///
 /// Exit status: 0 when the simulator agrees with the interpreter (results
 /// and every memory object), 1 on bad input, a compile error or a
-/// disagreement, 2 on bad usage, 3 when both trap.
+/// disagreement, 2 on bad usage, 3 when the interpreter traps and the
+/// compiled program traps too, or when the interpreter's trap is one the
+/// MLU need not reproduce (an undefined value: "not compared").
 #[derive(clap::Args, Debug)]
 pub(crate) struct RunMluArgs {
     /// The IR file (`-` reads standard input).
@@ -31,7 +33,7 @@ pub(crate) struct RunMluArgs {
     #[arg(long, default_value = "mlu370")]
     pub(crate) config: String,
     /// Bytes per NRAM staging buffer (a multiple of 512).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = crate::limits::tile_bytes)]
     pub(crate) tile_bytes: Option<u64>,
     /// The register allocator (see `keel compile --help`).
     #[arg(long, value_enum, default_value_t = crate::compile_cmd::Alloc::Pebble)]
@@ -41,7 +43,7 @@ pub(crate) struct RunMluArgs {
     pub(crate) naive: bool,
     /// Split over N cores (see `keel compile --help`); the simulator
     /// launches as many.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::limits::cores())]
     pub(crate) cores: u32,
     /// Fuel for the interpreter and (×10) the simulator.
     #[arg(long, default_value_t = 100_000_000)]

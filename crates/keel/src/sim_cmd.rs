@@ -3,6 +3,7 @@
 //! hazards.
 
 use crate::asm_cmd::load;
+use crate::mem_file::MemSpec;
 use mlu_isa::text::{format_literal, parse_literal};
 use mlu_isa::{MemDecl, Program, Space};
 use mlu_sim::{Instance, Mode, Outcome, RaceMode, SimOptions, Simulator, Trap};
@@ -26,14 +27,14 @@ pub(crate) struct SimArgs {
     #[arg(long, default_value = "mlu370")]
     pub(crate) config: String,
     /// Clusters to launch.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::limits::cores())]
     pub(crate) clusters: u32,
     /// Cores per cluster to launch (default: all; 1 is a Block task).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::limits::cores())]
     pub(crate) cores: Option<u32>,
     /// Initial contents of an object: literals of its type in FILE, from element 0.
-    #[arg(long = "mem", value_name = "NAME=FILE")]
-    pub(crate) mems: Vec<String>,
+    #[arg(long = "mem", value_name = "NAME=FILE", value_parser = crate::mem_file::mem_spec)]
+    pub(crate) mems: Vec<MemSpec>,
     /// Print statistics: cycles, per-pipe busy/stall/idle, copies, rooflines.
     #[arg(long)]
     pub(crate) stats: bool,
@@ -42,7 +43,7 @@ pub(crate) struct SimArgs {
     pub(crate) trace: Option<String>,
     /// Print the trace as a text picture, WIDTH columns wide: a row per core
     /// and pipe, shaded by busy cycles (cycle model only).
-    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = "72")]
+    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = "72", value_parser = crate::limits::timeline_width())]
     pub(crate) timeline: Option<usize>,
     /// Output format.
     #[arg(long, value_parser = ["text", "json"], default_value = "text")]
@@ -90,6 +91,10 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    if let Err(e) = crate::mem_file::check_distinct(&a.mems) {
+        crate::out::say(e);
+        return Ok(ExitCode::FAILURE);
+    }
     for spec in &a.mems {
         if let Err(e) = load_mem(&l.program, &mut sim, spec) {
             crate::out::say(e);
@@ -188,22 +193,18 @@ fn json_report(p: &Program, sim: &Simulator<'_>, result: &Result<Outcome, Trap>,
 
 /// `--mem NAME=FILE`: literals of the object's type, separated by blanks,
 /// commas or newlines (`;` starts a comment), from element 0.
-fn load_mem(p: &Program, sim: &mut Simulator<'_>, spec: &str) -> Result<(), String> {
-    let (name, path) = spec.split_once('=').ok_or_else(|| format!("--mem wants NAME=FILE, not `{spec}`"))?;
-    let name = name.strip_prefix('@').unwrap_or(name);
+fn load_mem(p: &Program, sim: &mut Simulator<'_>, spec: &MemSpec) -> Result<(), String> {
+    let (name, path) = (&spec.name, &spec.path);
     let m = p.mem_by_name(name).and_then(|id| p.mem(id)).ok_or_else(|| format!("no memory object @{name}"))?;
-    let text = crate::input::read_text(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let mut values = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.split(';').next().unwrap_or("");
-        for word in line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
-            let (neg, body) = match word.strip_prefix('-') {
+    let values = crate::mem_file::read_words(path)?
+        .iter()
+        .map(|w| {
+            let (neg, body) = match w.text.strip_prefix('-') {
                 Some(rest) => (true, rest),
-                None => (false, word),
+                None => (false, w.text.as_str()),
             };
-            let v = parse_literal(neg, body, m.ty).map_err(|e| format!("{path}:{}: {e}", i + 1))?;
-            values.push(v);
-        }
-    }
+            parse_literal(neg, body, m.ty).map_err(|e| format!("{path}:{}: {e}", w.line))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     sim.write(name, &values).map_err(|e| format!("{path}: {e}"))
 }

@@ -47,14 +47,15 @@ pub(crate) struct VectorizeArgs {
     /// Read FILE as graph IR whatever its extension.
     #[arg(long)]
     pub(crate) graph: bool,
-    /// With `--emit kir`: exactly this many lanes (exact descriptors).
-    #[arg(long)]
+    /// With `--emit kir`: exactly this many lanes (exact descriptors;
+    /// 1..=2^40, the longest memory object).
+    #[arg(long, value_parser = crate::limits::ir_length())]
     pub(crate) lanes: Option<u64>,
     /// With `--emit kir` and no `--lanes`: the most lanes (a `%lanes` parameter).
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = crate::limits::ir_length())]
     pub(crate) capacity: u64,
     /// With `--emit kir`: room for the elements of per-lane array parameters.
-    #[arg(long, default_value_t = 65536)]
+    #[arg(long, default_value_t = 65536, value_parser = crate::limits::ir_length())]
     pub(crate) elements: u64,
     /// Print what vectorization did, on stderr.
     #[arg(long)]

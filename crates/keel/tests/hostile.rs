@@ -568,3 +568,71 @@ fn names_with_control_characters_print_escaped() {
     assert!(all.contains("@\"a\\nb\": loads"), "{all}");
     assert!(!all.contains("a\nb"), "a raw newline in a name: {all}");
 }
+
+/// Numeric options out of range are usage errors (exit 2, the option named)
+/// when the command line is parsed, before any pass sizes a table by them
+/// (issue 30: `--regs 1000000000` used to abort allocating 24 GB).
+#[test]
+fn numeric_options_out_of_range_are_usage_errors() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
+    let block = examples.join("pebble_block.kir");
+    let block = block.to_str().expect("UTF-8 path");
+    let saxpy = examples.join("saxpy.kir");
+    let saxpy = saxpy.to_str().expect("UTF-8 path");
+    let kernel = examples.join("mlu/saxpy.mlu");
+    let kernel = kernel.to_str().expect("UTF-8 path");
+    let cases: &[(&[&str], &str)] = &[
+        (&["regalloc", block, "--regs", "1000000000"], "--regs"),
+        (&["regalloc", block, "--vregs", "1000000000"], "--vregs"),
+        (&["regalloc", block, "--method", "briggs", "--regs", "4294967295"], "--regs"),
+        (&["regalloc", block, "--regs", "0"], "--regs"),
+        (&["dot", block, "--what", "dag", "--block", "bb0", "--regs", "1000000000"], "--regs"),
+        (&["du", block, "--jobs", "0"], "--jobs"),
+        (&["compile", saxpy, "--cores", "0"], "--cores"),
+        (&["compile", saxpy, "--tile-bytes", "1"], "--tile-bytes"),
+        (&["run-mlu", saxpy, "--cores", "100000"], "--cores"),
+        (&["vectorize", saxpy, "--emit", "kir", "--lanes", "2199023255552"], "--lanes"),
+        (&["vectorize", saxpy, "--emit", "kir", "--capacity", "18446744073709551615"], "--capacity"),
+        (&["vectorize", saxpy, "--emit", "kir", "--elements", "0"], "--elements"),
+        (&["sim", kernel, "--clusters", "0"], "--clusters"),
+        (&["sim", kernel, "--timeline", "0"], "--timeline"),
+    ];
+    for (args, option) in cases {
+        let o = assert_survives(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "keel {args:?}: want a usage error\n{}", tail(&err));
+        assert!(err.contains(option), "keel {args:?}: the message names {option}\n{}", tail(&err));
+    }
+}
+
+/// `--mem`: a value that is not NAME=FILE is a usage error (2); an empty
+/// value between commas, or one object given twice, is refused (1) rather
+/// than read as something else or silently merged (issue 30).
+#[test]
+fn mem_options_are_checked() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
+    let kernel = examples.join("mlu/saxpy.mlu");
+    let kernel = kernel.to_str().expect("UTF-8 path");
+    let program = write("mem_options.kir", b"mem @a: i64[4] dram\n\nfunc @main() {\nbb0:\n    ret\n}\n");
+    let program = program.to_str().expect("UTF-8 path");
+    let gappy = write("mem_gappy.txt", b"1,,2\n");
+    let gappy = format!("a={}", gappy.to_str().expect("UTF-8 path"));
+    let fine = write("mem_fine.txt", b"1, 2\n");
+    let fine = fine.to_str().expect("UTF-8 path");
+    for (args, code, phrase) in [
+        (vec!["sim", kernel, "--mem", "foo.txt"], 2, "NAME=FILE"),
+        (vec!["run", program, "--mem", "foo.txt"], 2, "NAME=FILE"),
+        (vec!["run", program, "--mem", &gappy], 1, "an empty value between commas"),
+        (
+            vec!["run", program, "--mem", &format!("a={fine}"), "--mem", &format!("@a={fine}")],
+            1,
+            "--mem gives @a twice",
+        ),
+        (vec!["run", program, "--mem", &format!("a={fine}")], 0, ""),
+    ] {
+        let o = assert_survives(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "keel {args:?}\n{}", tail(&err));
+        assert!(err.contains(phrase), "keel {args:?}: want {phrase:?}\n{}", tail(&err));
+    }
+}
