@@ -39,11 +39,11 @@ pub(crate) struct SimArgs {
     #[arg(long)]
     pub(crate) stats: bool,
     /// Write a Chrome trace-event file (open it in Perfetto).
-    #[arg(long, value_name = "OUT.json")]
+    #[arg(long, value_name = "OUT.json", conflicts_with = "functional")]
     pub(crate) trace: Option<String>,
     /// Print the trace as a text picture, WIDTH columns wide: a row per core
     /// and pipe, shaded by busy cycles (cycle model only).
-    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = "72", value_parser = crate::limits::timeline_width())]
+    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = "72", value_parser = crate::limits::timeline_width(), conflicts_with = "functional")]
     pub(crate) timeline: Option<usize>,
     /// Output format.
     #[arg(long, value_parser = ["text", "json"], default_value = "text")]
@@ -105,9 +105,15 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
     if let (Ok(o), Some(path)) = (&result, &a.trace)
         && let Some(trace) = &o.trace
     {
-        let mut file = io::BufWriter::new(std::fs::File::create(path)?);
-        trace.write_chrome(&mut file, sim.cores_per_cluster(), l.config.clock_mhz)?;
-        file.flush()?;
+        let written = std::fs::File::create(path).and_then(|f| {
+            let mut file = io::BufWriter::new(f);
+            trace.write_chrome(&mut file, sim.cores_per_cluster(), l.config.clock_mhz)?;
+            file.flush()
+        });
+        if let Err(e) = written {
+            crate::out::say(format_args!("cannot write the trace to {path}: {e}"));
+            return Ok(ExitCode::FAILURE);
+        }
     }
     if let (Ok(o), Some(width)) = (&result, a.timeline)
         && let Some(trace) = &o.trace

@@ -636,3 +636,23 @@ fn mem_options_are_checked() {
         assert!(err.contains(phrase), "keel {args:?}: want {phrase:?}\n{}", tail(&err));
     }
 }
+
+/// `sim --trace`/`--timeline` with `--functional` (which records no
+/// trace) are usage errors, not silently ignored; an unwritable trace path
+/// is named (issue 30).
+#[test]
+fn sim_trace_options_are_checked() {
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/mlu/saxpy.mlu");
+    let kernel = kernel.to_str().expect("UTF-8 path");
+    let unwritable = "/nonexistent-keel-dir/trace.json";
+    for (args, code, phrase) in [
+        (vec!["sim", kernel, "--functional", "--trace", "t.json"], 2, "--functional"),
+        (vec!["sim", kernel, "--functional", "--timeline"], 2, "--functional"),
+        (vec!["sim", kernel, "--trace", unwritable], 1, unwritable),
+    ] {
+        let o = assert_survives(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "keel {args:?}\n{}", tail(&err));
+        assert!(err.contains(phrase), "keel {args:?}: want {phrase:?}\n{}", tail(&err));
+    }
+}
