@@ -656,3 +656,18 @@ fn sim_trace_options_are_checked() {
         assert!(err.contains(phrase), "keel {args:?}: want {phrase:?}\n{}", tail(&err));
     }
 }
+
+/// A configuration number large enough to wrap a byte or cycle counter is
+/// refused with its key named (issue 30: `dram_granule = 2^62` was accepted
+/// and `--stats` then charged 0 bytes).
+#[test]
+fn config_numbers_that_would_wrap_counters_are_refused() {
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/mlu/saxpy.mlu");
+    let kernel = kernel.to_str().expect("UTF-8 path");
+    let config = write("huge_granule.cfg", b"base = mlu370\ndram_granule = 0x4000000000000000\n");
+    let config = config.to_str().expect("UTF-8 path");
+    let o = assert_survives(&["sim", kernel, "--config", config, "--stats"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}", tail(&err));
+    assert!(err.contains("dram_granule") && err.contains("the most Keel models"), "{}", tail(&err));
+}

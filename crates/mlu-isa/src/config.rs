@@ -10,8 +10,9 @@
 //! `docs/mlu-isa.md`, and can be changed in a custom configuration.
 //!
 //! Invariants: a configuration that passed [`MachineConfig::validate`] has
-//! nonzero rates, sizes and counts, power-of-two alignments, and at most
-//! 65 536 registers, so cost formulas never divide by zero and register
+//! nonzero rates, sizes and counts of at most [`MAX_CONFIG_VALUE`] (2^40),
+//! power-of-two alignments and DRAM granule of at most [`MAX_CONFIG_ALIGN`]
+//! (1 MiB), and at most 65 536 registers, so cost formulas never divide by zero and register
 //! numbers fit a [`Reg`](crate::Reg). The text form (`key = value` lines,
 //! [`MachineConfig::parse`]) and [`MachineConfig::to_text`] are inverse.
 //! A configuration that breaks them is a [`ConfigError`] naming the key and
@@ -35,6 +36,17 @@ pub enum ConfigError {
         key: &'static str,
         /// The value given.
         value: u64,
+    },
+    /// A value over the most Keel models for its key ([`MAX_CONFIG_VALUE`], or
+    /// [`MAX_CONFIG_ALIGN`] for alignments and the DRAM granule), so that cycle
+    /// and byte counters cannot wrap.
+    OverLimit {
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: u64,
+        /// The most allowed.
+        max: u64,
     },
     /// A rate, size or count that is zero.
     NotPositive {
@@ -70,6 +82,9 @@ impl fmt::Display for ConfigError {
         match self {
             ConfigError::UnknownKey { key } => write!(f, "unknown key `{key}`"),
             ConfigError::TooLarge { key, value } => write!(f, "`{key}` = {value} is too large"),
+            ConfigError::OverLimit { key, value, max } => {
+                write!(f, "`{key}` = {value} is over {max}, the most Keel models")
+            }
             ConfigError::NotPositive { key } => write!(f, "`{key}` must be positive"),
             ConfigError::NotPowerOfTwo { key, value } => write!(f, "`{key}` = {value} must be a power of two"),
             ConfigError::TooManyGprs { gprs } => write!(f, "`gprs` = {gprs} is more than 65536"),
@@ -82,6 +97,12 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// The most any numeric key may be: 2^40 (bytes, cycles, counts, rates).
+pub const MAX_CONFIG_VALUE: u64 = 1 << 40;
+
+/// The most an alignment or the DRAM granule may be: 1 MiB.
+pub const MAX_CONFIG_ALIGN: u64 = 1 << 20;
 
 macro_rules! config_fields {
     ($($(#[$doc:meta])* $field:ident : $ty:ty),+ $(,)?) => {
@@ -330,10 +351,19 @@ impl MachineConfig {
                 return Err(ConfigError::NotPositive { key });
             }
         }
+        for &key in MachineConfig::KEYS {
+            let value = self.get(key).unwrap_or(0);
+            if value > MAX_CONFIG_VALUE {
+                return Err(ConfigError::OverLimit { key, value, max: MAX_CONFIG_VALUE });
+            }
+        }
         for key in ["vector_align", "wram_align", "dram_granule"] {
             let value = self.get(key).unwrap_or(1);
             if !value.is_power_of_two() {
                 return Err(ConfigError::NotPowerOfTwo { key, value });
+            }
+            if value > MAX_CONFIG_ALIGN {
+                return Err(ConfigError::OverLimit { key, value, max: MAX_CONFIG_ALIGN });
             }
         }
         if self.gprs > 65_536 {
@@ -492,6 +522,14 @@ mod tests {
         let e = c.validate().unwrap_err();
         assert_eq!(e, ConfigError::NotPowerOfTwo { key: "wram_align", value: 48 });
         assert_eq!(e.to_string(), "`wram_align` = 48 must be a power of two");
+        c = MachineConfig { dram_granule: 0x4000_0000_0000_0000, ..MachineConfig::mlu370() };
+        let e = c.validate().unwrap_err();
+        assert_eq!(e, ConfigError::OverLimit { key: "dram_granule", value: 1 << 62, max: MAX_CONFIG_VALUE });
+        c = MachineConfig { dram_granule: 1 << 21, ..MachineConfig::mlu370() };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::OverLimit { key: "dram_granule", value: 1 << 21, max: MAX_CONFIG_ALIGN })
+        );
         c = MachineConfig { clusters: 2000, ..MachineConfig::mlu370() };
         assert_eq!(c.validate(), Err(ConfigError::TooManyCores { cores: 8000 }));
         c = MachineConfig { name: "two words".into(), ..MachineConfig::mlu370() };

@@ -100,7 +100,7 @@ mod verify;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 
-pub use config::{ConfigError, MachineConfig};
+pub use config::{ConfigError, MAX_CONFIG_ALIGN, MAX_CONFIG_VALUE, MachineConfig};
 pub use inst::{Addr, Inst, LabelId, MemId, Operand, Uses, VSrc};
 pub use ops::{BinOp, Class, ConvOp, FloatCC, IntCC, RedOp, Route, Scope, SyncKind, UnOp, VBinOp, VUnOp};
 pub use program::{DeclError, Label, MemDecl, Names, Program, default_align, is_plain_name};
