@@ -12,8 +12,8 @@
 //! - lengths in Keel IR (`vectorize --lanes`, `--capacity`, `--elements`):
 //!   1..=2^40, the longest memory object (`ir_core::MAX_MEM_LEN`);
 //! - staging buffers (`--tile-bytes`): a multiple of 512 from 512 to 1 GiB;
-//! - worker threads (`--jobs`): 1..=1,024 (more than the cores is clamped
-//!   to the cores);
+//! - worker threads (`--jobs`): 1..=1,000,000 (more than the cores is
+//!   clamped to the cores);
 //! - `sim --timeline` width: 1..=10,000 columns.
 
 use clap::builder::{RangedI64ValueParser, RangedU64ValueParser};
@@ -35,7 +35,7 @@ pub(crate) fn ir_length() -> RangedU64ValueParser<u64> {
 
 /// `--jobs`.
 pub(crate) fn jobs() -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::<usize>::new().range(1..=1024)
+    RangedU64ValueParser::<usize>::new().range(1..=1_000_000)
 }
 
 /// `sim --timeline` width.

@@ -137,7 +137,8 @@ fn usage_and_input_errors() {
     let o = run(&["run-mlu", &example("saxpy.kir")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(err(&o).contains("--arg"), "{}", err(&o));
+    // Not a multiple of 512: a usage error (issue 30), checked by clap.
     let o = run(&["compile", &example("saxpy.kir"), "--tile-bytes", "100"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("multiple of 512"), "{}", err(&o));
 }
