@@ -23,7 +23,7 @@
 use benches::regalloc::{Prepared, machine_env};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use ir_gen::{GenConfig, generate};
-use regalloc_pebble::{Allocator, Options, Regs, briggs};
+use regalloc_pebble::{Allocator, Options, briggs};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -35,7 +35,7 @@ fn allocatable(fs: Vec<Prepared>, p: u32) -> Vec<Prepared> {
     fs.into_iter()
         .filter(|f| {
             regalloc_pebble::allocate(&f.cfg, &f.lowered, &Options::with_regs(p)).is_ok()
-                && briggs::allocate(&f.cfg, &f.lowered, Regs::uniform(p), 10).is_ok()
+                && briggs::allocate(&f.cfg, &f.lowered, &Options::with_regs(p)).is_ok()
                 && regalloc2::run_with_ctx(&f.ra2, &env, &Default::default(), &mut ctx).is_ok()
         })
         .collect()
@@ -60,7 +60,7 @@ fn peers(c: &mut Criterion, group: &str, id: &str, fs: &[Prepared], p: u32, thro
     g.bench_function(BenchmarkId::new("briggs", id), |b| {
         b.iter(|| {
             for f in fs {
-                black_box(briggs::allocate(&f.cfg, &f.lowered, Regs::uniform(p), 10).expect("allocatable"));
+                black_box(briggs::allocate(&f.cfg, &f.lowered, &Options::with_regs(p)).expect("allocatable"));
             }
         })
     });

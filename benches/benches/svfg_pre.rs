@@ -25,7 +25,7 @@ fn compare(c: &mut Criterion, group: &str, label: &str, func: &Function) {
         b.iter_batched(|| func.clone(), |mut f| svfg_pre::svfg_pre(&mut f).expect("SSA input"), BatchSize::LargeInput)
     });
     g.bench_function(BenchmarkId::new("lcm", label), |b| {
-        b.iter_batched(|| func.clone(), |mut f| svfg_pre::lcm(&mut f), BatchSize::LargeInput)
+        b.iter_batched(|| func.clone(), |mut f| svfg_pre::lcm(&mut f, u64::MAX), BatchSize::LargeInput)
     });
     g.finish();
 }
@@ -70,7 +70,7 @@ fn corpus(c: &mut Criterion) {
             )
         });
         g.bench_function(BenchmarkId::new("lcm", &label), |b| {
-            b.iter_batched(|| f.clone(), |mut f| svfg_pre::lcm(&mut f), BatchSize::LargeInput)
+            b.iter_batched(|| f.clone(), |mut f| svfg_pre::lcm(&mut f, u64::MAX), BatchSize::LargeInput)
         });
         g.finish();
     }

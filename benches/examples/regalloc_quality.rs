@@ -20,7 +20,7 @@
 use benches::regalloc::{Prepared, Tally, check_ra2, machine_env};
 use ir_core::Function;
 use ir_gen::{GenConfig, generate};
-use regalloc_pebble::{Allocator, Options, Regs, briggs, check};
+use regalloc_pebble::{Allocator, Options, briggs, check};
 use std::path::PathBuf;
 
 /// Sums over one row.
@@ -39,7 +39,7 @@ fn run_row(fs: &[Prepared], p: u32) -> Row {
     let ra2_opts = regalloc2::RegallocOptions { validate_ssa: true, ..Default::default() };
     for f in fs {
         let a = ctx.compute(&f.cfg, &f.lowered, &Options::with_regs(p));
-        let b = briggs::allocate(&f.cfg, &f.lowered, Regs::uniform(p), 10);
+        let b = briggs::allocate(&f.cfg, &f.lowered, &Options::with_regs(p));
         let c = regalloc2::run_with_ctx(&f.ra2, &env, &ra2_opts, &mut ra2_ctx).cloned();
         let mut ok = true;
         let mut t = [Tally::default(); 3];

@@ -70,7 +70,7 @@ pub(crate) enum Alloc {
 /// The compile options the command-line flags select.
 pub(crate) fn options(tile_bytes: Option<u64>, allocator: Alloc, naive: bool, cores: u32) -> CompileOptions {
     let base = if naive { CompileOptions::naive() } else { CompileOptions::default() };
-    CompileOptions { tile_bytes, allocator: allocator.choice(), cores, ..base }
+    CompileOptions { tile_bytes, allocator: allocator.choice(), cores, max_memory: Some(crate::budget::get()), ..base }
 }
 
 impl Alloc {
@@ -95,6 +95,10 @@ pub(crate) fn compile_file(
     let f = select_one(&module, func).map_err(crate::out::say).ok()?;
     match compile(&module, f, &config, options) {
         Ok(c) => Some((module, f, config, c)),
+        Err(e @ target_mlu::compile::CompileError::SyncsTooLarge { .. }) => {
+            crate::budget::refused(format_args!("{file}: compile error"), format_args!("{e} (`--naive`)"));
+            None
+        }
         Err(e) => {
             eprintln!("{file}: compile error: {e}");
             None

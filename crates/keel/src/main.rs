@@ -44,6 +44,7 @@ macro_rules! eprint {
 }
 
 mod asm_cmd;
+mod budget;
 mod compile_cmd;
 mod dot;
 mod du;
@@ -85,6 +86,14 @@ struct Cli {
     /// Most verifier errors shown per input; one line counts the rest.
     #[arg(long, global = true, value_name = "N", default_value_t = 100)]
     error_limit: usize,
+    /// The memory budget, e.g. 2G or 512M: the most any pass may spend on
+    /// a table that grows with a product of sizes (liveness and bit-vector
+    /// matrices, interference graphs, phi and dependence tables), on
+    /// simulated or interpreted memory, or on DMA rows. A pass that would
+    /// need more refuses with exit 1, naming the sizes (`run` and `sim`
+    /// trap, exit 3; `du` skips the iterative baseline for that function).
+    #[arg(long, global = true, value_name = "SIZE", default_value = budget::DEFAULT, value_parser = size::parse_size)]
+    max_memory: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -134,11 +143,6 @@ enum Command {
         /// Print a memory object's contents after the run.
         #[arg(long = "show-mem", value_name = "NAME")]
         show_mem: Vec<String>,
-        /// Memory the interpreter may use for memory objects and the
-        /// temporaries of tensor instructions (8 bytes per element), e.g.
-        /// 1G or 512M; beyond it the run traps (exit 3).
-        #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = size::parse_size)]
-        max_memory: u64,
     },
     /// Print a generated module: valid, terminating, deterministic per seed.
     ///
@@ -286,12 +290,6 @@ enum Command {
         /// and never more than there are functions).
         #[arg(long, short = 'j', value_parser = limits::jobs())]
         jobs: Option<usize>,
-        /// Memory the iterative baseline's bit matrices (blocks x
-        /// definitions bits, four of them) may take at once, e.g. 4G or
-        /// 512M. A function whose estimate exceeds it is skipped by that
-        /// method, with the estimate; the SSA method still runs.
-        #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = size::parse_size)]
-        max_memory: u64,
     },
     /// Memory dependences over tensor descriptors: per read, the writes it
     /// depends on and why, loop-carried ones with their distance.
@@ -423,6 +421,7 @@ fn main() -> ExitCode {
     }));
     let cli = Cli::parse();
     input::set_error_limit(cli.error_limit);
+    budget::set(cli.max_memory);
     out::finish(|out| dispatch(cli.command, out))
 }
 
@@ -439,8 +438,8 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
             let policy = ssa::Policy::from_name(&placement).unwrap_or_default();
             ssa_cmd::ssa(&file, func.as_deref(), policy, !no_cleanup, destruct, stats, out)
         }
-        Command::Du { file, func, method, verify, format, stats, jobs, max_memory } => {
-            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs, max_memory }, out)
+        Command::Du { file, func, method, verify, format, stats, jobs } => {
+            du::du(&du::DuArgs { file, func, method, verify, format, stats, jobs, max_memory: budget::get() }, out)
         }
         Command::Import { module, output, func, no_names, quiet } => {
             import::import(&module, output.as_deref(), func, !no_names, quiet, out)
@@ -462,8 +461,8 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
             let line: Vec<String> = std::env::args().skip(1).collect();
             generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)
         }
-        Command::Run { file, func, args, mems, fuel, stats, show_mem, max_memory } => {
-            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem, max_memory }, out)
+        Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
+            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem, max_memory: budget::get() }, out)
         }
     }
 }

@@ -182,9 +182,11 @@ fn write_all(module: &Module, ids: &[FuncId], format: Format, out: &mut dyn Writ
     if format == Format::Json {
         out.write_all(b"[")?;
     }
+    // The budget is shared by the workers: each context gets its part.
+    let max_memory = crate::budget::get() / workers.jobs().max(1) as u64;
     let flow = workers.run(
         ids,
-        || MemDep::with_options(Options { loop_carried: true, ..Options::default() }),
+        || MemDep::with_options(Options { loop_carried: true, max_memory, ..Options::default() }),
         |ctx, &f| match module.function(f) {
             Some(func) => render(module, func, &summaries, ctx, format),
             None => Ok(String::new()),
@@ -218,7 +220,10 @@ fn write_all(module: &Module, ids: &[FuncId], format: Format, out: &mut dyn Writ
 /// element of the pretty-printed array it joins), or the error message.
 fn render(module: &Module, func: &Function, summaries: &Summaries, ctx: &mut MemDep, format: Format) -> Rendered {
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", crate::out::global(func.name()));
-    let deps = ctx.compute_function(module, func, Some(summaries)).map_err(|e| fail(&e))?;
+    let deps = ctx.compute_function(module, func, Some(summaries)).map_err(|e| match e {
+        memdep::InputError::TooLarge { .. } => format!("{}{}", fail(&e), crate::budget::note()),
+        e => fail(&e),
+    })?;
     let q = MemQueries::of_function(module, func, Some(summaries)).map_err(|e| fail(&e))?;
     let mem: Vec<u32> = func
         .blocks()

@@ -76,7 +76,13 @@ pub(crate) fn pre(
         }
         let row = match method {
             PreMethod::Lcm => {
-                let s = svfg_pre::lcm(body);
+                let s = match svfg_pre::lcm(body, crate::budget::get()) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        crate::budget::refused(&name, e);
+                        return Ok(ExitCode::FAILURE);
+                    }
+                };
                 if destruct {
                     // LCM's output is not SSA: its temporaries are plain
                     // vars, and the input's phis are all that is left.

@@ -9,7 +9,8 @@ use crate::per_function::progress;
 use crate::select::{Scope, select};
 use ir_core::{FuncId, Module, text};
 use regalloc_pebble::{
-    Allocated, Allocator, GlobalStep, KeelError, LocalRule, Method, Options, Regs, allocate_in_module,
+    AllocError, Allocated, Allocator, CheckError, GlobalStep, KeelError, LocalRule, Method, Options, Regs,
+    allocate_in_module,
 };
 use std::io::Write;
 use std::process::ExitCode;
@@ -91,8 +92,14 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
         GlobalArg::Lifetime => GlobalStep::Lifetime,
         GlobalArg::Off => GlobalStep::Off,
     };
-    let options =
-        Options { regs: Regs::new(a.regs, a.vregs), local_rule, global, unroll: a.unroll, ..Options::default() };
+    let options = Options {
+        regs: Regs::new(a.regs, a.vregs),
+        local_rule,
+        global,
+        unroll: a.unroll,
+        max_memory: crate::budget::get(),
+        ..Options::default()
+    };
     // The functions not selected stay as they are.
     let mut allocated = module.clone();
     let mut ctx = Allocator::new();
@@ -110,9 +117,14 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
         if let Err(e) = r {
             failed = true;
             let name = module.function(*f).map_or("?", |f| f.name());
+            let name = crate::out::global(name);
             match e {
-                KeelError::Check(_) => crate::out::say(format!("internal error: {}: {e}", crate::out::global(name))),
-                KeelError::Alloc(_) => crate::out::say(format!("{}: {e}", crate::out::global(name))),
+                KeelError::Check(CheckError::TooLarge { .. })
+                | KeelError::Alloc(AllocError::TooLarge { .. } | AllocError::InterferenceTooLarge { .. }) => {
+                    crate::budget::refused(name, e)
+                }
+                KeelError::Check(_) => crate::out::say(format!("internal error: {name}: {e}")),
+                KeelError::Alloc(_) => crate::out::say(format!("{name}: {e}")),
             }
         }
     }

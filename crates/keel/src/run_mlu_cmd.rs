@@ -88,6 +88,7 @@ pub(crate) fn run_mlu(a: &RunMluArgs, out: &mut dyn Write) -> io::Result<ExitCod
         interp_fuel: a.fuel,
         sim_fuel: a.fuel.saturating_mul(10),
         cycles: true,
+        max_memory: crate::budget::get(),
     };
     let r = match target_mlu::differential::run(&module, f, &args, &options) {
         Ok(r) => r,

@@ -60,10 +60,6 @@ pub(crate) struct SimArgs {
     /// Print every element of each object (text and JSON show the first 16).
     #[arg(long)]
     pub(crate) full: bool,
-    /// Host memory the simulated memories may take (DRAM objects, and NRAM,
-    /// WRAM and SRAM per core and cluster), e.g. 2G or 512M.
-    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = crate::size::parse_size)]
-    pub(crate) max_memory: u64,
 }
 
 /// `keel sim`: output through `out` (write errors go up to `main`), diagnostics to stderr.
@@ -82,7 +78,7 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         races,
         trace: (a.trace.is_some() || a.timeline.is_some()).then_some(5_000_000),
         record_races: false,
-        max_memory: a.max_memory,
+        max_memory: crate::budget::get(),
     };
     let mut sim = match Simulator::new(&l.program, &l.config, options) {
         Ok(s) => s,

@@ -569,6 +569,107 @@ fn names_with_control_characters_print_escaped() {
     assert!(!all.contains("a\nb"), "a raw newline in a name: {all}");
 }
 
+/// One block of `n` operations, each combining two earlier values picked
+/// by a fixed pseudo-random sequence: many values live at once, so the
+/// Chaitin-Briggs interference graph is dense (issue 30's 50,000-operation
+/// case, scaled down).
+fn random_dag_block(n: usize) -> String {
+    let mut s = String::from("func @dag(%a: i32, %b: i32) -> i32 {\n");
+    for i in 0..n {
+        s += &format!("    var %t{i}: i32\n");
+    }
+    s += "bb0:\n";
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut pick = |limit: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % limit as u64) as usize
+    };
+    let name = |k: usize| if k < 2 { ["%a", "%b"][k].to_string() } else { format!("%t{}", k - 2) };
+    for i in 0..n {
+        let (l, r) = (pick(i + 2), pick(i + 2));
+        s += &format!("    %t{i} = {} {}, {}\n", ["add", "mul", "sub", "xor"][i % 4], name(l), name(r));
+    }
+    s += &format!("    ret %t{}\n}}\n", n - 1);
+    s
+}
+
+/// A block of `n` tensor operations on NRAM tiles, 30% of them at a
+/// variable offset (issue 30's 20,000-operation `compile` case, scaled
+/// down): memdep's site sets grow fast on it.
+fn tensor_block(n: usize) -> String {
+    let mut s = String::from(
+        "mem @a: f32[65536] dram\nmem @b: f32[65536] dram\nmem @t: f32[4096] nram\nmem @u: f32[4096] nram\n\nfunc @k(%o: i64, %p: i64) {\nbb0:\n",
+    );
+    for i in 0..n {
+        let at = |k: usize| (i * 7919 + k * 104_729) % 250 * 16;
+        let off = match i % 10 {
+            0 | 3 => "%o".to_string(),
+            6 => "%p".to_string(),
+            _ => at(0).to_string(),
+        };
+        s += &match i % 4 {
+            0 => format!("    dma @t[{off}, 64], @a[{}, 64]\n", at(1) * 16),
+            1 => format!("    tadd @u[{off}, 64], @t[{}, 64], @u[{}, 64]\n", at(2), at(3)),
+            2 => format!("    dma @b[{}, 64], @u[{off}, 64]\n", at(4) * 16),
+            _ => format!("    tmul @t[{}, 64], @t[{off}, 64], @u[0, 64]\n", at(5)),
+        };
+    }
+    s += "    ret\n}\n";
+    s
+}
+
+/// Runs `keel ARGS` under the bounds and checks its exit code and that
+/// stderr contains `phrase`.
+fn assert_exit(args: &[&str], code: i32, phrase: &str) {
+    let o = assert_survives(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "keel {args:?}\n{}", tail(&err));
+    assert!(err.contains(phrase), "keel {args:?}: want {phrase:?}\n{}", tail(&err));
+}
+
+/// The memory budget (`--max-memory`) in every pass that builds a table
+/// growing with a product of sizes (issue 30: each of these aborted at
+/// full size, under a 4 GB address-space limit, before it was counted).
+/// Scaled down, with a budget to match, so the refusal and its message
+/// are checked in a second; the full-size runs are in the issue's notes.
+#[test]
+fn passes_refuse_what_exceeds_the_memory_budget() {
+    let dag = write("budget_dag.kir", random_dag_block(3000).as_bytes());
+    let dag = dag.to_str().expect("UTF-8 path");
+    let tensors = write("budget_tensors.kir", tensor_block(2000).as_bytes());
+    let tensors = tensors.to_str().expect("UTF-8 path");
+    let generated = Command::new(keel_path()).args(["gen", "--blocks", "2000", "--vars", "64"]).output().expect("run");
+    assert!(generated.status.success(), "keel gen");
+    let program = write("budget_gen.kir", &generated.stdout);
+    let program = program.to_str().expect("UTF-8 path");
+    let block = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/pebble_block.kir");
+    let block = block.to_str().expect("UTF-8 path");
+    let budget_note = "raise it to go on";
+    // The interference graph, counted as it is built.
+    assert_exit(&["regalloc", "--method", "briggs", "--max-memory", "4M", dag], 1, "interference graph");
+    assert_exit(&["regalloc", "--method", "briggs", "--max-memory", "4M", dag], 1, budget_note);
+    // The liveness matrices, estimated from the budget (the guard used to
+    // be a fixed 1 GiB, and the allocation checker's states then aborted
+    // at 27,500 blocks).
+    assert_exit(&["regalloc", "--max-memory", "4M", program], 1, "liveness over 2000 blocks");
+    assert_exit(&["regalloc", "--max-memory", "4M", program], 1, "--max-memory is 4.00 MiB");
+    assert_exit(&["regalloc", "--max-memory", "64M", program], 0, "");
+    // Lazy code motion's bit vectors, estimated before they exist.
+    assert_exit(&["pre", "--method", "lcm", "--max-memory", "1M", program], 1, "lazy code motion needs");
+    // memdep's site sets, behind sync placement and on their own.
+    assert_exit(&["compile", "--target", "mlu", "--max-memory", "8M", tensors], 1, "sync placement");
+    assert_exit(&["memdep", "--max-memory", "8M", tensors], 1, "site sets");
+    // Within the default budget all of them run.
+    assert_exit(&["compile", "--target", "mlu", tensors], 0, "");
+    assert_exit(&["regalloc", "--method", "briggs", dag], 0, "");
+    // The global step's register tables no longer grow with --regs.
+    assert_exit(&["regalloc", "--regs", "65536", "--vregs", "65536", block], 0, "");
+    // A budget that is not a size is a usage error.
+    assert_exit(&["regalloc", "--max-memory", "lots", block], 2, "--max-memory");
+}
+
 /// Numeric options out of range are usage errors (exit 2, the option named)
 /// when the command line is parsed, before any pass sizes a table by them
 /// (issue 30: `--regs 1000000000` used to abort allocating 24 GB).

@@ -269,6 +269,20 @@ pub enum InputError {
         /// The change.
         change: SymbolChange,
     },
+    /// Not malformed, but too large: the interned sets of sites the
+    /// analysis builds outgrew its memory budget
+    /// ([`Options::max_memory`](crate::Options::max_memory)); no result.
+    TooLarge {
+        /// Blocks of the code.
+        blocks: usize,
+        /// Instructions of the code.
+        insts: usize,
+        /// Bytes the set table would have taken with the set it refused
+        /// (a lower bound on what the run needs).
+        bytes: u64,
+        /// The budget.
+        limit: u64,
+    },
 }
 
 impl fmt::Display for InputError {
@@ -300,6 +314,10 @@ impl fmt::Display for InputError {
                     "symbol {sym} changes at {change:?}, which is not a block of the graph or a listed instruction"
                 )
             }
+            InputError::TooLarge { blocks, insts, bytes, limit } => write!(
+                f,
+                "too large: the memory dependences of {insts} instructions in {blocks} blocks need at least {bytes} bytes of site sets, over the limit of {limit}"
+            ),
         }
     }
 }

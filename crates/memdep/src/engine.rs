@@ -61,11 +61,15 @@ pub struct Options {
     /// ([`MemDeps::carried_defs`]): one more pass over each loop's body.
     /// Off by default.
     pub loop_carried: bool,
+    /// The memory budget, in bytes, of the interned site sets (the
+    /// analysis's only table that can grow faster than the code): past it
+    /// the run stops with [`InputError::TooLarge`]. Default 2 GiB.
+    pub max_memory: u64,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { anti_and_output: true, symbolic: true, loop_carried: false }
+        Options { anti_and_output: true, symbolic: true, loop_carried: false, max_memory: 2 << 30 }
     }
 }
 
@@ -161,13 +165,14 @@ impl MemDep {
     /// input is malformed.
     pub fn compute<G: Graph, C: MemCode>(&mut self, graph: &G, code: &C) -> Result<MemDeps, InputError> {
         let mut input = std::mem::take(&mut self.input);
-        let result = MemInput::new(graph, code, &mut input).map(|mi| self.run(&mi));
+        let result = MemInput::new(graph, code, &mut input).and_then(|mi| self.run(&mi));
         self.input = input;
         result
     }
 
-    /// The analysis on a checked input.
-    pub(crate) fn run<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
+    /// The analysis on a checked input; [`InputError::TooLarge`] when the
+    /// site sets outgrow [`Options::max_memory`].
+    pub(crate) fn run<G: Graph>(&mut self, input: &MemInput<'_, G>) -> Result<MemDeps, InputError> {
         self.planted = Planted::now();
         self.prepare(input);
         self.carried.clear();
@@ -175,13 +180,19 @@ impl MemDep {
             // No access and no effect: every answer is empty, and the
             // fixpoint over the CFG (quadratic in the nesting depth of
             // loops on deep nests) has nothing to compute.
-            return self.freeze(input);
+            return Ok(self.freeze(input));
         }
         self.fixpoint(input);
-        if self.options.loop_carried {
+        if self.options.loop_carried && !self.sets.exceeded() {
             self.carried_pass(input);
         }
-        self.freeze(input)
+        if self.sets.exceeded() {
+            let (blocks, insts) = (input.num_blocks(), input.num_insts());
+            let bytes = self.sets.refused_bytes();
+            self.sets.clear();
+            return Err(InputError::TooLarge { blocks, insts, bytes, limit: self.options.max_memory });
+        }
+        Ok(self.freeze(input))
     }
 
     /// Traversals, site numbering and shapes: what the analysis and the
@@ -191,6 +202,7 @@ impl MemDep {
         self.dfs.compute(graph);
         self.dt.compute(graph);
         self.sets.clear();
+        self.sets.set_limit(self.options.max_memory);
         self.number_sites(input);
         self.symbol_liveness(input);
     }
@@ -404,6 +416,11 @@ impl MemDep {
                 if std::mem::replace(&mut self.pending[b as usize], false) {
                     self.entry_state(input, b, &mut work);
                     self.transfer(input, b, &mut work, false);
+                    if self.sets.exceeded() {
+                        // Every set since the refusal may be wrong: stop.
+                        self.work = work;
+                        return;
+                    }
                     if !work.same(&self.outs[b as usize], &mut self.sets) {
                         std::mem::swap(&mut self.outs[b as usize], &mut work);
                         for s in graph.successors(b) {

@@ -54,7 +54,7 @@ impl Naive {
         code: &C,
         per_element: bool,
     ) -> Result<MemDeps, InputError> {
-        let want = Options { anti_and_output: true, symbolic: false, loop_carried: false };
+        let want = Options { anti_and_output: true, symbolic: false, loop_carried: false, ..Options::default() };
         if self.ctx.options() != want {
             self.ctx = MemDep::with_options(want);
         }

@@ -37,6 +37,14 @@ pub(crate) struct SetTable {
     inter_memo: FxHashMap<(SetId, SetId), SetId>,
     single: FxHashMap<u32, SetId>,
     scratch: Vec<(u32, u32)>,
+    /// The memory budget of the table, in bytes ([`SetTable::set_limit`]).
+    limit: u64,
+    /// A set was refused for the budget since the last clear: every id
+    /// handed out since may be wrong (the empty set stands in for the
+    /// refused ones), so the caller must give up ([`SetTable::exceeded`]).
+    exceeded: bool,
+    /// What the table would have taken with the refused set.
+    refused_bytes: u64,
 }
 
 impl Default for SetTable {
@@ -51,6 +59,9 @@ impl Default for SetTable {
             inter_memo: FxHashMap::default(),
             single: FxHashMap::default(),
             scratch: Vec::new(),
+            limit: u64::MAX,
+            exceeded: false,
+            refused_bytes: 0,
         };
         t.clear();
         t
@@ -74,6 +85,7 @@ impl SetTable {
         self.diff_memo.clear();
         self.inter_memo.clear();
         self.single.clear();
+        self.exceeded = false;
         self.starts.extend([0, 0]);
         self.next.push(EMPTY);
         self.by_hash.insert(hash_of(&[]), EMPTY);
@@ -91,7 +103,47 @@ impl SetTable {
     }
 
     /// The id of the canonical list in `self.scratch`, interning it.
+    /// Sets the memory budget: a set whose storage would take the table
+    /// past `bytes` is refused ([`SetTable::exceeded`]).
+    pub fn set_limit(&mut self, bytes: u64) {
+        self.limit = bytes;
+    }
+
+    /// Whether a set was refused for the budget since the last clear (the
+    /// results since are not to be used).
+    pub fn exceeded(&self) -> bool {
+        self.exceeded
+    }
+
+    /// Bytes the table would have taken with the set it refused.
+    pub fn refused_bytes(&self) -> u64 {
+        self.refused_bytes
+    }
+
+    /// Bytes the table would hold with `extra` more ranges and one more
+    /// set: the range, start and chain vectors at the capacity their growth
+    /// would reach, and the hash maps at their capacity (16 bytes an entry,
+    /// with control bytes).
+    fn bytes_with(&self, extra: usize) -> u64 {
+        let grown = |len: usize, cap: usize, add: usize| -> u64 {
+            let need = len + add;
+            (if need > cap { need.max(cap * 2) } else { cap }) as u64
+        };
+        let maps = self.by_hash.capacity()
+            + self.union_memo.capacity()
+            + self.diff_memo.capacity()
+            + self.inter_memo.capacity()
+            + self.single.capacity();
+        grown(self.ranges.len(), self.ranges.capacity(), extra) * 8
+            + grown(self.starts.len(), self.starts.capacity(), 1) * 4
+            + grown(self.next.len(), self.next.capacity(), 1) * 4
+            + maps as u64 * 16
+    }
+
     fn intern_scratch(&mut self) -> SetId {
+        if self.exceeded {
+            return EMPTY;
+        }
         let h = hash_of(&self.scratch);
         if let Some(&first) = self.by_hash.get(&h) {
             let mut s = first;
@@ -105,6 +157,12 @@ impl SetTable {
                 }
                 s = n;
             }
+        }
+        let need = self.bytes_with(self.scratch.len());
+        if need > self.limit {
+            self.exceeded = true;
+            self.refused_bytes = need;
+            return EMPTY;
         }
         let id = self.len() as SetId;
         self.ranges.extend_from_slice(&self.scratch);
@@ -131,7 +189,9 @@ impl SetTable {
         self.scratch.clear();
         self.scratch.push((x, x + 1));
         let s = self.intern_scratch();
-        self.single.insert(x, s);
+        if !self.exceeded {
+            self.single.insert(x, s);
+        }
         s
     }
 
@@ -189,6 +249,9 @@ impl SetTable {
         }
         self.scratch = out;
         let s = self.intern_scratch();
+        if self.exceeded {
+            return s;
+        }
         let memo = match op {
             Op::Union => &mut self.union_memo,
             Op::Diff => &mut self.diff_memo,

@@ -49,7 +49,7 @@ fn main() {
             let a = ctx.compute(&g, &f, &options);
             pt += t.elapsed();
             let t = Instant::now();
-            let b = regalloc_pebble::briggs::allocate(&g, &f, Regs::uniform(regs), 10);
+            let b = regalloc_pebble::briggs::allocate(&g, &f, &Options::with_regs(regs));
             bt += t.elapsed();
             for (r, acc, refused) in [(a, &mut pc, &mut refused_p), (b, &mut bc, &mut refused_b)] {
                 match r {

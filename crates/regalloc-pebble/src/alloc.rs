@@ -96,7 +96,7 @@ impl Allocator {
         // definitions there).
         {
             let input = Input::new(graph, code, &mut self.input)?;
-            check_size(&input, options.max_liveness_bytes)?;
+            check_size(&input, options.max_memory)?;
             for b in 0..input.num_blocks() as Node {
                 if let Some(&i) = input.block_insts(b).iter().find(|&&i| input.is_phi(i)) {
                     return Err(AllocError::Code(CodeError::Phi { inst: i }));
@@ -118,7 +118,7 @@ impl Allocator {
         options: &Options,
     ) -> Result<Allocation, AllocError> {
         let input = Input::new(graph, code, &mut self.input)?;
-        check_size(&input, options.max_liveness_bytes)?;
+        check_size(&input, options.max_memory)?;
         self.liveness.compute_input(&input);
         self.loops.compute(graph);
         let fx = Facts::new(&input, &self.liveness, &self.loops, options);

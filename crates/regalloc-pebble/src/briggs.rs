@@ -39,23 +39,22 @@ use crate::class::{Loc, PReg, RegClass, Regs};
 use crate::dag::NONE;
 use crate::error::AllocError;
 use crate::input::RegCode;
+use crate::options::Options;
 use crate::output::{Allocation, Costs, Edit, ProgPoint, SlotInfo};
 use crate::webs::{WebView, Webs};
 use cfg_dom::{Graph, Input, InputBuffers, InstId, Liveness, LoopForest, Node, VarId};
 
-/// Allocates `code` on `graph` with `regs` registers per class by
-/// Chaitin-Briggs (module doc). Functions whose liveness matrices would
-/// exceed [`crate::DEFAULT_MAX_LIVENESS_BYTES`] are refused
-/// ([`AllocError::TooLarge`]).
-pub fn allocate<G: Graph, C: RegCode>(
-    graph: &G,
-    code: &C,
-    regs: Regs,
-    loop_weight: u64,
-) -> Result<Allocation, AllocError> {
+/// Allocates `code` on `graph` by Chaitin-Briggs (module doc), with the
+/// registers, loop weight and memory budget of `options` (the pebble
+/// allocator's other options do not apply). Functions whose liveness
+/// matrices would exceed [`Options::max_memory`] are refused
+/// ([`AllocError::TooLarge`]) before they are allocated, and so is an
+/// interference graph that outgrows it ([`AllocError::InterferenceTooLarge`]).
+pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, options: &Options) -> Result<Allocation, AllocError> {
+    let (regs, loop_weight) = (options.regs, options.loop_weight);
     let mut buffers = InputBuffers::default();
     let input = Input::new(graph, code, &mut buffers)?;
-    crate::error::check_size(&input, crate::options::DEFAULT_MAX_LIVENESS_BYTES)?;
+    crate::error::check_size(&input, options.max_memory)?;
     for b in 0..input.num_blocks() as Node {
         for &i in input.block_insts(b) {
             if input.is_phi(i) {
@@ -100,7 +99,7 @@ pub fn allocate<G: Graph, C: RegCode>(
     // Colour, spill, repeat.
     let mut spilled = vec![false; nwebs];
     let (color, temps) = loop {
-        let g = Interference::build(&wc, &web_live, &class, &spilled, &entry_webs, &is_copy);
+        let g = Interference::build(&wc, &web_live, &class, &spilled, &entry_webs, &is_copy, options.max_memory)?;
         match g.color(&class, &cost, regs, &spilled) {
             Ok(c) => break c,
             Err(Spill::Webs(ws)) => {
@@ -239,6 +238,12 @@ pub fn allocate<G: Graph, C: RegCode>(
     })
 }
 
+/// Bytes one distinct interference edge costs while the graph is built:
+/// its pair in the edge list, counted twice because the list may hold up
+/// to twice the distinct edges before it is compacted (2 × 8), and an
+/// entry in each endpoint's adjacency (2 × 4) (`Interference::build`).
+const EDGE_BYTES: u64 = 2 * 8 + 2 * 4;
+
 /// The renamed code as flat tables, for the interference walk.
 struct WebCode<'a> {
     nwebs: usize,
@@ -293,11 +298,19 @@ impl Interference {
         spilled: &[bool],
         entry: &[u32],
         is_copy: &impl Fn(InstId) -> bool,
-    ) -> Interference {
+        max_memory: u64,
+    ) -> Result<Interference, AllocError> {
         let nwebs = wc.nwebs;
+        // At most `max_edges` distinct edges fit the budget (EDGE_BYTES
+        // each). The list, which may repeat edges, is compacted (sorted,
+        // duplicates dropped) whenever it doubles past its last compacted
+        // length, so it never holds more than twice `max_edges` pairs; an
+        // edge count over `max_edges` after compaction is refused.
+        let max_edges = (max_memory / EDGE_BYTES).min(usize::MAX as u64 / 2) as usize;
+        let mut compact_at = (1usize << 20).min(max_edges.saturating_mul(2)).max(1);
         let mut g = Interference { nwebs, adj: vec![Vec::new(); nwebs], temps: Vec::new() };
         let mut edges: Vec<(u32, u32)> = Vec::new();
-        let mut add = |a: u32, b: u32, cls: &dyn Fn(u32) -> RegClass| {
+        let add = |edges: &mut Vec<(u32, u32)>, a: u32, b: u32, cls: &dyn Fn(u32) -> RegClass| {
             if a != b && cls(a) == cls(b) {
                 edges.push((a.min(b), a.max(b)));
             }
@@ -336,11 +349,11 @@ impl Interference {
                     live_list.retain(|&w| live_set[w as usize]);
                     for &w in &live_list {
                         if Some(w) != copy_src {
-                            add(d, w, &cls);
+                            add(&mut edges, d, w, &cls);
                         }
                     }
                     for &e in &def_nodes {
-                        add(d, e, &cls);
+                        add(&mut edges, d, e, &cls);
                     }
                 }
                 if !wc.guarded[i as usize] {
@@ -374,16 +387,30 @@ impl Interference {
                     |x: u32| if (x as usize) < nwebs { class[x as usize] } else { temp_class[x as usize - nwebs] };
                 for (k, &t) in before.iter().enumerate() {
                     for &w in &live_list {
-                        add(t, w, &cls);
+                        add(&mut edges, t, w, &cls);
                     }
                     for &o in &before[..k] {
-                        add(t, o, &cls);
+                        add(&mut edges, t, o, &cls);
                     }
                     for &u in uses {
                         if !spilled[u as usize] {
-                            add(t, u, &cls);
+                            add(&mut edges, t, u, &cls);
                         }
                     }
+                }
+                if edges.len() >= compact_at {
+                    edges.sort_unstable();
+                    edges.dedup();
+                    if edges.len() > max_edges {
+                        return Err(AllocError::InterferenceTooLarge {
+                            block: b,
+                            nodes: nwebs + g.temps.len(),
+                            edges: edges.len() as u64,
+                            bytes: (edges.len() as u64).saturating_mul(EDGE_BYTES),
+                            limit: max_memory,
+                        });
+                    }
+                    compact_at = edges.len().saturating_mul(2).max(1 << 20).min(max_edges.saturating_mul(2)).max(1);
                 }
             }
             for &w in &live_list {
@@ -398,17 +425,26 @@ impl Interference {
         let cls = |x: u32| if (x as usize) < nwebs { class[x as usize] } else { temp_class[x as usize - nwebs] };
         for (k, &a) in live_entry.iter().enumerate() {
             for &b in &live_entry[..k] {
-                add(a, b, &cls);
+                add(&mut edges, a, b, &cls);
             }
         }
         edges.sort_unstable();
         edges.dedup();
+        if edges.len() > max_edges {
+            return Err(AllocError::InterferenceTooLarge {
+                block: wc.blocks.len().saturating_sub(1) as Node,
+                nodes: nwebs + g.temps.len(),
+                edges: edges.len() as u64,
+                bytes: (edges.len() as u64).saturating_mul(EDGE_BYTES),
+                limit: max_memory,
+            });
+        }
         g.adj = vec![Vec::new(); nwebs + g.temps.len()];
         for (a, b) in edges {
             g.adj[a as usize].push(b);
             g.adj[b as usize].push(a);
         }
-        g
+        Ok(g)
     }
 
     fn temp_class(&self, i: InstId) -> RegClass {

@@ -53,6 +53,20 @@ pub enum CheckError {
         /// The instruction.
         inst: InstId,
     },
+    /// The checker's per-block states (every register and slot at every
+    /// block's end) would take more than its memory budget; the
+    /// allocation is not checked.
+    TooLarge {
+        /// Blocks of the function.
+        blocks: usize,
+        /// Registers and spill slots the allocation uses.
+        locations: usize,
+        /// Bytes the states take (an estimate before the run, or the count
+        /// when they outgrew the budget during it).
+        bytes: u64,
+        /// The budget.
+        limit: u64,
+    },
 }
 
 /// How an allocation's shape differs from the code's ([`CheckError::Shape`]).
@@ -169,6 +183,10 @@ impl fmt::Display for CheckError {
             ),
             CheckError::Mislabelled { at, edit } => write!(f, "{at:?}: edit {edit} moves no value of var {}", edit.var),
             CheckError::Clash { inst } => write!(f, "instruction {inst} writes two results to one register"),
+            CheckError::TooLarge { blocks, locations, bytes, limit } => write!(
+                f,
+                "too large to check: the checker's states over {blocks} blocks and {locations} registers and slots need {bytes} bytes, over the limit of {limit}"
+            ),
         }
     }
 }

@@ -44,11 +44,62 @@ fn sym(var: VarId, tag: u32) -> Sym {
     (u64::from(var) << 32) | u64::from(tag)
 }
 
-/// Checks `alloc` against `code` on `graph` (see the module doc).
+/// Checks `alloc` against `code` on `graph` (see the module doc), within
+/// [`DEFAULT_MAX_MEMORY`](crate::DEFAULT_MAX_MEMORY) ([`check_within`]).
 pub fn check<G: Graph, C: RegCode>(graph: &G, code: &C, alloc: &Allocation) -> Result<(), CheckError> {
+    check_within(graph, code, alloc, crate::options::DEFAULT_MAX_MEMORY)
+}
+
+/// [`check`] with a memory budget: the states kept per block (the names
+/// of each register and slot, flat: 4 bytes per location plus 4 per name)
+/// are estimated before the run and counted during it; over
+/// `max_memory` the allocation is refused unchecked
+/// ([`CheckError::TooLarge`]).
+pub fn check_within<G: Graph, C: RegCode>(
+    graph: &G,
+    code: &C,
+    alloc: &Allocation,
+    max_memory: u64,
+) -> Result<(), CheckError> {
     let mut buffers = InputBuffers::default();
     let input = Input::new(graph, code, &mut buffers).map_err(CheckError::Input)?;
-    Checker::new(&input, alloc)?.run()
+    Checker::new(&input, alloc)?.run(max_memory)
+}
+
+/// Bytes one location takes in a stored block state, besides its names
+/// (its offset in [`Flat`]).
+const STATE_SLOT_BYTES: u64 = 4;
+
+/// A block's exit state as stored between visits: the names each location
+/// holds, flat (CSR by location), so an empty location costs one offset.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+struct Flat {
+    start: Vec<u32>,
+    names: Vec<VarId>,
+}
+
+impl Flat {
+    fn of(st: &[Vec<VarId>]) -> Flat {
+        let mut f = Flat { start: Vec::with_capacity(st.len() + 1), names: Vec::new() };
+        for l in st {
+            f.start.push(f.names.len() as u32);
+            f.names.extend_from_slice(l);
+        }
+        f.start.push(f.names.len() as u32);
+        f
+    }
+
+    fn loc(&self, i: usize) -> &[VarId] {
+        &self.names[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+
+    fn unflatten(&self) -> Vec<Vec<VarId>> {
+        (0..self.start.len() - 1).map(|i| self.loc(i).to_vec()).collect()
+    }
+
+    fn bytes(&self) -> u64 {
+        (self.start.len() as u64 * STATE_SLOT_BYTES) + 4 * self.names.len() as u64
+    }
 }
 
 struct Checker<'a, 'i, G, C> {
@@ -248,18 +299,27 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
         self.want_start.push(self.want.len() as u32);
     }
 
-    fn run(&self) -> Result<(), CheckError> {
+    fn run(&self, max_memory: u64) -> Result<(), CheckError> {
         let input = self.input;
         let g = input.graph();
         let n = input.num_blocks();
         let dfs = Dfs::of(g);
         let order: Vec<Node> = dfs.reverse_postorder().collect();
+        // Every reachable block keeps a state of every location: refuse
+        // before the run when even their empty lists exceed the budget.
+        let too_large =
+            |bytes: u64| CheckError::TooLarge { blocks: n, locations: self.nlocs, bytes, limit: max_memory };
+        let floor = (order.len() as u64).saturating_mul(self.nlocs as u64).saturating_mul(STATE_SLOT_BYTES);
+        if floor > max_memory {
+            return Err(too_large(floor));
+        }
+        let mut held: u64 = 0;
         let mut reachable = vec![false; n];
         for &b in &order {
             reachable[b as usize] = true;
         }
         // Boundary states in var names; `None` = not reached yet (top).
-        let mut out: Vec<Option<Vec<Vec<VarId>>>> = vec![None; n];
+        let mut out: Vec<Option<Flat>> = vec![None; n];
         let mut start_state: Vec<Vec<VarId>> = vec![Vec::new(); self.nlocs];
         for &(x, l) in self.alloc.entry_locs() {
             insert(&mut start_state[self.loc_index(l)], x);
@@ -284,7 +344,7 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
                     continue;
                 }
                 let Some(ps) = &out[p as usize] else { continue };
-                let mut st = ps.clone();
+                let mut st = ps.unflatten();
                 for &(at, e) in self.alloc.edits_at(ProgPoint::OnEdge { from: p, to: b }) {
                     let v = st[self.loc_index(e.from)].clone();
                     if v.binary_search(&e.var).is_err() {
@@ -303,8 +363,13 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
                 });
             }
             let Some(entry) = entry else { continue };
-            let exit = self.block(b, &entry)?;
+            let exit = Flat::of(&self.block(b, &entry)?);
             if out[b as usize].as_ref() != Some(&exit) {
+                let old = out[b as usize].as_ref().map_or(0, Flat::bytes);
+                held = held - old + exit.bytes();
+                if held > max_memory {
+                    return Err(too_large(held));
+                }
                 out[b as usize] = Some(exit);
                 for s in g.successors(b) {
                     if reachable[s as usize] && !queued[s as usize] {
@@ -432,6 +497,18 @@ bb0:
         check(&cfg, func, &alloc).unwrap();
         damage(&mut alloc);
         check(&cfg, func, &alloc)
+    }
+
+    #[test]
+    fn states_over_the_budget_are_refused_unchecked() {
+        let (m, _) = ir_core::text::parse(SRC).unwrap();
+        let f = m.function(m.function_by_name("f").unwrap()).unwrap();
+        let cfg = f.cfg();
+        let a = allocate(&cfg, f, &Options::with_regs(4)).expect("allocates");
+        assert_eq!(check_within(&cfg, f, &a, u64::MAX), Ok(()));
+        let e = check_within(&cfg, f, &a, 0).unwrap_err();
+        assert!(matches!(e, CheckError::TooLarge { blocks: 1, limit: 0, .. }), "{e:?}");
+        assert!(e.to_string().contains("too large to check"), "{e}");
     }
 
     #[test]

@@ -45,13 +45,29 @@ pub enum AllocError {
         have: u32,
     },
     /// The function is too large for the liveness bit matrices within the
-    /// budget ([`Options::max_liveness_bytes`](crate::Options::max_liveness_bytes)).
+    /// budget ([`Options::max_memory`](crate::Options::max_memory)).
     TooLarge {
         /// Blocks.
         blocks: usize,
         /// Vars plus definitions (a bound on the webs).
         names: usize,
         /// Bytes the matrices would take.
+        bytes: u64,
+        /// The budget.
+        limit: u64,
+    },
+    /// The Chaitin-Briggs baseline's interference graph outgrew the
+    /// budget ([`Options::max_memory`](crate::Options::max_memory)) while
+    /// it was built; a long block with many values live at once has
+    /// quadratically many edges.
+    InterferenceTooLarge {
+        /// The block whose walk crossed the budget.
+        block: Node,
+        /// Live ranges and spill temporaries (the graph's nodes).
+        nodes: usize,
+        /// Distinct edges found so far.
+        edges: u64,
+        /// Bytes they take while the graph is built.
         bytes: u64,
         /// The budget.
         limit: u64,
@@ -74,6 +90,10 @@ impl fmt::Display for AllocError {
             AllocError::TooLarge { blocks, names, bytes, limit } => write!(
                 f,
                 "too large to allocate: liveness over {blocks} blocks and {names} names needs {bytes} bytes of bit matrices, over the limit of {limit}"
+            ),
+            AllocError::InterferenceTooLarge { block, nodes, edges, bytes, limit } => write!(
+                f,
+                "too large to allocate: the interference graph over {nodes} live ranges has at least {edges} edges by block {block}, {bytes} bytes, over the limit of {limit}"
             ),
         }
     }

@@ -26,18 +26,24 @@ pub(crate) struct GlobalAssign {
     /// Per var: its global register index, or `NONE`.
     pub(crate) reg: Vec<u32>,
     /// Per class, per register index: the blocks where it is taken
-    /// (one bit per block).
+    /// (one bit per block). Allocated lazily: a register no var holds has
+    /// no row (or an empty one), so the table grows with the registers
+    /// actually given out, never with `P` (which may be 65,536).
     pub(crate) taken: [Vec<Vec<u64>>; 2],
+    /// Per class, `P`: the registers `taken` may index.
+    pub(crate) top: [u32; 2],
     pub(crate) list: Vec<(VarId, PReg)>,
 }
 
 impl GlobalAssign {
     pub(crate) fn none(nvars: usize) -> GlobalAssign {
-        GlobalAssign { reg: vec![NONE; nvars], taken: [Vec::new(), Vec::new()], list: Vec::new() }
+        GlobalAssign { reg: vec![NONE; nvars], taken: [Vec::new(), Vec::new()], top: [0, 0], list: Vec::new() }
     }
 
     pub(crate) fn is_taken(&self, c: RegClass, r: u32, b: Node) -> bool {
-        self.taken[c.index()].get(r as usize).is_some_and(|bits| bits[b as usize / 64] >> (b % 64) & 1 == 1)
+        self.taken[c.index()]
+            .get(r as usize)
+            .is_some_and(|bits| bits.get(b as usize / 64).is_some_and(|w| w >> (b % 64) & 1 == 1))
     }
 
     /// Document 004's greedy choice for the registers `q..P` of each class
@@ -46,7 +52,7 @@ impl GlobalAssign {
         let mut ga = GlobalAssign::none(fx.nvars);
         let words = fx.nblocks.div_ceil(64).max(1);
         for c in RegClass::ALL {
-            ga.taken[c.index()] = vec![vec![0u64; words]; p.get(c) as usize];
+            ga.top[c.index()] = p.get(c);
         }
         let mut cands: Vec<VarId> = match step {
             GlobalStep::Weighted => (0..fx.nvars as VarId).filter(|&x| var_cost[x as usize] > 0).collect(),
@@ -72,10 +78,20 @@ impl GlobalAssign {
             // A register is free for x when no var already there shares a
             // block with it (block granularity keeps the result independent
             // of statement order, like the rest of the allocation).
+            // Registers past the rows allocated so far are free everywhere,
+            // so the search stops there at the latest.
             let free = (q[c.index()]..p.get(c)).find(|&r| span.iter().all(|&b| !ga.is_taken(c, r, b)));
             if let Some(r) = free {
+                let rows = &mut ga.taken[c.index()];
+                if rows.len() <= r as usize {
+                    rows.resize_with(r as usize + 1, Vec::new);
+                }
+                let row = &mut rows[r as usize];
+                if row.is_empty() {
+                    row.resize(words, 0);
+                }
                 for &b in span {
-                    ga.taken[c.index()][r as usize][b as usize / 64] |= 1 << (b % 64);
+                    row[b as usize / 64] |= 1 << (b % 64);
                 }
                 ga.reg[x as usize] = r;
                 ga.list.push((x, PReg::new(c, r)));
@@ -90,7 +106,7 @@ impl GlobalAssign {
 /// global registers no global holds there; into `out`.
 pub(crate) fn local_regs_into(ga: &GlobalAssign, q: [u32; 2], b: Node, out: &mut [Vec<u32>; 2]) {
     for c in RegClass::ALL {
-        let top = ga.taken[c.index()].len() as u32;
+        let top = ga.top[c.index()];
         let list = &mut out[c.index()];
         list.clear();
         list.extend(0..q[c.index()]);

@@ -151,14 +151,14 @@ mod parallel_move;
 mod pass;
 pub use alloc::{Allocator, allocate};
 pub use error::AllocError;
-pub use options::{DEFAULT_MAX_LIVENESS_BYTES, GlobalStep, Options};
+pub use options::{DEFAULT_MAX_MEMORY, GlobalStep, Options};
 mod check_error;
 mod checker;
 pub mod exact;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub use check_error::{CheckError, OffsetList, OrderViolation, ShapeError};
-pub use checker::check;
+pub use checker::{check, check_within};
 #[cfg(feature = "keel")]
 mod keel;
 #[cfg(feature = "keel")]

@@ -1,6 +1,6 @@
 //! What the allocator is asked: the registers, the local rule, the global
 //! step, carrying values across edges, loop weights, webs, unrolling and
-//! the liveness budget ([`Options`], [`GlobalStep`]).
+//! the memory budget ([`Options`], [`GlobalStep`]).
 //!
 //! Invariant: plain data, no behaviour beyond defaults; the modules that
 //! read the options depend on this one, never the other way round.
@@ -52,16 +52,20 @@ pub struct Options {
     /// loops unrolled 2..=`k` times and keeps the cheapest per original
     /// iteration (`unroll`, feature `keel`). 1 (the default) never unrolls.
     pub unroll: u32,
-    /// Most bytes the liveness bit matrices may take
-    /// ([`cfg_dom::Liveness::matrix_bytes`] over the blocks and the vars
-    /// plus definitions, which bound the webs); a larger function is
-    /// refused with [`AllocError::TooLarge`](crate::AllocError::TooLarge) before anything is allocated.
-    /// Default [`DEFAULT_MAX_LIVENESS_BYTES`].
-    pub max_liveness_bytes: u64,
+    /// The memory budget, in bytes, of the tables that grow with a product
+    /// of sizes: the liveness bit matrices ([`cfg_dom::Liveness::matrix_bytes`]
+    /// over the blocks and the vars plus definitions, which bound the webs)
+    /// are estimated before anything is allocated, and a larger function
+    /// is refused with [`AllocError::TooLarge`](crate::AllocError::TooLarge);
+    /// the Chaitin-Briggs baseline's interference graph is counted as it
+    /// is built ([`AllocError::InterferenceTooLarge`](crate::AllocError::InterferenceTooLarge)).
+    /// Default [`DEFAULT_MAX_MEMORY`].
+    pub max_memory: u64,
 }
 
-/// The default [`Options::max_liveness_bytes`]: 1 GiB.
-pub const DEFAULT_MAX_LIVENESS_BYTES: u64 = 1 << 30;
+/// The default [`Options::max_memory`]: 2 GiB, the Keel CLI's default
+/// `--max-memory`.
+pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;
 
 impl Default for Options {
     fn default() -> Options {
@@ -74,7 +78,7 @@ impl Default for Options {
             loop_weight: 10,
             webs: true,
             unroll: 1,
-            max_liveness_bytes: DEFAULT_MAX_LIVENESS_BYTES,
+            max_memory: DEFAULT_MAX_MEMORY,
         }
     }
 }

@@ -54,7 +54,7 @@ pub fn block_game<G: Graph, C: RegCode>(
             num_nodes: input.num_blocks(),
         })));
     }
-    crate::error::check_size(&input, crate::options::DEFAULT_MAX_LIVENESS_BYTES)?;
+    crate::error::check_size(&input, crate::options::DEFAULT_MAX_MEMORY)?;
     let mut liveness = Liveness::new();
     liveness.compute_input(&input);
     let mut bd = BlockDag::default();

@@ -6,7 +6,7 @@
 use foreign_ir::{Kind, Stmt, Toy, Var};
 use regalloc_pebble::fuzzing::{Rng, mutate};
 use regalloc_pebble::{
-    AllocError, CodeError, Dag, DagError, InstKind, OpKind, Options, Output, RegClass, Regs, allocate, check,
+    AllocError, CodeError, Dag, DagError, InstKind, OpKind, Options, Output, RegClass, allocate, check,
 };
 
 fn stmt(defs: &[u32], uses: &[u32], kind: InstKind) -> Stmt {
@@ -50,7 +50,7 @@ fn malformed_code_is_an_error() {
     for p in [1, 2, 3] {
         let e = allocate(&t, &t, &Options::with_regs(p)).unwrap_err();
         assert!(matches!(e, AllocError::TooFewRegisters { inst: 0, needs: 4, .. }), "{e:?}");
-        assert!(regalloc_pebble::briggs::allocate(&t, &t, Regs::uniform(p), 10).is_err());
+        assert!(regalloc_pebble::briggs::allocate(&t, &t, &Options::with_regs(p)).is_err());
     }
     assert!(allocate(&t, &t, &Options::with_regs(4)).is_ok());
 }
@@ -128,7 +128,7 @@ fn damaged_allocations_are_errors_never_panics() {
 fn functions_over_the_liveness_budget_are_refused() {
     let t = Toy::new(vars(2), vec![0], vec![stmt(&[1], &[0], InstKind::Pure)], vec![(vec![0], vec![])]);
     for webs in [true, false] {
-        let o = Options { webs, max_liveness_bytes: 0, ..Options::with_regs(4) };
+        let o = Options { webs, max_memory: 0, ..Options::with_regs(4) };
         let e = allocate(&t, &t, &o).unwrap_err();
         assert!(matches!(e, AllocError::TooLarge { blocks: 1, limit: 0, .. }), "{e:?}");
         assert!(e.to_string().contains("too large to allocate"), "{e}");

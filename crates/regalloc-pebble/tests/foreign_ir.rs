@@ -43,8 +43,8 @@ fn a_toy_ir_gets_keels_allocation() {
                         (a, b) => panic!("Keel {:?} but toy {:?}", a.err(), b.err()),
                     }
                 }
-                let kb = regalloc_pebble::briggs::allocate(&kc, &f, Regs::uniform(p), 10);
-                let yb = regalloc_pebble::briggs::allocate(&t, &t, Regs::uniform(p), 10);
+                let kb = regalloc_pebble::briggs::allocate(&kc, &f, &Options::with_regs(p));
+                let yb = regalloc_pebble::briggs::allocate(&t, &t, &Options::with_regs(p));
                 assert_eq!(kb, yb);
             }
         }

@@ -123,6 +123,6 @@ pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers};
 
 #[cfg(feature = "keel")]
 pub use keel::{
-    KeelCode, KeelOp, KeelValueNumbers, LcmStats, PreError, Stats, apply, build_svfg, can_trap, commutes, gvn,
-    is_computation, lcm, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
+    KeelCode, KeelOp, KeelValueNumbers, LcmStats, LcmTooLarge, PreError, Stats, apply, build_svfg, can_trap, commutes,
+    gvn, is_computation, lcm, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
 };

@@ -36,7 +36,7 @@ fn every_corpus_function_is_transformed_and_verifies() {
             pre_rm += s.removed;
             pre_ins += s.inserted;
             gvn_rm += svfg_pre::gvn(gvn.function_mut(f).unwrap()).unwrap().removed;
-            let l = svfg_pre::lcm(lcm.function_mut(f).unwrap());
+            let l = svfg_pre::lcm(lcm.function_mut(f).unwrap(), u64::MAX).unwrap();
             lcm_rm += l.removed;
             lcm_ins += l.inserted;
         }

@@ -62,6 +62,11 @@ pub struct DiffOptions {
     pub sim_fuel: u64,
     /// Cycle model (else functional only).
     pub cycles: bool,
+    /// Host memory, in bytes, each side may spend on the program's memory:
+    /// the interpreter's objects and tensor temporaries
+    /// (`ir_core::interp::Config::max_memory_bytes`) and the simulated
+    /// memories ([`SimOptions::max_memory`]). Default 2 GiB.
+    pub max_memory: u64,
 }
 
 impl Default for DiffOptions {
@@ -72,6 +77,7 @@ impl Default for DiffOptions {
             interp_fuel: 100_000_000,
             sim_fuel: 1_000_000_000,
             cycles: true,
+            max_memory: 2 << 30,
         }
     }
 }
@@ -225,7 +231,8 @@ pub fn sync_removals(
 /// compares.
 pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -> Result<DiffRun, DiffError> {
     let compiled = compile(module, func, &options.config, &options.compile).map_err(DiffError::Compile)?;
-    let interp_config = interp::Config { fuel: options.interp_fuel, ..interp::Config::default() };
+    let interp_config =
+        interp::Config { fuel: options.interp_fuel, max_memory_bytes: options.max_memory, ..interp::Config::default() };
     let interp_out = interp::run(module, func, args, interp_config);
     let (clusters, cores) = launch(&compiled);
     let sim_options = SimOptions {
@@ -234,6 +241,7 @@ pub fn run(module: &Module, func: FuncId, args: &[Imm], options: &DiffOptions) -
         mode: if options.cycles { Mode::Cycle } else { Mode::Functional },
         fuel: options.sim_fuel,
         races: RaceMode::Error,
+        max_memory: options.max_memory,
         ..SimOptions::default()
     };
     let program = with_args(&compiled, args);

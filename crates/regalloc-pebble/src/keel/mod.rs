@@ -22,7 +22,7 @@
 
 use crate::alloc::Allocator;
 use crate::check_error::CheckError;
-use crate::checker::check;
+use crate::checker::check_within;
 use crate::error::AllocError;
 use crate::options::Options;
 use crate::output::Allocation;
@@ -51,7 +51,8 @@ pub enum Method {
 pub enum KeelError {
     /// The allocator refused the function.
     Alloc(AllocError),
-    /// The allocation failed the checker (a bug: never expected).
+    /// The allocation failed the checker (a bug: never expected), or was
+    /// too large to check within the budget ([`CheckError::TooLarge`]).
     Check(CheckError),
 }
 
@@ -59,6 +60,7 @@ impl fmt::Display for KeelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KeelError::Alloc(e) => e.fmt(f),
+            KeelError::Check(e @ CheckError::TooLarge { .. }) => e.fmt(f),
             KeelError::Check(e) => write!(f, "the allocation fails the checker: {e}"),
         }
     }
@@ -212,10 +214,10 @@ pub fn allocate_in_module(
     let cfg = func.cfg();
     let allocation = match method {
         Method::Pebble => ctx.compute(&cfg, func, options),
-        Method::Briggs => crate::briggs::allocate(&cfg, func, options.regs, options.loop_weight),
+        Method::Briggs => crate::briggs::allocate(&cfg, func, options),
     }
     .map_err(KeelError::Alloc)?;
-    check(&cfg, func, &allocation).map_err(KeelError::Check)?;
+    check_within(&cfg, func, &allocation, options.max_memory).map_err(KeelError::Check)?;
     let rewritten = rewrite(module, f, &allocation);
     Ok(Allocated { allocation, rewritten, unroll_factor })
 }

@@ -117,7 +117,7 @@ pub fn transform_with_stats(m: &Module, method: Option<Method>) -> Result<(Modul
             }
             None => {
                 let Some(f) = m.function_mut(id) else { continue };
-                lcm(f);
+                lcm(f, 1 << 30).map_err(|e| e.to_string())?;
             }
         }
     }

@@ -96,11 +96,43 @@ fn cc_key(func: &Function, inst: Inst) -> SmallVec<[u8; 1]> {
     v
 }
 
+/// Bit-vector tables of `blocks × expressions` bits LCM keeps at once:
+/// ANTLOC, COMP, TRANSP, AVOUT, ANTIN, ANTOUT and LATERIN.
+const TABLES: u64 = 7;
+
+/// Lazy code motion's bit-vector tables would take more than the memory
+/// budget: the function was left unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LcmTooLarge {
+    /// Blocks of the function.
+    pub blocks: usize,
+    /// Lexically distinct candidate expressions.
+    pub expressions: usize,
+    /// Bytes the tables would take.
+    pub bytes: u64,
+    /// The budget.
+    pub limit: u64,
+}
+
+impl core::fmt::Display for LcmTooLarge {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "lazy code motion needs {} bytes of bit vectors ({TABLES} tables of {} blocks x {} expressions), over the limit of {}",
+            self.bytes, self.blocks, self.expressions, self.limit
+        )
+    }
+}
+
+impl std::error::Error for LcmTooLarge {}
+
 /// Lazy code motion on `func` (SSA form expected for the kill model; see
-/// the module doc).
-pub fn lcm(func: &mut Function) -> LcmStats {
+/// the module doc). `max_memory` bounds the bit-vector tables (blocks ×
+/// expressions bits, [`TABLES`] of them): a function that needs more is
+/// refused before they are allocated, unchanged.
+pub fn lcm(func: &mut Function, max_memory: u64) -> Result<LcmStats, LcmTooLarge> {
     let cfg = func.cfg();
-    let Some(entry) = cfg.entry() else { return LcmStats::default() };
+    let Some(entry) = cfg.entry() else { return Ok(LcmStats::default()) };
     let n = cfg.num_nodes();
     let dfs = Dfs::of(&cfg);
     let rpo: Vec<Node> = dfs.reverse_postorder().collect();
@@ -128,7 +160,11 @@ pub fn lcm(func: &mut Function) -> LcmStats {
     let ne = exprs.len();
     let mut stats = LcmStats { expressions: ne, ..LcmStats::default() };
     if ne == 0 {
-        return stats;
+        return Ok(stats);
+    }
+    let bytes = TABLES.saturating_mul(n as u64).saturating_mul(ne.div_ceil(64) as u64).saturating_mul(8);
+    if bytes > max_memory {
+        return Err(LcmTooLarge { blocks: n, expressions: ne, bytes, limit: max_memory });
     }
     // Expressions by operand var.
     let mut by_var: FxHashMap<Var, SmallVec<[u32; 2]>> = FxHashMap::default();
@@ -314,7 +350,7 @@ pub fn lcm(func: &mut Function) -> LcmStats {
             fb.ins().copy(t, r);
         }
     }
-    stats
+    Ok(stats)
 }
 
 /// Where an insertion on `p -> s` goes: `(block, at its end)`.

@@ -82,5 +82,5 @@ mod run;
 pub use apply::{Stats, apply};
 pub use code::{KeelCode, KeelOp, KeelValueNumbers, can_trap, commutes, is_computation};
 pub use error::PreError;
-pub use lcm::{LcmStats, lcm};
+pub use lcm::{LcmStats, LcmTooLarge, lcm};
 pub use run::{build_svfg, gvn, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg};

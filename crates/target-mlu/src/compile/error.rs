@@ -310,6 +310,18 @@ pub enum CompileError {
     WrongAllocation(AllocError),
     /// `memdep` refused the compiled code (a compiler bug).
     Memdep(memdep::InputError),
+    /// Sync placement: `memdep`'s site sets for the compiled code outgrew
+    /// the memory budget ([`CompileOptions::max_memory`](super::CompileOptions::max_memory));
+    /// the naive lowering (a sync after every instruction) needs no
+    /// dependences.
+    SyncsTooLarge {
+        /// Instructions of the compiled code.
+        insts: usize,
+        /// Bytes the sets would have taken (at least).
+        bytes: u64,
+        /// The budget.
+        limit: u64,
+    },
     /// A fused run's tile DAG did not build.
     FusedDag(regalloc_pebble::DagError),
 }
@@ -405,6 +417,10 @@ impl fmt::Display for CompileError {
             E::SlotToSlotMove => f.write_str("regalloc-pebble asked for a slot-to-slot move"),
             E::WrongAllocation(e) => write!(f, "register allocation is wrong: {e}"),
             E::Memdep(e) => write!(f, "memdep refused the compiled code: {e}"),
+            E::SyncsTooLarge { insts, bytes, limit } => write!(
+                f,
+                "sync placement: the memory dependences of the {insts} compiled instructions need at least {bytes} bytes, over the limit of {limit}; the naive lowering needs none"
+            ),
             E::FusedDag(e) => write!(f, "the fused tile DAG: {e:?}"),
         }
     }

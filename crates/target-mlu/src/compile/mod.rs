@@ -240,7 +240,8 @@ pub fn compile_with(
     for (i, &tile) in tiles.iter().enumerate() {
         let mut lowered = lower::lower(module, func, config, tile, options)?;
         if options.syncs == SyncPolicy::Dependences {
-            lowered.syncs = syncs::place_syncs(&mut lowered.program, lowered.vregs, lowered.cores.as_ref())?;
+            lowered.syncs =
+                syncs::place_syncs(&mut lowered.program, lowered.vregs, lowered.cores.as_ref(), options.max_memory)?;
         }
         let given = VirtualCode { program: lowered.program, vregs: lowered.vregs };
         let mut alloc = allocator.allocate(&given, config)?;

@@ -31,6 +31,11 @@ pub struct CompileOptions {
     /// cluster (local barriers, partials in SRAM); more must be a multiple
     /// of 4 (global barriers, partials in DRAM). See module `split`.
     pub cores: u32,
+    /// The memory budget, in bytes, of the dependence analysis behind sync
+    /// placement (`memdep::Options::max_memory`); `None` keeps memdep's
+    /// default (2 GiB). Over it, compilation stops with
+    /// [`CompileError::SyncsTooLarge`](super::CompileError::SyncsTooLarge).
+    pub max_memory: Option<u64>,
 }
 
 impl CompileOptions {

@@ -454,11 +454,19 @@ pub(crate) fn place_syncs(
     program: &mut Program,
     vregs: u32,
     cores: Option<&Cores>,
+    max_memory: Option<u64>,
 ) -> Result<Vec<SyncNote>, CompileError> {
     let blocks = Blocks::new(program)?;
     let deps = {
         let code = MluMem::new(program, &blocks, vregs);
-        memdep::MemDep::new().compute(&blocks.graph, &code).map_err(CompileError::Memdep)?
+        let mut options = memdep::Options::default();
+        options.max_memory = max_memory.unwrap_or(options.max_memory);
+        memdep::MemDep::with_options(options).compute(&blocks.graph, &code).map_err(|e| match e {
+            memdep::InputError::TooLarge { insts, bytes, limit, .. } => {
+                CompileError::SyncsTooLarge { insts, bytes, limit }
+            }
+            e => CompileError::Memdep(e),
+        })?
     };
     let n = program.insts.len();
     let mut region_of = vec![u32::MAX; n];
