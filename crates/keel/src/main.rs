@@ -90,8 +90,10 @@ struct Cli {
     /// a table that grows with a product of sizes (liveness and bit-vector
     /// matrices, interference graphs, phi and dependence tables), on
     /// simulated or interpreted memory, or on DMA rows. A pass that would
-    /// need more refuses with exit 1, naming the sizes (`run` and `sim`
-    /// trap, exit 3; `du` skips the iterative baseline for that function).
+    /// need more refuses with exit 1, naming the sizes (`run` traps, exit 3;
+    /// `sim` refuses simulated memories over it before the run, and traps,
+    /// exit 3, when its race record or an overlapping copy's staging would
+    /// pass it; `du` skips the iterative baseline for that function).
     #[arg(long, global = true, value_name = "SIZE", default_value = budget::DEFAULT, value_parser = size::parse_size)]
     max_memory: u64,
 }

@@ -1,6 +1,11 @@
 //! `keel sim FILE.mlu`: run MLU assembly on the simulator and print the
 //! results (every DRAM object) and, on request, statistics, a trace and
 //! hazards.
+//!
+//! Objects are printed from their declarations and `--mem` names are
+//! found through the simulator's name index, so the command is linear in
+//! the number of objects (issue 30: a name scan per printed object made
+//! 10^5 objects take over 30 s).
 
 use crate::asm_cmd::load;
 use crate::mem_file::MemSpec;
@@ -54,7 +59,7 @@ pub(crate) struct SimArgs {
     /// Races stop the run (`error`) or are reported and the run goes on (`warn`).
     #[arg(long, value_parser = ["error", "warn", "off"], default_value = "error")]
     pub(crate) races: String,
-    /// Fuel: instructions plus elements, multiply-accumulates and copied 64-byte blocks.
+    /// Fuel: instructions plus elements, multiply-accumulates, copied 64-byte blocks and rows.
     #[arg(long, default_value_t = 100_000_000)]
     pub(crate) fuel: u64,
     /// Print every element of each object (text and JSON show the first 16).
@@ -92,7 +97,7 @@ pub(crate) fn sim(a: &SimArgs, out: &mut dyn Write) -> io::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     for spec in &a.mems {
-        if let Err(e) = load_mem(&l.program, &mut sim, spec) {
+        if let Err(e) = load_mem(&mut sim, spec) {
             crate::out::say(e);
             return Ok(ExitCode::FAILURE);
         }
@@ -148,8 +153,7 @@ fn results(p: &Program) -> impl Iterator<Item = &MemDecl> {
 
 fn write_results(p: &Program, sim: &Simulator<'_>, full: bool, out: &mut dyn Write) -> io::Result<()> {
     for m in results(p) {
-        let values =
-            sim.read_range(&m.name, Instance::Global, 0, if full { usize::MAX } else { 16 }).unwrap_or_default();
+        let values = sim.memory().read_object_range(m, Instance::Global, 0, if full { usize::MAX } else { 16 });
         let words: Vec<String> = values.iter().map(|&v| format_literal(v, m.ty)).collect();
         let rest = m.len.saturating_sub(values.len() as u64);
         let more = if rest > 0 { format!(", ... ({rest} more)") } else { String::new() };
@@ -173,8 +177,8 @@ fn json_report(p: &Program, sim: &Simulator<'_>, result: &Result<Outcome, Trap>,
     let mut objects = serde_json::Map::new();
     for m in results(p) {
         let values: Vec<String> = sim
-            .read_range(&m.name, Instance::Global, 0, if full { usize::MAX } else { 16 })
-            .unwrap_or_default()
+            .memory()
+            .read_object_range(m, Instance::Global, 0, if full { usize::MAX } else { 16 })
             .iter()
             .map(|&v| format_literal(v, m.ty))
             .collect();
@@ -195,9 +199,9 @@ fn json_report(p: &Program, sim: &Simulator<'_>, result: &Result<Outcome, Trap>,
 
 /// `--mem NAME=FILE`: literals of the object's type, separated by blanks,
 /// commas or newlines (`;` starts a comment), from element 0.
-fn load_mem(p: &Program, sim: &mut Simulator<'_>, spec: &MemSpec) -> Result<(), String> {
+fn load_mem(sim: &mut Simulator<'_>, spec: &MemSpec) -> Result<(), String> {
     let (name, path) = (&spec.name, &spec.path);
-    let m = p.mem_by_name(name).and_then(|id| p.mem(id)).ok_or_else(|| format!("no memory object @{name}"))?;
+    let m = sim.object(name).ok_or_else(|| format!("no memory object @{name}"))?;
     let values = crate::mem_file::read_words(path)?
         .iter()
         .map(|w| {

@@ -772,3 +772,61 @@ fn config_numbers_that_would_wrap_counters_are_refused() {
     assert_eq!(o.status.code(), Some(1), "{}", tail(&err));
     assert!(err.contains("dram_granule") && err.contains("the most Keel models"), "{}", tail(&err));
 }
+
+// ---- issue 30: sim (dma2d rows, object lookups) ----
+
+/// `sim`: one `dma2d` of 10^9 one-byte rows aborted at 3.2 GB even with
+/// `--fuel 1000` (issue 30): its rows were gathered, and their accesses
+/// listed, before the fuel was charged. Now the fuel is charged first, and
+/// without enough fuel the run stops at once as out of fuel (exit 3).
+/// Given the fuel, 10^8 rows two bytes apart (each a separate range for the
+/// race detector) stop when the detector's record passes a small
+/// `--max-memory`, with the budget named.
+#[test]
+fn huge_dma2d_copies_stop_on_fuel_or_the_memory_budget() {
+    let one = write(
+        "dma2d_1e9_rows.mlu",
+        b".mem @s: i8[1] dram\n.mem @d: i8[1] nram\n    dma2d nram[@d], dram[@s], 1, 0, 0, 1000000000\n    sync.io\n    exit\n",
+    );
+    let strided = write(
+        "dma2d_1e8_strided_rows.mlu",
+        b".mem @s: i8[200000000] dram\n.mem @d: i8[1] nram\n    dma2d nram[@d], dram[@s], 1, 0, 2, 100000000\n    sync.io\n    exit\n",
+    );
+    let (one, strided) = (one.to_str().expect("UTF-8 path"), strided.to_str().expect("UTF-8 path"));
+    let fuel = "1000000000000";
+    for (args, phrase) in [
+        (vec!["sim", one, "--fuel", "1000"], vec!["out of fuel", "the fuel ran out"]),
+        (vec!["sim", one, "--fuel", "1000", "--functional"], vec!["out of fuel", "the fuel ran out"]),
+        (
+            vec!["sim", strided, "--fuel", fuel, "--max-memory", "256M"],
+            vec!["out of host memory", "race detector", "the limit is 268435456 bytes", "--max-memory"],
+        ),
+    ] {
+        let o = assert_survives(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "keel {args:?}\n{}", tail(&err));
+        for p in phrase {
+            assert!(err.contains(p), "keel {args:?}: want {p:?}\n{}", tail(&err));
+        }
+    }
+}
+
+/// `sim` on 10^5 one-byte DRAM objects and two instructions took over 30 s
+/// (issue 30): each object was looked up by name, by a linear scan, to
+/// print it (and to load `--mem`). Objects are now read by declaration and
+/// names indexed once; a quadratic regression would reach the CPU-time
+/// bound.
+#[test]
+fn many_objects_are_read_without_name_scans() {
+    let n = 100_000;
+    let mut src: String = (0..n).map(|i| format!(".mem @m{i}: i8[1] dram\n")).collect();
+    src.push_str("    sreg %r0, %coreid\n    exit\n");
+    let file = write("many_objects.mlu", src.as_bytes());
+    let file = file.to_str().expect("UTF-8 path");
+    let values = write("many_objects_value.txt", b"7\n");
+    let last = format!("m{}={}", n - 1, values.to_str().expect("UTF-8 path"));
+    for args in [vec!["sim", file, "--mem", &last], vec!["sim", file, "--format", "json", "--functional"]] {
+        let o = assert_survives(&args);
+        assert_eq!(o.status.code(), Some(0), "keel {args:?}\n{}", tail(&String::from_utf8_lossy(&o.stderr)));
+    }
+}

@@ -7,8 +7,10 @@
 //!
 //! Invariants: intervals are non-empty, disjoint, kept in a `BTreeMap` by
 //! start; two adjacent intervals never hold equal values (they are merged).
-//! `insert` is `O((k + 1) log n)` for `k` intervals it overwrites, and
-//! makes at most three; `first_overlap` is `O(log n + k)`.
+//! `insert` is `O((k + 1) log n)` for `k` intervals it overwrites, makes
+//! at most three, and allocates nothing beyond the map's own nodes (one
+//! lookup when an interval with the same value already covers the range);
+//! `first_overlap` is `O(log n + k)`.
 
 use std::collections::BTreeMap;
 
@@ -30,8 +32,7 @@ impl<V: Copy + PartialEq> IntervalMap<V> {
         self.map.clear();
     }
 
-    /// Number of intervals.
-    #[cfg(test)]
+    /// Number of intervals (O(1)).
     pub fn len(&self) -> usize {
         self.map.len()
     }
@@ -41,18 +42,27 @@ impl<V: Copy + PartialEq> IntervalMap<V> {
         if start >= end {
             return;
         }
+        // Already so: one interval with this value covers the range (a copy
+        // re-reading the same bytes row after row).
+        if let Some((_, &(e, val))) = self.map.range(..=start).next_back()
+            && e >= end
+            && val == v
+        {
+            return;
+        }
         let mut left: Option<(u64, u64, V)> = None;
         let mut right: Option<(u64, u64, V)> = None;
-        let overlapping: Vec<u64> =
-            self.map.range(..end).rev().take_while(|(_, (e, _))| *e > start).map(|(&s, _)| s).collect();
-        for s in overlapping {
-            if let Some((e, val)) = self.map.remove(&s) {
-                if s < start {
-                    left = Some((s, start, val));
-                }
-                if e > end {
-                    right = Some((end, e, val));
-                }
+        // The overlapping intervals are the run ending at the last one
+        // starting before `end`; remove them last to first.
+        while let Some((&s, &(e, val))) = self.map.range(..end).next_back()
+            && e > start
+        {
+            self.map.remove(&s);
+            if s < start {
+                left = Some((s, start, val));
+            }
+            if e > end {
+                right = Some((end, e, val));
             }
         }
         let (mut s, mut e) = (start, end);

@@ -54,7 +54,12 @@
 //! configuration, instruction or object and the sizes involved;
 //! [`Simulator::write`] refuses values with a [`WriteError`]. Everything
 //! else an unverified program can do wrong is a [`Trap`] when it happens,
-//! never a panic; [`Simulator::run`] always terminates (fuel).
+//! never a panic; [`Simulator::run`] always terminates (fuel, charged for
+//! a copy before any per-row work), and its host memory stays within
+//! [`SimOptions::max_memory`]: nothing it keeps grows with a copy's
+//! rows × bytes beyond that budget. Object names are indexed once at load,
+//! so finding an object by name is O(1) and loading, writing and reading
+//! objects is linear in their number (issue 30).
 //!
 //! # Example
 //!
@@ -127,7 +132,7 @@ pub use trace::{Trace, TraceEvent};
 pub use trap::{Access, CoreRef, Hazard, Trap, TrapKind};
 
 use machine::Machine;
-use mlu_isa::{MachineConfig, Pipe, Program, Route, Space};
+use mlu_isa::{MachineConfig, MemDecl, Names, Pipe, Program, Route, Space};
 use planted::Plants;
 
 /// Functional only, or with the cycle model.
@@ -161,10 +166,15 @@ pub struct SimOptions {
     /// Keep the race detector's access log and verdicts for the oracle
     /// (`oracle::racy_accesses`; slow, for tests).
     pub record_races: bool,
-    /// Host memory the simulated memories may take, in bytes: the DRAM
-    /// objects plus every core's NRAM and WRAM and every cluster's SRAM.
-    /// A program that needs more is refused by [`Simulator::new`] with the
-    /// figure, before anything is allocated (default 2 GiB).
+    /// Host memory a run may take, in bytes (default 2 GiB). The simulated
+    /// memories (the DRAM objects plus every core's NRAM and WRAM and every
+    /// cluster's SRAM) are charged at load: a program that needs more is
+    /// refused by [`Simulator::new`] with the figure, before anything is
+    /// allocated. What is left bounds what grows during the run: the race
+    /// detector's record of in-flight byte ranges (64 bytes each, charged
+    /// as they are recorded) and the staging buffer of a copy whose source
+    /// overlaps its destination (charged before it is taken); passing it is
+    /// a [`TrapKind::HostMemory`] trap.
     pub max_memory: u64,
 }
 
@@ -199,6 +209,8 @@ pub struct Outcome {
 pub struct Simulator<'p> {
     m: Machine<'p>,
     options: SimOptions,
+    /// The program's object names, indexed once at load.
+    names: Names,
 }
 
 impl core::fmt::Debug for Simulator<'_> {
@@ -222,14 +234,21 @@ impl<'p> Simulator<'p> {
         let mut m =
             Machine::new(program, config, options.clusters, per, options.races, options.record_races, options.fuel)?;
         m.timing = options.mode == Mode::Cycle;
-        Ok(Simulator { m, options })
+        m.set_host_budget(need, options.max_memory);
+        Ok(Simulator { m, options, names: Names::of(program) })
+    }
+
+    /// The declaration of object `name` (without `@`; O(1): names are
+    /// indexed once at load).
+    pub fn object(&self, name: &str) -> Option<&'p MemDecl> {
+        let p: &'p Program = self.m.p;
+        self.names.mem(name).and_then(|id| p.mem(id))
     }
 
     /// Sets the first elements of object `name` (without `@`), in every
     /// instance of its space, to `values` (bits of its type).
     pub fn write(&mut self, name: &str, values: &[u64]) -> Result<(), WriteError> {
-        let id = self.m.p.mem_by_name(name).ok_or_else(|| WriteError::UnknownObject { name: name.to_string() })?;
-        let decl = &self.m.p.mems[id.index()];
+        let decl = self.object(name).ok_or_else(|| WriteError::UnknownObject { name: name.to_string() })?;
         self.m.mem.write_object(decl, values)
     }
 
@@ -240,9 +259,10 @@ impl<'p> Simulator<'p> {
 
     /// At most `count` values of object `name` in one instance, from
     /// element `start` (fewer past its end).
+    /// Looking an object up is O(1); [`Memory::read_object_range`] reads
+    /// one by its declaration.
     pub fn read_range(&self, name: &str, instance: Instance, start: usize, count: usize) -> Option<Vec<u64>> {
-        let id = self.m.p.mem_by_name(name)?;
-        Some(self.m.mem.read_object_range(&self.m.p.mems[id.index()], instance, start, count))
+        Some(self.m.mem.read_object_range(self.object(name)?, instance, start, count))
     }
 
     /// The memories.

@@ -9,13 +9,15 @@
 //! counts, alignment, divisors) is checked at run time and becomes a
 //! [`Trap`] naming the core, the instruction and the cycle. Copies take
 //! effect when issued; the race detector reports every program whose
-//! results could depend on when they really land.
+//! results could depend on when they really land. Copies are executed by
+//! `machine/copy.rs` (row by row, fuel first); whatever grows during a run
+//! is charged against the host memory budget ([`Machine::set_host_budget`]).
 
 use crate::error::LoadError;
 use crate::faults::{check_ids, static_fault};
 use crate::memory::{Memory, load_bits, store_bits};
 use crate::planted::{Bug, Plants};
-use crate::race::{MemAccess, RaceDetector, RaceMode, RawHazard};
+use crate::race::{INTERVAL_BYTES, MemAccess, RaceDetector, RaceMode, RawHazard};
 use crate::trap::{Access, CoreRef, Hazard, Trap, TrapKind};
 use crate::vector::{self, Src};
 use mlu_isa::cost::{self, RowShape};
@@ -23,6 +25,8 @@ use mlu_isa::semantics::{self, ArithError};
 use mlu_isa::text::inst_text;
 use mlu_isa::{Addr, Inst, MachineConfig, Operand, Pipe, Program, Reg, Route, Scope, Space, Sreg, SyncKind, Ty, VSrc};
 use std::collections::BTreeSet;
+
+mod copy;
 
 /// Where a core is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -96,6 +100,10 @@ pub(crate) struct Machine<'p> {
     faults: Vec<Option<(TrapKind, String)>>,
     scratch: Vec<u8>,
     acc: Vec<MemAccess>,
+    /// Host memory the run may take, in bytes (`SimOptions::max_memory`).
+    host_limit: u64,
+    /// Host memory the simulated memories take (charged at load).
+    host_memories: u64,
     /// The bug planted for this run (tests only; see `planted.rs`).
     pub plants: Plants,
 }
@@ -167,8 +175,30 @@ impl<'p> Machine<'p> {
             faults,
             scratch: Vec::new(),
             acc: Vec::new(),
+            host_limit: u64::MAX,
+            host_memories: 0,
             plants: Plants::default(),
         })
+    }
+
+    /// Sets the host memory budget: `limit` bytes in all, of which the
+    /// simulated memories take `memories`; the rest bounds the race
+    /// detector's intervals and the staging of overlapping copies.
+    pub fn set_host_budget(&mut self, memories: u64, limit: u64) {
+        self.host_limit = limit;
+        self.host_memories = memories;
+        self.race.max_intervals = limit.saturating_sub(memories) / INTERVAL_BYTES;
+    }
+
+    /// The trap for `what`, which would take `bytes` more bytes of host
+    /// memory than the budget leaves.
+    fn host_memory_trap(&self, c: usize, pc: u32, what: &str, bytes: u64) -> Trap {
+        let message = format!(
+            "{what} would take about {bytes} bytes of host memory besides the {} bytes of the simulated \
+             memories; the limit is {} bytes (SimOptions::max_memory, keel sim --max-memory)",
+            self.host_memories, self.host_limit
+        );
+        self.trap(c, pc, TrapKind::HostMemory, message)
     }
 
     /// A trap raised by core `c` at instruction `pc`.
@@ -262,12 +292,32 @@ impl<'p> Machine<'p> {
 
     /// Race-checks the accesses in `self.acc` for core `c`'s `pipe`.
     fn race(&mut self, c: usize, pipe: Pipe, pc: u32) -> Result<(), Trap> {
+        let acc = std::mem::take(&mut self.acc);
+        let r = self.race_check(c, pipe, pc, acc.iter().copied());
+        self.acc = acc;
+        r
+    }
+
+    /// Race-checks (and records) `accesses` of core `c`'s `pipe`: a hazard
+    /// in error mode, or more recorded intervals than the host memory
+    /// budget allows, is a trap.
+    pub(crate) fn race_check(
+        &mut self,
+        c: usize,
+        pipe: Pipe,
+        pc: u32,
+        accesses: impl IntoIterator<Item = MemAccess>,
+    ) -> Result<(), Trap> {
         if self.race.mode == RaceMode::Off {
             return Ok(());
         }
-        let acc = std::mem::take(&mut self.acc);
-        let found = self.race.access(c as u32, pipe, pc, &acc);
-        self.acc = acc;
+        let found = match self.race.access(c as u32, pipe, pc, accesses) {
+            Ok(found) => found,
+            Err(over) => {
+                let what = format!("the race detector's record of {} in-flight byte ranges", over.intervals);
+                return Err(self.host_memory_trap(c, pc, &what, over.intervals.saturating_mul(INTERVAL_BYTES)));
+            }
+        };
         let Some(raw) = found else { return Ok(()) };
         self.hazard_count += 1;
         let key = (raw.first.0, raw.first.2, raw.second.0, raw.second.2);
@@ -582,62 +632,6 @@ impl<'p> Machine<'p> {
         self.counters.vector_bytes[c] += bytes;
         let cycles = if self.timing { cost::vector_cycles(&self.cfg, bytes, slow) } else { 0 };
         Step::Compute { cycles, def }
-    }
-
-    /// A 1-D or 2-D copy.
-    fn copy(&mut self, c: usize, pc: u32, dst: Addr, src: Addr, shape: RowShape) -> Result<Step, Trap> {
-        let route = Route::new(src.space, dst.space);
-        let extent = |stride: u64| {
-            if shape.rows == 0 { 0 } else { (shape.rows - 1).saturating_mul(stride).saturating_add(shape.bytes) }
-        };
-        let (de, se) = (extent(shape.dst_stride), extent(shape.src_stride));
-        let wa = |s: Space| if s == Space::Wram { self.cfg.wram_align } else { 1 };
-        let d = self.range(c, pc, &dst, de, wa(dst.space), "the destination")?;
-        let s = self.range(c, pc, &src, se, wa(src.space), "the source")?;
-        let contiguous = shape.rows <= 1 || (shape.dst_stride == shape.bytes && shape.src_stride == shape.bytes);
-        self.acc.clear();
-        if contiguous {
-            let total = shape.bytes.saturating_mul(shape.rows);
-            self.access(src.space, s, total, false);
-            self.access(dst.space, d, total, true);
-        } else {
-            for i in 0..shape.rows {
-                self.access(src.space, s + (i * shape.src_stride) as usize, shape.bytes, false);
-            }
-            for i in 0..shape.rows {
-                self.access(dst.space, d + (i * shape.dst_stride) as usize, shape.bytes, true);
-            }
-        }
-        self.race(c, route.pipe(), pc)?;
-        let total = shape.bytes.saturating_mul(shape.rows);
-        self.burn(c, pc, total / 64 + shape.rows)?;
-        let core = c as u32;
-        if contiguous {
-            self.mem.copy(core, dst.space, d, src.space, s, total as usize);
-        } else {
-            // Gather every row first, so overlap acts through a temporary.
-            self.scratch.clear();
-            let b = shape.bytes as usize;
-            for i in 0..shape.rows as usize {
-                let at = s + i * shape.src_stride as usize;
-                let row = &self.mem.buf(src.space, core)[at..at + b];
-                self.scratch.extend_from_slice(row);
-            }
-            let out = self.mem.buf_mut(dst.space, core);
-            for i in 0..shape.rows as usize {
-                let at = d + i * shape.dst_stride as usize;
-                out[at..at + b].copy_from_slice(&self.scratch[i * b..(i + 1) * b]);
-            }
-        }
-        let charged = if self.timing { cost::copy_charged(&self.cfg, route, d as u64, s as u64, shape) } else { total };
-        if let Some(ri) = route.index() {
-            let r = &mut self.counters.routes[ri];
-            r.0 += 1;
-            r.1 += total;
-            r.2 += charged;
-            self.counters.core_route_charged[c][ri] += charged;
-        }
-        Ok(Step::Copy { route, charged })
     }
 }
 

@@ -27,10 +27,25 @@
 //! `oracle` checks this against the vector-clock definition (one clock per
 //! core and pipe) on every access.
 //!
-//! Invariants: an instruction's accesses are all checked before any is
-//! recorded (an instruction never races itself); syncs and barriers only
-//! ever clear state; the detector never panics on any core or pipe id the
-//! grid has.
+//! Accesses are checked and recorded one at a time, in the instruction's
+//! order, and are handed over as an iterator: a strided copy of 10^8 rows
+//! is never materialized as a list (issue 30). That equals checking all
+//! of an instruction's accesses before recording any, because a check
+//! reads only other pipes' in-flight maps and other cores' shared maps,
+//! and recording writes only this pipe's and this core's.
+//!
+//! The interval maps are the detector's only storage that grows with the
+//! program: their intervals are counted ([`RaceDetector::intervals`]) and
+//! charged against the host memory budget at
+//! [`INTERVAL_BYTES`] each; an access that would keep more than
+//! [`RaceDetector::max_intervals`] stops the instruction with
+//! [`OverBudget`] (the machine turns it into a trap). The oracle's log
+//! ([`RaceDetector::log`], tests only) is not charged.
+//!
+//! Invariants: an instruction never races itself (above); syncs and
+//! barriers only ever clear state; `intervals` is the sum of every map's
+//! length; the detector never panics on any core or pipe id the grid
+//! has.
 
 use crate::intervals::IntervalMap;
 use crate::planted::{Bug, Plants};
@@ -73,6 +88,19 @@ struct Shared {
     pc: u32,
     pipe: u8,
     epoch: u32,
+}
+
+/// Host memory one recorded interval is charged (a `BTreeMap` entry of a
+/// start, an end and a value, with the B-tree's node overhead at half-full
+/// nodes, rounded up).
+pub(crate) const INTERVAL_BYTES: u64 = 64;
+
+/// The detector's interval maps would exceed
+/// [`RaceDetector::max_intervals`]: `intervals` is the count that was
+/// reached.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct OverBudget {
+    pub intervals: u64,
 }
 
 /// Non-scalar pipes, in the order of the in-flight table.
@@ -136,6 +164,11 @@ pub(crate) struct RaceDetector {
     seen: Vec<Vec<u32>>,
     /// Events and per-access verdicts, when recording for the oracle.
     pub log: Option<(Vec<LogEvent>, Vec<bool>)>,
+    /// Intervals held by all interval maps.
+    pub intervals: u64,
+    /// The most intervals the host memory budget allows (`u64::MAX`: no
+    /// limit).
+    pub max_intervals: u64,
     /// The bug planted for this run (tests only; see `planted.rs`).
     pub plants: Plants,
 }
@@ -162,6 +195,8 @@ impl RaceDetector {
             epoch: vec![0; n],
             seen: if cores > 1 { vec![vec![0; n]; n] } else { Vec::new() },
             log: if on && record { Some((Vec::new(), Vec::new())) } else { None },
+            intervals: 0,
+            max_intervals: u64::MAX,
             plants: Plants::default(),
         }
     }
@@ -176,16 +211,22 @@ impl RaceDetector {
         }
     }
 
-    /// Checks an instruction's accesses, then records them. Returns the
-    /// first hazard found.
-    pub fn access(&mut self, core: u32, pipe: Pipe, pc: u32, accesses: &[MemAccess]) -> Option<RawHazard> {
+    /// Checks and records an instruction's accesses, in order. Returns the
+    /// first hazard found, or [`OverBudget`] as soon as the recorded
+    /// intervals pass [`RaceDetector::max_intervals`].
+    pub fn access(
+        &mut self,
+        core: u32,
+        pipe: Pipe,
+        pc: u32,
+        accesses: impl IntoIterator<Item = MemAccess>,
+    ) -> Result<Option<RawHazard>, OverBudget> {
         if self.mode == RaceMode::Off {
-            return None;
+            return Ok(None);
         }
-        let c = core as usize;
         let mut found = None;
         for a in accesses {
-            let h = self.check_one(core, pipe, a);
+            let h = self.check_one(core, pipe, &a);
             let memory = self.memory_id(core, a.space);
             if let Some((events, verdicts)) = &mut self.log {
                 events.push(LogEvent::Access { core, pipe, memory, start: a.start, end: a.end, write: a.write });
@@ -196,29 +237,38 @@ impl RaceDetector {
             {
                 found = Some(RawHazard {
                     space: a.space,
-                    instance: self.memory_id(core, a.space),
+                    instance: memory,
                     bytes,
                     first,
                     second: (core, pipe, pc, a.write),
                 });
             }
-        }
-        for a in accesses {
-            if a.start >= a.end {
-                continue;
-            }
-            if let Some(p) = async_index(pipe) {
-                self.inflight[c][p][a.space.index()][usize::from(a.write)].insert(a.start, a.end, pc);
-                self.pipe_busy[c][p] = true;
-            }
-            if let Some(s) = shared_index(a.space)
-                && self.cores > 1
-            {
-                let v = Shared { pc, pipe: pipe.index() as u8, epoch: self.epoch[c] };
-                self.shared[c][s][usize::from(a.write)].insert(a.start, a.end, v);
+            self.record(core, pipe, pc, &a);
+            if self.intervals > self.max_intervals {
+                return Err(OverBudget { intervals: self.intervals });
             }
         }
-        found
+        Ok(found)
+    }
+
+    /// Records one access of core `core`'s `pipe` (after its check).
+    fn record(&mut self, core: u32, pipe: Pipe, pc: u32, a: &MemAccess) {
+        if a.start >= a.end {
+            return;
+        }
+        let c = core as usize;
+        if let Some(p) = async_index(pipe) {
+            let map = &mut self.inflight[c][p][a.space.index()][usize::from(a.write)];
+            self.intervals = counted(self.intervals, map, |m| m.insert(a.start, a.end, pc));
+            self.pipe_busy[c][p] = true;
+        }
+        if let Some(s) = shared_index(a.space)
+            && self.cores > 1
+        {
+            let v = Shared { pc, pipe: pipe.index() as u8, epoch: self.epoch[c] };
+            let map = &mut self.shared[c][s][usize::from(a.write)];
+            self.intervals = counted(self.intervals, map, |m| m.insert(a.start, a.end, v));
+        }
     }
 
     #[allow(clippy::type_complexity)]
@@ -276,8 +326,9 @@ impl RaceDetector {
             let planted = self.plants.has(Bug::SyncIoForgetsCompute) && kind == SyncKind::Io && p == Pipe::Compute;
             if kind.covers(p) || planted {
                 for space in &mut self.inflight[c][t] {
-                    space[0].clear();
-                    space[1].clear();
+                    for map in space {
+                        self.intervals = counted(self.intervals, map, IntervalMap::clear);
+                    }
                 }
                 self.pipe_busy[c][t] = false;
             }
@@ -318,7 +369,7 @@ impl RaceDetector {
         if cores.len() == self.cores {
             for maps in &mut self.shared {
                 for m in maps.iter_mut().flatten() {
-                    m.clear();
+                    self.intervals = counted(self.intervals, m, IntervalMap::clear);
                 }
             }
         } else {
@@ -329,11 +380,18 @@ impl RaceDetector {
                 if members.iter().all(|m| cores.contains(m)) {
                     for &m in &members {
                         for map in &mut self.shared[m as usize][0] {
-                            map.clear();
+                            self.intervals = counted(self.intervals, map, IntervalMap::clear);
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// `total` (intervals over all maps) after `f` changes `map`.
+fn counted<V: Copy + PartialEq>(total: u64, map: &mut IntervalMap<V>, f: impl FnOnce(&mut IntervalMap<V>)) -> u64 {
+    let before = map.len() as u64;
+    f(map);
+    total - before + map.len() as u64
 }

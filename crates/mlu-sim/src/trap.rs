@@ -43,6 +43,11 @@ pub enum TrapKind {
     Hazard,
     /// The fuel ran out.
     Fuel,
+    /// The run would take more host memory than
+    /// [`SimOptions::max_memory`](crate::SimOptions::max_memory) allows
+    /// (the race detector's record of in-flight accesses, or the staging
+    /// of a copy whose source overlaps its destination).
+    HostMemory,
 }
 
 impl TrapKind {
@@ -62,6 +67,7 @@ impl TrapKind {
             TrapKind::Malformed => "malformed instruction",
             TrapKind::Hazard => "hazard",
             TrapKind::Fuel => "out of fuel",
+            TrapKind::HostMemory => "out of host memory",
         }
     }
 }

@@ -500,6 +500,39 @@ fn two_dimensional_copies_match_a_plain_loop() {
 }
 
 #[test]
+fn two_dimensional_copies_within_one_memory_match_a_byte_model() {
+    // Every row is read before any is written, whichever way the simulator
+    // copies: in place (disjoint ranges), through gathered rows (the ranges
+    // overlap), or through the staged source range (rows overlapping each
+    // other, so the range is smaller than the rows).
+    let mut r = Rng(0xd3);
+    for (dst, src, bytes, ds, ss, rows) in [
+        (128u64, 0u64, 8u64, 16u64, 8u64, 6u64),
+        (0, 64, 8, 16, 8, 6),
+        (4, 0, 8, 4, 8, 4),
+        (0, 4, 8, 4, 8, 4),
+        (2, 0, 8, 16, 3, 10),
+        (0, 3, 12, 5, 2, 9),
+        (5, 5, 8, 3, 3, 7),
+        (0, 0, 4, 0, 1, 5),
+        (7, 1, 6, 6, 0, 5),
+    ] {
+        let mlu = format!(
+            ".mem @d: i8[256] nram\n    dma2d nram[@d + {dst}], nram[@d + {src}], {bytes}, {ds}, {ss}, {rows}\n    sync.move\n    exit\n"
+        );
+        let d0: Vec<u64> = (0..256).map(|_| value(&mut r, Ty::I8)).collect();
+        let rows_read: Vec<Vec<u64>> =
+            (0..rows).map(|i| d0[(src + i * ss) as usize..(src + i * ss + bytes) as usize].to_vec()).collect();
+        let mut want = d0.clone();
+        for (i, row) in rows_read.iter().enumerate() {
+            let at = (dst + i as u64 * ds) as usize;
+            want[at..at + bytes as usize].copy_from_slice(row);
+        }
+        assert_eq!(run_mlu(&mlu, &[("d", &d0)], "d", None), Ok(want), "{mlu}");
+    }
+}
+
+#[test]
 fn vector_conversions_match_a_plain_loop() {
     let mut r = Rng(0xc0);
     for (op, to, from) in [

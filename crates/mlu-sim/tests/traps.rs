@@ -2,7 +2,9 @@
 //! cycle; and what the simulator refuses to load.
 
 use mlu_isa::{Addr, BinOp, Inst, MachineConfig, Operand, Program, Reg, Space, Ty, text};
-use mlu_sim::{CoreRef, LoadError, Missing, Mode, SimOptions, Simulator, Trap, TrapKind, WriteError};
+use mlu_sim::{
+    CoreRef, Instance, LoadError, Missing, Mode, RaceMode, SimOptions, Simulator, Trap, TrapKind, WriteError,
+};
 
 fn run(p: &Program, clusters: u32, cores: u32, mode: Mode) -> Trap {
     let opts = SimOptions { clusters, cores: Some(cores), mode, fuel: 100_000, ..SimOptions::default() };
@@ -132,6 +134,56 @@ fn arithmetic_counts_fuel_and_trap_instructions() {
         t.to_string().starts_with("trap instruction on core 0 (cluster 0, core 0) at instruction 1 `trap`, cycle 1"),
         "{t}"
     );
+}
+
+#[test]
+fn huge_copies_stop_on_fuel_and_the_host_memory_budget() {
+    // 10^9 one-byte rows: the fuel is charged before any per-row work.
+    let p = parse(
+        ".mem @s: i8[1] dram\n.mem @d: i8[1] nram\n    dma2d nram[@d], dram[@s], 1, 0, 0, 1000000000\n    sync.io\n    exit\n",
+    );
+    expect(&p, 1, TrapKind::Fuel, 0, 0, "dma2d nram[@d], dram[@s], 1, 0, 0, 1000000000", "fuel ran out");
+    // Rows two bytes apart stay separate ranges in the race detector, which
+    // are charged against the host memory budget as they are recorded.
+    let cfg = MachineConfig::mlu370();
+    let on_chip = cfg.nram_bytes + cfg.wram_bytes + cfg.sram_bytes;
+    let p = parse(
+        ".mem @s: i8[2000000] dram = [0, 0, 7]\n.mem @d: i8[1] nram\n    dma2d nram[@d], dram[@s], 1, 0, 2, 1000000\n    sync.io\n    exit\n",
+    );
+    let memories = 2_000_000 + on_chip;
+    for mode in [Mode::Functional, Mode::Cycle] {
+        let tight = SimOptions { cores: Some(1), mode, max_memory: memories + 64 * 1000, ..SimOptions::default() };
+        let t = Simulator::new(&p, &cfg, tight.clone()).unwrap().run().unwrap_err();
+        assert_eq!((t.kind, t.pc), (TrapKind::HostMemory, Some(0)), "{t}");
+        assert!(t.message.contains("the race detector's record of 1001 in-flight byte ranges"), "{t}");
+        assert!(t.message.contains(&format!("{memories} bytes of the simulated memories")), "{t}");
+        assert!(t.message.contains(&format!("the limit is {} bytes", memories + 64_000)), "{t}");
+        assert!(t.to_string().starts_with("out of host memory on core 0"), "{t}");
+        // Without race detection nothing is recorded; with the default
+        // budget the ranges fit. The last row wins.
+        for opts in
+            [SimOptions { races: RaceMode::Off, ..tight }, SimOptions { cores: Some(1), mode, ..SimOptions::default() }]
+        {
+            let mut sim = Simulator::new(&p, &cfg, opts).unwrap();
+            sim.write("s", &[0, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+            sim.write("d", &[1]).unwrap();
+            sim.run().unwrap();
+            assert_eq!(sim.read("d", Instance::Core(0)), Some(vec![0]));
+        }
+    }
+    // A copy whose source overlaps its destination is staged; the staging
+    // buffer is charged before it is taken.
+    let p =
+        parse(".mem @d: i8[700000] nram\n    dma2d nram[@d + 4], nram[@d], 8, 4, 8, 80000\n    sync.move\n    exit\n");
+    let memories = on_chip;
+    for races in [RaceMode::Error, RaceMode::Off] {
+        let opts = SimOptions { cores: Some(1), races, max_memory: memories + 600_000, ..SimOptions::default() };
+        let t = Simulator::new(&p, &cfg, opts).unwrap().run().unwrap_err();
+        assert_eq!(t.kind, TrapKind::HostMemory, "{t}");
+        assert!(t.message.contains("staging this copy's source (640000 bytes; it overlaps the destination)"), "{t}");
+        let opts = SimOptions { cores: Some(1), races, max_memory: memories + 640_000, ..SimOptions::default() };
+        Simulator::new(&p, &cfg, opts).unwrap().run().unwrap();
+    }
 }
 
 #[test]
