@@ -6,8 +6,14 @@
 //! Output goes to the writer `main.rs` hands in (write errors are passed
 //! up); diagnostics (rendered by the `diagnostics` crate, Keel's one
 //! renderer) go to stderr. Exit status: 0 on success, 1 on bad input (a parse, verifier,
-//! import, rule, vectorization or lowering error), 2 on bad usage (an
-//! unknown `--same` parameter).
+//! import, rule, vectorization or lowering error, including a memory object
+//! the length options make longer than Keel IR allows), 2 on bad usage (an
+//! unknown `--same` parameter, a length option out of its range).
+//!
+//! The graph and its Graphviz drawing are streamed to the output as they
+//! are printed (`vectorize::text::write_graph`, `vectorize::dot::write_graph`),
+//! with indentation bounded at 32 levels, so their size is linear in the
+//! graph's whatever its nesting.
 
 use crate::input::{Input, Loaded};
 use crate::out::global;
@@ -48,10 +54,12 @@ pub(crate) struct VectorizeArgs {
     #[arg(long)]
     pub(crate) graph: bool,
     /// With `--emit kir`: exactly this many lanes (exact descriptors;
-    /// 1..=2^40, the longest memory object).
+    /// 1..=2^40, the longest memory object; the offsets of a per-lane array
+    /// parameter take one more, so with one at most 2^40 - 1).
     #[arg(long, value_parser = crate::limits::ir_length())]
     pub(crate) lanes: Option<u64>,
-    /// With `--emit kir` and no `--lanes`: the most lanes (a `%lanes` parameter).
+    /// With `--emit kir` and no `--lanes`: the most lanes (a `%lanes`
+    /// parameter; the same bounds as `--lanes`).
     #[arg(long, default_value_t = 1024, value_parser = crate::limits::ir_length())]
     pub(crate) capacity: u64,
     /// With `--emit kir`: room for the elements of per-lane array parameters.
@@ -189,7 +197,7 @@ pub(crate) fn vectorize(args: &VectorizeArgs, out: &mut dyn Write) -> io::Result
         );
     }
     match args.emit {
-        Emit::Graph => out.write_all(vectorize::text::print_graph(&v.graph).as_bytes())?,
+        Emit::Graph => vectorize::text::write_graph(&v.graph, out)?,
         Emit::Kir => {
             let lanes = match args.lanes {
                 Some(n) => Lanes::Fixed(n),
@@ -218,7 +226,7 @@ pub(crate) fn dot_graph(file: &str, out: &mut dyn Write) -> io::Result<ExitCode>
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
     match read_graph(&input) {
         Ok((g, _)) => {
-            out.write_all(vectorize::dot::graph(&g).as_bytes())?;
+            vectorize::dot::write_graph(&g, out)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(code) => Ok(code),

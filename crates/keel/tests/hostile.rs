@@ -828,5 +828,163 @@ fn many_objects_are_read_without_name_scans() {
     for args in [vec!["sim", file, "--mem", &last], vec!["sim", file, "--format", "json", "--functional"]] {
         let o = assert_survives(&args);
         assert_eq!(o.status.code(), Some(0), "keel {args:?}\n{}", tail(&String::from_utf8_lossy(&o.stderr)));
+
+// ---- issue 30: vectorize ----
+
+/// `depth` nested lambdas in a graph-IR file, each applying the next.
+fn vg_applies(depth: usize) -> String {
+    let mut s = String::from("func @f(%a: i64) -> i64 {\n");
+    for i in 0..depth {
+        s += &format!("%l{i} = lambda (%x{i}: i64) -> i64 {{\n");
+    }
+    s += &format!("%y: i64 = neg %x{}\nret %y\n}}\n", depth - 1);
+    for i in (0..depth).rev() {
+        let x = if i == 0 { "%a".to_string() } else { format!("%x{}", i - 1) };
+        s += &format!("%r{i}: i64 = apply %l{i}, {x}\nret %r{i}\n}}\n");
+    }
+    s
+}
+
+/// `depth` nested `if`s, each `then` branch holding the next.
+fn vg_ifs(depth: usize) -> String {
+    let mut s = String::from("func @f(%c: i1, %a: i64) -> i64 {\n");
+    for i in 0..depth {
+        s += &format!("%e{i} = lambda (%ec{i}: i1, %ex{i}: i64) -> i64 {{\n%en{i}: i64 = neg %ex{i}\nret %en{i}\n}}\n");
+        s += &format!("%t{i} = lambda (%c{i}: i1, %x{i}: i64) -> i64 {{\n");
+    }
+    s += &format!("%y: i64 = add %x{0}, %x{0}\nret %y\n}}\n", depth - 1);
+    for i in (0..depth).rev() {
+        let (c, x) = if i == 0 { ("%c".into(), "%a".into()) } else { (format!("%c{}", i - 1), format!("%x{}", i - 1)) };
+        s += &format!("%r{i}: i64 = if {c}, %t{i}, %e{i}, {c}, {x}\nret %r{i}\n}}\n");
+    }
+    s
+}
+
+/// `depth` nested `while`s, each body running the next loop.
+fn vg_whiles(depth: usize) -> String {
+    let mut s = String::from("func @f(%a: i64) -> i64 {\n");
+    for i in 0..depth {
+        s += &format!("%c{i} = lambda (%cx{i}: i64) -> i1 {{\n%ck{i}: i64 = const 1\n");
+        s += &format!("%cp{i}: i1 = setp.slt %cx{i}, %ck{i}\nret %cp{i}\n}}\n%b{i} = lambda (%x{i}: i64) -> i64 {{\n");
+    }
+    s += &format!("%k: i64 = const 1\n%y: i64 = add %x{}, %k\nret %y\n}}\n", depth - 1);
+    for i in (0..depth).rev() {
+        let x = if i == 0 { "%a".to_string() } else { format!("%x{}", i - 1) };
+        s += &format!("%w{i}: i64 = while %c{i}, %b{i}, {x}\n%o{i}: i64 = const 1\n%v{i}: i64 = add %w{i}, %o{i}\n");
+        s += &format!("ret %v{i}\n}}\n");
+    }
+    s
+}
+
+/// Runs `keel ARGS` under the same bounds as [`keel_bounded`], its stdout
+/// going to the file `out`; the checks of [`assert_survives`].
+fn survives_to_file(args: &[&str], out: &Path) -> Output {
+    let file = std::fs::File::create(out).expect("output file");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {ADDRESS_SPACE_KIB}; ulimit -t {CPU_SECONDS}; exec \"$0\" \"$@\""))
+        .arg(keel_path())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(file)
+        .output()
+        .expect("run keel");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(matches!(o.status.code(), Some(0..=3)), "keel {args:?}: {:?}\n{}", o.status, tail(&err));
+    assert!(!err.contains("panicked") && !err.contains("internal error"), "keel {args:?}:\n{}", tail(&err));
+    o
+}
+
+/// A deep nest (`while` 10^4 deep, `apply`/`if` 10^5 deep) through
+/// `vectorize` (the graph and `--emit kir`) and `dot`: exit 0, the output
+/// linear in the input (the graph printer and `.vg` dot indented every
+/// level and aborted building gigabytes of spaces), its lines indented at
+/// most 32 levels; with `reparse`, the printed graph parses back (`dot` on
+/// it).
+fn deep_nest_prints_in_linear_space(name: &str, text: &str, reparse: bool) {
+    let p = write(name, text.as_bytes());
+    let path = p.to_str().expect("path");
+    let printed = scratch_dir().join(format!("{name}.out.vg"));
+    let o = survives_to_file(&["vectorize", path], &printed);
+    assert_eq!(o.status.code(), Some(0), "{name}: {}", tail(&String::from_utf8_lossy(&o.stderr)));
+    let out = std::fs::read_to_string(&printed).expect("printed graph");
+    // Vectorized `while`s have twice the nesting and about eight times
+    // the lines of their input, each indented 32 levels (128 bytes).
+    assert!(out.len() < 40 * text.len(), "{name}: {} bytes printed from {}", out.len(), text.len());
+    assert!(out.lines().all(|l| l.len() <= 4 * 32 + 120), "{name}: a line indented past 32 levels");
+    assert!(out.contains(" ; nesting "), "{name}: no nesting marker");
+    // The printed graph is a graph-IR file that parses and verifies.
+    let drawn = scratch_dir().join(format!("{name}.out.dot"));
+    if reparse {
+        let o = survives_to_file(&["dot", printed.to_str().expect("path")], &drawn);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", tail(&String::from_utf8_lossy(&o.stderr)));
+        let size = std::fs::metadata(&drawn).expect("drawing").len();
+        assert!(size < 20 * out.len() as u64, "{name}: {size} bytes of drawing");
+    }
+    for sub in [&["dot"][..], &["vectorize", "--emit", "kir"]] {
+        let mut args = sub.to_vec();
+        args.push(path);
+        let o = assert_survives(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", tail(&String::from_utf8_lossy(&o.stderr)));
+    }
+    let _ = std::fs::remove_file(&printed);
+    let _ = std::fs::remove_file(&drawn);
+}
+
+#[test]
+fn whiles_nested_10_000_deep_print_in_linear_space() {
+    deep_nest_prints_in_linear_space("whiles.vg", &vg_whiles(10_000), true);
+}
+
+#[test]
+fn applies_nested_100_000_deep_print_in_linear_space() {
+    deep_nest_prints_in_linear_space("applies.vg", &vg_applies(100_000), true);
+}
+
+#[test]
+fn ifs_nested_100_000_deep_print_in_linear_space() {
+    // Its printed graph (180 MB) is not parsed again: the two above and
+    // the library's tests (`tests/text.rs`) cover the round trip.
+    deep_nest_prints_in_linear_space("ifs.vg", &vg_ifs(100_000), false);
+}
+
+/// `--lanes`/`--capacity` at 2^40 are in range, but a per-lane array
+/// parameter's offsets need 2^40 + 1 elements: refused naming the object,
+/// the length and the limit (exit 1), not printed for `keel check` to reject.
+#[test]
+fn vectorize_refuses_objects_longer_than_the_ir_holds() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/vectorize_examples.kir");
+    let file = examples.to_str().expect("UTF-8 path");
+    let max = "1099511627776";
+    for option in ["--lanes", "--capacity"] {
+        let o = assert_survives(&["vectorize", file, "--func", "mean", "--emit", "kir", option, max]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{option}: {}", tail(&err));
+        assert!(
+            err.contains("memory object @arr_offsets would hold 1099511627777 elements, more than Keel IR's limit of 1099511627776"),
+            "{option}: {}",
+            tail(&err)
+        );
+    }
+    // One lane fewer fits.
+    let o = assert_survives(&["vectorize", file, "--func", "mean", "--emit", "kir", "--lanes", "1099511627775"]);
+    assert_eq!(o.status.code(), Some(0), "{}", tail(&String::from_utf8_lossy(&o.stderr)));
+}
+
+/// A rejected `.vg` line is reported once: no follow-on "`%r` is not
+/// defined in this lambda" for the name it failed to define.
+#[test]
+fn a_rejected_graph_ir_line_is_reported_once() {
+    let p = write(
+        "rejected.vg",
+        b"func @f(%a: i32) -> i32 {\n    %r: i32 = frobnicate %a\n    %s: i32 = neg %r\n    ret %s\n}\n",
+    );
+    for sub in ["vectorize", "dot"] {
+        let o = assert_survives(&[sub, p.to_str().expect("path")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{sub}: {err}");
+        assert!(err.contains("unknown operation `frobnicate`") && err.contains("rejected.vg:2:15"), "{sub}: {err}");
+        assert!(!err.contains("is not defined"), "{sub}: a follow-on error\n{err}");
+        assert!(err.contains("rejected.vg: 1 error\n"), "{sub}: {err}");
     }
 }

@@ -22,7 +22,9 @@
 //!   `*%x`); it may carry a lane mask (`@%m`).
 //!
 //! Invariants: symbols and lambdas are only ever appended (ids are
-//! stable); every mutation bumps [`Graph::epoch`], so analyses computed on
+//! stable); functions are found by name or symbol through hash maps kept
+//! with the list (O(1) each, so a file of 10^5 functions parses and prints
+//! in linear time); every mutation bumps [`Graph::epoch`], so analyses computed on
 //! an older state are detected ([`crate::Schedule::check`]). The builder
 //! methods here do not check types or scopes (Cranelift's choice: building
 //! stays cheap); [`crate::verify`] does, collecting every error.
@@ -31,6 +33,7 @@ use crate::ops::Op;
 use crate::types::{NodeTy, ValTy};
 use crate::value::Value;
 use core::fmt;
+use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A symbol: the id of a node (dense, from 0).
@@ -226,6 +229,10 @@ pub struct Graph {
     names: Vec<Option<Box<str>>>,
     functions: Vec<Sym>,
     function_names: Vec<Box<str>>,
+    /// Position in `functions` by name and by symbol: lookups in O(1), so
+    /// a file of many functions parses and prints in linear time.
+    function_by_name: FxHashMap<Box<str>, u32>,
+    function_by_sym: FxHashMap<Sym, u32>,
     id: u64,
     epoch: u64,
 }
@@ -240,6 +247,8 @@ impl Clone for Graph {
             names: self.names.clone(),
             functions: self.functions.clone(),
             function_names: self.function_names.clone(),
+            function_by_name: self.function_by_name.clone(),
+            function_by_sym: self.function_by_sym.clone(),
             id: NEXT_GRAPH_ID.fetch_add(1, Ordering::Relaxed),
             epoch: 0,
         }
@@ -263,6 +272,8 @@ impl Graph {
             names: Vec::new(),
             functions: Vec::new(),
             function_names: Vec::new(),
+            function_by_name: FxHashMap::default(),
+            function_by_sym: FxHashMap::default(),
             id: NEXT_GRAPH_ID.fetch_add(1, Ordering::Relaxed),
             epoch: 0,
         }
@@ -355,12 +366,12 @@ impl Graph {
     /// The function named `name` (without the `@`).
     pub fn function(&self, name: &str) -> Option<Sym> {
         let name = name.strip_prefix('@').unwrap_or(name);
-        self.function_names.iter().position(|n| &**n == name).map(|i| self.functions[i])
+        self.function_by_name.get(name).map(|&i| self.functions[i as usize])
     }
 
     /// The name of a function (a top-level lambda).
     pub fn function_name(&self, sym: Sym) -> Option<&str> {
-        self.functions.iter().position(|&f| f == sym).map(|i| &*self.function_names[i])
+        self.function_by_sym.get(&sym).map(|&i| &*self.function_names[i as usize])
     }
 
     /// A constant array from the pool.
@@ -424,8 +435,11 @@ impl Graph {
             return Err(NameError::FunctionExists(name.to_string()));
         }
         let f = self.new_lambda(None, params);
+        let index = self.functions.len() as u32;
         self.functions.push(f);
         self.function_names.push(name.into());
+        self.function_by_name.insert(name.into(), index);
+        self.function_by_sym.insert(f, index);
         Ok(f)
     }
 

@@ -69,6 +69,10 @@
 //! taking a symbol answer `None`/empty for a foreign one, except
 //! [`Graph::data`], whose `# Panics` says so. No recursion depends on the
 //! input: lambdas, nested types and terms are walked with explicit stacks.
+//! No output grows faster than the graph: the printers ([`text`], [`dot`])
+//! stream to a writer and stop indenting past 32 levels of nesting (deeper
+//! lines carry a `nesting N` comment), and the lowering refuses memory
+//! objects longer than Keel IR holds.
 //!
 //! Every error is typed: an enum whose variants name the failure and carry
 //! what is at fault as data (the symbol or instruction, the primitive, the
@@ -149,6 +153,7 @@ mod purity;
 pub mod rules;
 mod scalar;
 mod schedule;
+mod sink;
 pub mod text;
 mod trap;
 mod types;

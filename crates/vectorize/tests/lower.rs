@@ -15,6 +15,8 @@ use vectorize::generate::{GenConfig, SplitMix64, generate};
 use vectorize::lower::{Lanes, LowerErrorKind, LowerOptions, Lowered, lower};
 use vectorize::text::{parse, print_graph};
 
+mod nests;
+
 fn lowered(text: &str, axes: &[bool], lanes: Lanes) -> (String, vectorize::lower::Lowered) {
     let (g, _) = parse(text).unwrap();
     let f = *g.functions().last().unwrap();
@@ -167,4 +169,82 @@ fn planted_lowering_bugs_are_caught() {
         let t = with_bug(bug, || compare_generated(200, lower));
         assert!(t.wrong > 0, "{bug:?} went unnoticed: {t:?}");
     }
+}
+
+#[test]
+fn objects_longer_than_keel_ir_allows_are_refused() {
+    // Issue 30: `--lanes 2^40` made `@arr_offsets` 2^40 + 1 long, which
+    // Keel's parser rejects; the lowering now refuses it, naming the object.
+    let limit = ir_core::MAX_MEM_LEN;
+    let mean = "func @mean(%arr: array<f32>) -> f32 {\n    %s: f32 = sum %arr\n    ret %s\n}\n";
+    let (g, _) = parse(mean).unwrap();
+    let f = g.function("mean").unwrap();
+    let v = vectorize::vectorize(&g, f, &[true]).unwrap();
+    let opts = |lanes, elements| LowerOptions { lanes, elements, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP };
+    for lanes in [Lanes::Fixed(limit), Lanes::Dynamic { capacity: limit }] {
+        let e = lower(&v.graph, v.func, opts(lanes, 64)).unwrap_err();
+        assert_eq!(
+            e.kind,
+            LowerErrorKind::MemTooLong { name: "arr_offsets".into(), len: u128::from(limit) + 1, limit },
+            "{lanes:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "memory object @arr_offsets would hold 1099511627777 elements, more than Keel IR's limit of 1099511627776"
+        );
+    }
+    // One lane fewer fits, and prints what Keel's parser reads back.
+    let l = lower(&v.graph, v.func, opts(Lanes::Fixed(limit - 1), limit)).unwrap();
+    let text = ir_core::text::print_module(&l.module);
+    assert!(text.contains("mem @arr_offsets: i64[1099511627776] dram"), "{text}");
+    assert!(ir_core::text::parse(&text).is_ok(), "{text}");
+    // The data object past the limit.
+    let e = lower(&v.graph, v.func, opts(Lanes::Fixed(4), limit + 1)).unwrap_err();
+    assert_eq!(e.kind, LowerErrorKind::MemTooLong { name: "arr_data".into(), len: u128::from(limit) + 1, limit });
+    // Lanes past the limit (and past i64: no wrapped lane count) even when
+    // no object would be made from them.
+    let scalar = "func @k(%a: i32) -> i32 {\n    ret %a\n}\n";
+    let (g, _) = parse(scalar).unwrap();
+    let f = g.function("k").unwrap();
+    for n in [limit + 1, u64::MAX] {
+        for lanes in [Lanes::Fixed(n), Lanes::Dynamic { capacity: n }] {
+            let e = lower(&g, f, opts(lanes, 1)).unwrap_err();
+            assert_eq!(e.kind, LowerErrorKind::LanesOverLimit { lanes: n, limit }, "{lanes:?}");
+            assert!(e.to_string().contains(&format!("{n} lanes do not fit")), "{e}");
+        }
+    }
+    let e = lower(&v.graph, v.func, opts(Lanes::Dynamic { capacity: u64::MAX }, 1)).unwrap_err();
+    assert!(matches!(e.kind, LowerErrorKind::LanesOverLimit { .. }), "{e}");
+}
+
+#[test]
+fn deep_nests_lower_without_recursion() {
+    // Issue 30's shapes, vectorized and lowered on a 256 KiB stack, then
+    // run by Keel's interpreter: the lowering inlines bodies from an
+    // explicit stack of frames, whatever the nesting.
+    use vectorize::{ScalarTy, Value};
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let ints = |v: &[i64]| Value::ints(ScalarTy::I64, v);
+            let cases = [
+                (nests::nested(20_000), vec![ints(&[4, -2])], ints(&[-4, 2])),
+                (nests::nested_ifs(20_000), vec![Value::ints(ScalarTy::I1, &[1, 0]), ints(&[3, 3])], ints(&[6, -3])),
+                (nests::nested_whiles(2_000), vec![ints(&[0, 5])], ints(&[2_001, 6])),
+            ];
+            for (text, args, want) in cases {
+                let (g, _) = parse(&text).unwrap_or_else(|e| panic!("{:?}", &e[..1]));
+                let f = g.function("f").unwrap();
+                let v = vectorize::vectorize(&g, f, &vec![true; args.len()]).unwrap();
+                for lanes in [Lanes::Fixed(2), Lanes::Dynamic { capacity: 8 }] {
+                    let opts = LowerOptions { lanes, elements: 1, on_chip_bytes: vectorize::lower::DEFAULT_ON_CHIP };
+                    let l = lower(&v.graph, v.func, opts).unwrap_or_else(|e| panic!("{e}"));
+                    let r = l.run(&args, Config::default()).unwrap_or_else(|t| panic!("{t:?}"));
+                    assert_eq!(r, vec![want.clone()], "{lanes:?}");
+                }
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }

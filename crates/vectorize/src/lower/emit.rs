@@ -100,7 +100,14 @@ impl Lower<'_> {
         self.f.add_var(&name, ty)
     }
 
-    pub(super) fn mem(&mut self, name: &str, elem: Type, len: u64, space: MemSpace) -> R<Mem> {
+    /// A new memory object of `len` elements (at least one), named `name`
+    /// or, if taken, `name_k`; a length past [`ir_core::MAX_MEM_LEN`] is
+    /// refused (`len` is a `u128` so that `lanes + 1` cannot wrap).
+    pub(super) fn mem(&mut self, name: &str, elem: Type, len: u128, space: MemSpace) -> R<Mem> {
+        let limit = ir_core::MAX_MEM_LEN;
+        let Some(len) = u64::try_from(len).ok().filter(|&l| l <= limit) else {
+            return err(None, LowerErrorKind::MemTooLong { name: name.to_string(), len, limit });
+        };
         let mut n = name.to_string();
         let mut k = 0;
         while self.module.lookup(&n).is_some() {
@@ -116,7 +123,7 @@ impl Lower<'_> {
         self.temps += 1;
         let name = format!("t{}", self.temps);
         let space = self.temp_space(elem);
-        self.mem(&name, elem, self.capacity, space)
+        self.mem(&name, elem, self.capacity.into(), space)
     }
 
     /// `nram` while the intermediates fit [`super::LowerOptions::on_chip_bytes`],
@@ -137,7 +144,7 @@ impl Lower<'_> {
             Some(n) => {
                 let n = n.to_string();
                 let space = self.temp_space(elem);
-                self.mem(&n, elem, self.capacity, space)
+                self.mem(&n, elem, self.capacity.into(), space)
             }
             None => self.temp(elem),
         }

@@ -95,6 +95,25 @@ pub enum LowerErrorKind {
     GetOfNonTuple,
     /// An `if` result deeper than one value per lane.
     BranchResultForm,
+    /// More lanes ([`super::Lanes::Fixed`]) or a larger capacity
+    /// ([`super::Lanes::Dynamic`]) than a memory object can hold.
+    LanesOverLimit {
+        /// The lanes or the capacity asked for.
+        lanes: u64,
+        /// The most elements a memory object holds ([`ir_core::MAX_MEM_LEN`]).
+        limit: u64,
+    },
+    /// A memory object the options make longer than Keel IR allows (the
+    /// offsets of per-lane arrays: one more than the lanes; the data of
+    /// per-lane arrays: [`super::LowerOptions::elements`]).
+    MemTooLong {
+        /// The object's name (without `@`).
+        name: String,
+        /// The elements it would hold.
+        len: u128,
+        /// The most elements a memory object holds ([`ir_core::MAX_MEM_LEN`]).
+        limit: u64,
+    },
 }
 
 impl fmt::Display for LowerErrorKind {
@@ -130,6 +149,12 @@ impl fmt::Display for LowerErrorKind {
             K::ConditionNotScalar => f.write_str("a condition that is not a scalar"),
             K::GetOfNonTuple => f.write_str("`get` of a non-tuple"),
             K::BranchResultForm => f.write_str("a branch result that is not a scalar or per lane"),
+            K::LanesOverLimit { lanes, limit } => {
+                write!(f, "{lanes} lanes do not fit a memory object (Keel IR's limit is {limit} elements)")
+            }
+            K::MemTooLong { name, len, limit } => {
+                write!(f, "memory object @{name} would hold {len} elements, more than Keel IR's limit of {limit}")
+            }
         }
     }
 }

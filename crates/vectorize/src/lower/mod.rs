@@ -19,6 +19,12 @@
 //! With [`Lanes::Fixed`] every descriptor is exact (`@t[0, 64]`); with
 //! [`Lanes::Dynamic`] the lane count is the function's first parameter and
 //! descriptors are `@t[0, %lanes]` over objects of the given capacity.
+//! Every object must fit Keel IR ([`ir_core::MAX_MEM_LEN`] elements): lanes
+//! or a capacity past it are [`LowerErrorKind::LanesOverLimit`], and an
+//! object the options make longer (the offsets, `lanes + 1`, or the data,
+//! [`LowerOptions::elements`]) is [`LowerErrorKind::MemTooLong`] naming it,
+//! its length and the limit, computed without overflow; the lowering never
+//! prints a module that Keel's parser would reject.
 //!
 //! Lifted element-wise nodes become one tensor instruction each where one
 //! computes exactly the same bits: `add`/`fadd` → `tadd`, `sub` → `tsub`,
@@ -144,6 +150,12 @@ pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, Low
         Lanes::Fixed(n) => (false, n, Arg::Imm(Imm::int(Type::I64, n as i64))),
         Lanes::Dynamic { capacity } => (true, capacity, Arg::Imm(Imm::int(Type::I64, 0))),
     };
+    // Every per-lane object holds `capacity` elements (offsets one more,
+    // checked where they are made): refused before any is made, so that
+    // the lane count also fits the `i64`s it is written in.
+    if capacity > ir_core::MAX_MEM_LEN {
+        return err(None, LowerErrorKind::LanesOverLimit { lanes: capacity, limit: ir_core::MAX_MEM_LEN });
+    }
     let ptys = g.param_types(func);
     let rtys = g.result_types(func);
     let mut sig_params = Vec::new();
@@ -229,13 +241,15 @@ pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, Low
                 LVal::Scalar(v)
             }
             1 => {
-                let m = lw.mem(&pname, t.scalar.into(), capacity, MemSpace::Dram)?;
+                let m = lw.mem(&pname, t.scalar.into(), capacity.into(), MemSpace::Dram)?;
                 lparams.push(LoweredParam::Lanes(m));
                 LVal::Lanes(m)
             }
             2 => {
-                let data = lw.mem(&format!("{pname}_data"), t.scalar.into(), options.elements, MemSpace::Dram)?;
-                let offsets = lw.mem(&format!("{pname}_offsets"), Type::I64, capacity + 1, MemSpace::Dram)?;
+                let data =
+                    lw.mem(&format!("{pname}_data"), t.scalar.into(), options.elements.into(), MemSpace::Dram)?;
+                let offsets =
+                    lw.mem(&format!("{pname}_offsets"), Type::I64, u128::from(capacity) + 1, MemSpace::Dram)?;
                 lparams.push(LoweredParam::Rows { data, offsets });
                 LVal::Rows { data, offsets }
             }
@@ -262,7 +276,7 @@ pub fn lower(g: &Graph, func: Sym, options: LowerOptions) -> Result<Lowered, Low
             }
             LVal::Lanes(m) => {
                 let out = if taken.contains(m) {
-                    let o = lw.mem(&format!("{name}_out{r}"), lw.elem(*m), capacity, MemSpace::Dram)?;
+                    let o = lw.mem(&format!("{name}_out{r}"), lw.elem(*m), capacity.into(), MemSpace::Dram)?;
                     let (d, s) = (lw.all(o), lw.all(*m));
                     lw.fb().ins().tensor(Opcode::Dma, d, &[TensorArg::Desc(s)]);
                     o

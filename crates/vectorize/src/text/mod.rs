@@ -13,11 +13,15 @@
 //!
 //! Invariant: for every graph `g` the verifier accepts,
 //! `parse(print(g))` is `g` up to the numbering of unnamed symbols and
-//! `print(parse(print(g))) == print(g)` byte for byte.
+//! `print(parse(print(g))) == print(g)` byte for byte, at any nesting
+//! depth: past [`MAX_INDENT`] levels the printer stops indenting and ends
+//! each line with a `; nesting N` comment, which the parser skips. Both
+//! directions are linear in the text's size and never recurse;
+//! [`write_graph`] streams to an [`std::io::Write`].
 
 mod lexer;
 mod parser;
 mod printer;
 
 pub use parser::{MAX_ERRORS, SourceMap, parse};
-pub use printer::print_graph;
+pub use printer::{MAX_INDENT, print_graph, write_graph};

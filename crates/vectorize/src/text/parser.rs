@@ -6,7 +6,10 @@
 //! [`MAX_ERRORS`] errors, reporting only the first error of a line and
 //! going on at the next line. Names are resolved per lambda after its `}`,
 //! so a body may use a symbol before the line defining it (order is only
-//! the dependence order). The parser checks syntax, names, literals and
+//! the dependence order). An error is reported once: a name whose defining
+//! line was rejected is recorded as such, and a reference to it is not
+//! reported again as undefined (nor a body whose `ret` line was rejected
+//! as having none). The parser checks syntax, names, literals and
 //! the declared result types of lambdas; typing is the verifier's job
 //! ([`crate::verify`]), which points into the source through the map.
 
@@ -17,7 +20,7 @@ use crate::scalar::{FloatCC, Imm, IntCC, ScalarTy};
 use crate::types::{NodeTy, ValTy};
 use crate::value::{ArrayBuilder, Value};
 use diagnostics::{Diagnostic, Span};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Errors reported before the parser gives up.
 pub const MAX_ERRORS: usize = 20;
@@ -57,6 +60,12 @@ struct Scope<'s> {
     /// are skipped up to the matching `}`).
     lam: Option<Sym>,
     names: FxHashMap<&'s str, Sym>,
+    /// Names whose defining line was rejected (already reported): a
+    /// reference to one is not reported again as undefined.
+    rejected: FxHashSet<&'s str>,
+    /// True when a `ret` line was rejected: the body's missing `ret` and
+    /// its result types are not reported again.
+    ret_rejected: bool,
     pending: Vec<Pending<'s>>,
     results: Option<(Vec<(&'s str, Span)>, Span)>,
     declared: Vec<ValTy>,
@@ -69,6 +78,8 @@ impl Scope<'_> {
         Scope {
             lam: None,
             names: FxHashMap::default(),
+            rejected: FxHashSet::default(),
+            ret_rejected: false,
             pending: Vec::new(),
             results: None,
             declared: Vec::new(),
@@ -328,12 +339,14 @@ impl<'s> Parser<'s> {
                     Tok::Error(c) => Some(diag(format!("unexpected character `{}`", c.escape_debug()), *s)),
                     _ => None,
                 });
+                let open = self.scopes.len();
                 let result = match bad {
                     Some(d) => Err(d),
                     None => self.line(&mut line),
                 };
                 if let Err(d) = result {
                     self.error(d);
+                    self.note_rejected(line.toks, open);
                     // A header that failed still opens a body if the line ends in `{`.
                     if line.toks.last().map(|(t, _)| t) == Some(&Tok::Punct('{')) && self.opened_by_error(&line) {
                         let header = line.toks[0].1.to(end_span);
@@ -353,6 +366,29 @@ impl<'s> Parser<'s> {
             }
         }
         self.toks = toks;
+    }
+
+    /// After a rejected line in the body that was innermost before it
+    /// (`open` scopes were open): the name it defines, or its `ret`, is
+    /// recorded so that the body's `}` does not report it again.
+    fn note_rejected(&mut self, toks: &[(Tok<'s>, Span)], open: usize) {
+        let Some(scope) = open.checked_sub(1).and_then(|i| self.scopes.get_mut(i)) else { return };
+        if scope.lam.is_none() {
+            return;
+        }
+        let name = match toks {
+            [(Tok::Word("ret"), _), ..] => {
+                scope.ret_rejected = true;
+                return;
+            }
+            [(Tok::Mask(_), _), (Tok::Var(n), _), ..] | [(Tok::Var(n), _), ..] => *n,
+            _ => return,
+        };
+        // A name the body defines already (a second definition rejected)
+        // stays resolved; only a name left undefined is marked.
+        if !scope.names.contains_key(name) {
+            scope.rejected.insert(name);
+        }
     }
 
     /// True when a failed line had not yet pushed its scope.
@@ -425,8 +461,16 @@ impl<'s> Parser<'s> {
 
     fn open(&mut self, lam: Sym, params: &[(&'s str, Span, ValTy)], declared: Vec<ValTy>, header: Span) -> R<()> {
         let syms = self.graph.lambda(lam).map_or_else(Vec::new, |l| l.params.clone());
-        let mut scope =
-            Scope { lam: Some(lam), names: FxHashMap::default(), pending: Vec::new(), results: None, declared, header };
+        let mut scope = Scope {
+            lam: Some(lam),
+            names: FxHashMap::default(),
+            rejected: FxHashSet::default(),
+            ret_rejected: false,
+            pending: Vec::new(),
+            results: None,
+            declared,
+            header,
+        };
         let mut dup = None;
         for (&(n, s, _), &p) in params.iter().zip(&syms) {
             self.map.set(p, s);
@@ -454,6 +498,7 @@ impl<'s> Parser<'s> {
                     Some(i) => self.graph.set_arg(p.node, i, s),
                     None => self.graph.set_mask(p.node, Some(s)),
                 },
+                None if scope.rejected.contains(p.name) => {}
                 None => {
                     let d = diag(format!("`%{}` is not defined in this lambda", p.name), p.span);
                     if first_error.is_none() {
@@ -465,14 +510,17 @@ impl<'s> Parser<'s> {
             }
         }
         match scope.results {
+            None if scope.ret_rejected => {}
             None => {
                 first_error.get_or_insert(diag("this body has no `ret`", scope.header));
             }
             Some((names, span)) => {
                 let mut syms = Vec::new();
+                let mut unresolved = false;
                 for (n, s) in names {
                     match scope.names.get(n) {
                         Some(&x) => syms.push(x),
+                        None if scope.rejected.contains(n) => unresolved = true,
                         None => {
                             first_error.get_or_insert(diag(format!("`%{n}` is not defined in this lambda"), s));
                         }
@@ -481,7 +529,7 @@ impl<'s> Parser<'s> {
                 self.graph.set_results(lam, &syms);
                 let got: Vec<Option<ValTy>> = syms.iter().map(|&s| self.graph.val_ty(s)).collect();
                 let want: Vec<Option<ValTy>> = scope.declared.iter().map(|&t| Some(t)).collect();
-                if first_error.is_none() && got != want {
+                if first_error.is_none() && !unresolved && got != want {
                     let show = |v: &[Option<ValTy>]| {
                         v.iter().map(|t| t.map_or("?".to_string(), |t| t.to_string())).collect::<Vec<_>>().join(", ")
                     };
