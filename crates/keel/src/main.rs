@@ -94,8 +94,9 @@ struct Cli {
     /// `sim` refuses simulated memories over it before the run, and traps,
     /// exit 3, when its race record or an overlapping copy's staging would
     /// pass it; `du` skips the iterative baseline for that function).
-    #[arg(long, global = true, value_name = "SIZE", default_value = budget::DEFAULT, value_parser = size::parse_size)]
-    max_memory: u64,
+    /// Default 2G; `run`: 1G.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = size::parse_size)]
+    max_memory: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -463,9 +464,19 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
             let line: Vec<String> = std::env::args().skip(1).collect();
             generate::generate_cmd(&args, &format!("keel {}", line.join(" ")), out)
         }
-        Command::Run { file, func, args, mems, fuel, stats, show_mem } => {
-            run::run(&run::RunArgs { file, func, args, mems, fuel, stats, show_mem, max_memory: budget::get() }, out)
-        }
+        Command::Run { file, func, args, mems, fuel, stats, show_mem } => run::run(
+            &run::RunArgs {
+                file,
+                func,
+                args,
+                mems,
+                fuel,
+                stats,
+                show_mem,
+                max_memory: budget::get_or(budget::RUN_DEFAULT),
+            },
+            out,
+        ),
     }
 }
 
