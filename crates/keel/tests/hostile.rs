@@ -699,10 +699,7 @@ fn numeric_options_out_of_range_are_usage_errors() {
         (&["sim", kernel, "--timeline", "0"], "--timeline"),
     ];
     for (args, option) in cases {
-        let o = assert_survives(args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "keel {args:?}: want a usage error\n{}", tail(&err));
-        assert!(err.contains(option), "keel {args:?}: the message names {option}\n{}", tail(&err));
+        assert_exit(args, 2, option);
     }
 }
 
@@ -731,10 +728,7 @@ fn mem_options_are_checked() {
         ),
         (vec!["run", program, "--mem", &format!("a={fine}")], 0, ""),
     ] {
-        let o = assert_survives(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(code), "keel {args:?}\n{}", tail(&err));
-        assert!(err.contains(phrase), "keel {args:?}: want {phrase:?}\n{}", tail(&err));
+        assert_exit(&args, code, phrase);
     }
 }
 
@@ -751,10 +745,7 @@ fn sim_trace_options_are_checked() {
         (vec!["sim", kernel, "--functional", "--timeline"], 2, "--functional"),
         (vec!["sim", kernel, "--trace", unwritable], 1, unwritable),
     ] {
-        let o = assert_survives(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(code), "keel {args:?}\n{}", tail(&err));
-        assert!(err.contains(phrase), "keel {args:?}: want {phrase:?}\n{}", tail(&err));
+        assert_exit(&args, code, phrase);
     }
 }
 
@@ -828,6 +819,8 @@ fn many_objects_are_read_without_name_scans() {
     for args in [vec!["sim", file, "--mem", &last], vec!["sim", file, "--format", "json", "--functional"]] {
         let o = assert_survives(&args);
         assert_eq!(o.status.code(), Some(0), "keel {args:?}\n{}", tail(&String::from_utf8_lossy(&o.stderr)));
+    }
+}
 
 // ---- issue 30: vectorize ----
 
