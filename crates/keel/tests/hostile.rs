@@ -666,6 +666,14 @@ fn passes_refuse_what_exceeds_the_memory_budget() {
     assert_exit(&["regalloc", "--method", "briggs", dag], 0, "");
     // The global step's register tables no longer grow with --regs.
     assert_exit(&["regalloc", "--regs", "65536", "--vregs", "65536", block], 0, "");
+    // LCM at the full size (100,000 blocks, 73,133 expressions:
+    // 6.4 GB of bit vectors) is refused under the default budget.
+    let generated =
+        Command::new(keel_path()).args(["gen", "--blocks", "100000", "--vars", "64"]).output().expect("run");
+    assert!(generated.status.success(), "keel gen");
+    let large = write("budget_gen_100000.kir", &generated.stdout);
+    let large = large.to_str().expect("UTF-8 path");
+    assert_exit(&["pre", "--method", "lcm", large], 1, "7 tables of 100000 blocks x 73133 expressions");
     // A budget that is not a size is a usage error.
     assert_exit(&["regalloc", "--max-memory", "lots", block], 2, "--max-memory");
 }
