@@ -9,9 +9,12 @@
 //!   only non-local vars, those read in a block before being defined there;
 //!   a var used only where it is defined never needs a phi;
 //! - **pruned**: the minimal set filtered by liveness, a phi only where its
-//!   var is live on entry. Computed per var in time linear in its live
-//!   range, never through the full IDF or a blocks × vars liveness matrix
-//!   (`pruned.rs`).
+//!   var is live on entry. Two ways, same phis: when the minimal phis fit
+//!   the budget below and the liveness bit matrices fit
+//!   [`PhiPlacement::liveness_cap`], the minimal set filtered by a
+//!   `cfg_dom::Liveness` (fastest on ordinary functions: 64 vars per
+//!   word); otherwise per var, in time linear in its live range, never
+//!   through the full IDF or a blocks × vars matrix (`pruned.rs`).
 //!
 //! For minimal and semi-pruned placement, the IDF of each var comes from
 //! `cfg_dom::Idf`: Cytron's worklist over dominance frontier sets computed
@@ -93,6 +96,9 @@ pub struct PhiPlacement {
     blocks: Vec<Node>,
     pairs: Vec<(Node, VarId)>,
     pruned: Pruned,
+    /// The liveness dense pruned placement computes when the caller gave
+    /// none.
+    live: Liveness,
     /// The dominator tree pruned placement needs when the caller gave none.
     dt: DomTree,
 }
@@ -133,8 +139,9 @@ impl PhiPlacement {
     /// pruned phis instead (in time linear in the live ranges), and
     /// records it ([`PhiPlacement::fallback`]). The renaming of either
     /// placement gives every use the same reaching definition: the phis
-    /// pruned placement leaves out are dead. Pruned placement itself has no
-    /// budget: it places only phis some use needs.
+    /// pruned placement leaves out are dead. Pruned placement places only
+    /// phis some use needs, whatever the budget; the budget only decides
+    /// how it finds them (past it, by the per-var walks).
     pub fn set_budget(&mut self, max_operands: Option<u64>) {
         self.budget = max_operands;
     }
@@ -151,11 +158,12 @@ impl PhiPlacement {
     }
 
     /// Places phis for the input under `policy`, within the default budget
-    /// (see [`PhiPlacement::set_budget`]). `live` is optional and only
-    /// checked to belong to the input: pruned placement computes the live
-    /// ranges it needs itself, per var, which costs less than a full
-    /// liveness. An error when `dt`, `facts` or `live` belong to another
-    /// input.
+    /// (see [`PhiPlacement::set_budget`]). `live` is optional and only read
+    /// for [`Policy::Pruned`]: without it, pruned placement computes the
+    /// liveness itself, or the live ranges per var when the minimal phis
+    /// pass the budget or the liveness matrices would pass
+    /// [`PhiPlacement::liveness_cap`]. An error when `dt`, `facts` or
+    /// `live` belong to another input.
     pub fn of<G: Graph, C: VarCode>(
         input: &Input<'_, G, C>,
         dt: &DomTree,
@@ -233,8 +241,14 @@ impl PhiPlacement {
         }
         self.pairs.clear();
         let within = match policy {
-            Policy::Pruned => false,
-            Policy::Minimal | Policy::SemiPruned => self.place_budgeted(input, idf, facts, policy),
+            Policy::Pruned => self.place_pruned_dense(input, idf, facts, live),
+            Policy::Minimal | Policy::SemiPruned => match self.place_budgeted(input, idf, facts, policy) {
+                Ok(()) => true,
+                Err((operands, budget)) => {
+                    self.fallback = Some(Fallback { policy, operands, budget });
+                    false
+                }
+            },
         };
         if !within {
             self.pairs.clear();
@@ -253,8 +267,57 @@ impl PhiPlacement {
         Ok(())
     }
 
+    /// Pruned placement the dense way, when it is cheap: the minimal
+    /// phis within the budget, filtered by a bit-matrix liveness (the
+    /// caller's, or one computed here when its matrices fit
+    /// [`PhiPlacement::liveness_cap`]). On ordinary functions this is the
+    /// fastest (the liveness handles 64 vars per word); false, with
+    /// `pairs` to be cleared, when either bound is passed, and then the
+    /// per-var sparse placement runs instead (the same phis).
+    fn place_pruned_dense<G: Graph, C: VarCode>(
+        &mut self,
+        input: &Input<'_, G, C>,
+        idf: &mut Idf,
+        facts: &VarFacts,
+        live: Option<&Liveness>,
+    ) -> bool {
+        let size = PhiPlacement::size(input);
+        let bytes = Liveness::matrix_bytes(input.num_blocks(), input.num_vars());
+        if live.is_none() && bytes > PhiPlacement::liveness_cap(size) {
+            return false;
+        }
+        if self.place_budgeted(input, idf, facts, Policy::Minimal).is_err() {
+            return false;
+        }
+        let live = match live {
+            Some(l) => l,
+            None => {
+                self.live.compute_input(input);
+                &self.live
+            }
+        };
+        self.pairs.retain(|&(y, v)| live.is_live_in(y, v));
+        true
+    }
+
+    /// Blocks + instructions + edges of the input.
+    fn size<G: Graph, C: VarCode>(input: &Input<'_, G, C>) -> (usize, usize, usize) {
+        let g = input.graph();
+        let edges: usize = (0..g.num_nodes() as Node).map(|b| g.successors(b).count()).sum();
+        (g.num_nodes(), input.num_insts(), edges)
+    }
+
+    /// Most bytes of liveness matrices pruned placement computes for a
+    /// function of `(blocks, insts, edges)` before it switches to its
+    /// per-var walks: 64 bytes per block, instruction and edge, at least
+    /// 256 MiB.
+    pub fn liveness_cap((blocks, insts, edges): (usize, usize, usize)) -> u64 {
+        let size = (blocks as u64).saturating_add(insts as u64).saturating_add(edges as u64);
+        size.saturating_mul(64).max(256 << 20)
+    }
+
     /// Minimal or semi-pruned placement into `pairs`, counting phi
-    /// operands against the budget: false (and `fallback` set) as soon as
+    /// operands against the budget: `Err((operands, budget))` as soon as
     /// they pass it.
     fn place_budgeted<G: Graph, C: VarCode>(
         &mut self,
@@ -262,11 +325,11 @@ impl PhiPlacement {
         idf: &mut Idf,
         facts: &VarFacts,
         policy: Policy,
-    ) -> bool {
+    ) -> Result<(), (u64, u64)> {
         let g = input.graph();
         let budget = self.budget.unwrap_or_else(|| {
-            let edges: usize = (0..g.num_nodes() as Node).map(|b| g.successors(b).count()).sum();
-            PhiPlacement::default_budget(g.num_nodes(), input.num_insts(), edges)
+            let (blocks, insts, edges) = PhiPlacement::size(input);
+            PhiPlacement::default_budget(blocks, insts, edges)
         });
         let (blocks, pairs) = (&mut self.blocks, &mut self.pairs);
         let mut operands = 0u64;
@@ -283,13 +346,12 @@ impl PhiPlacement {
             for &y in blocks.iter() {
                 operands = operands.saturating_add(1 + g.predecessors(y).count() as u64);
                 if operands > budget {
-                    self.fallback = Some(Fallback { policy, operands, budget });
-                    return false;
+                    return Err((operands, budget));
                 }
                 pairs.push((y, v));
             }
         }
-        true
+        Ok(())
     }
 
     /// The vars needing a phi at the start of `b`, sorted by id.

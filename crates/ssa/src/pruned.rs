@@ -49,9 +49,10 @@
 //! strictly dominating it the deeper one is taken first and stops the
 //! other's flood. Every scratch mark is stamped with the var, so nothing is
 //! cleared between vars. In total: the program plus the sum of the live
-//! ranges plus the output, never blocks × vars (the 10,000-deep loop nest
-//! of issue 30, 10,000 vars whose IDFs hold 5·10^7 blocks and none of whose
-//! phis is live, costs its live ranges only).
+//! ranges plus the output, never blocks × vars. (On the 10,000-deep loop
+//! nest of issue 30, 10,000 vars whose IDFs hold 5·10^7 blocks and none of
+//! whose phis is live, the live ranges alone sum to 10^8 blocks; the
+//! shortcut decides every one of those vars in constant time.)
 //!
 //! Invariants: only reachable blocks get phis; pairs are produced var by
 //! var in id order (the caller buckets them by block).

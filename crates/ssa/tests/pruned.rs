@@ -45,18 +45,26 @@ fn check_pruned_definition(f: &Function) -> Result<(), TestCaseError> {
     let df = DominanceFrontiers::of(&cfg, &dt).unwrap();
     let live = Liveness::of(&cfg, f).unwrap();
     let pruned = PhiPlacement::of(&input, &dt, &facts, Policy::Pruned, None).unwrap();
+    // With a budget of 0, the per-var walks (`pruned.rs`) rather than the
+    // minimal phis filtered by a bit-matrix liveness: the same phis.
+    let mut sparse = PhiPlacement::new();
+    sparse.set_budget(Some(0));
+    sparse.compute(&input, &dt, &facts, Policy::Pruned, None).unwrap();
+    prop_assert!(sparse.fallback().is_none());
     for v in 0..input.num_vars() as VarId {
         let idf = if facts.is_defined(v) { naive_idf(&df, &dt, facts.def_blocks(v)) } else { BTreeSet::new() };
         for b in 0..cfg.num_nodes() as Node {
             let want = idf.contains(&b) && live.is_live_in(b, v);
             let have = pruned.phis(b).contains(&v);
             prop_assert_eq!(have, want, "var {} at block {}", v, b);
+            prop_assert_eq!(sparse.phis(b).contains(&v), want, "sparse: var {} at block {}", v, b);
         }
     }
     // Reusing one placement (and its stamped marks) across functions and
     // through `place` (no dominator tree given) gives the same phis.
     let mut idf = cfg_dom::Idf::of(&cfg, &dt).unwrap();
     let mut again = PhiPlacement::new();
+    again.set_budget(Some(0));
     for _ in 0..2 {
         again.place(&input, &mut idf, &facts, Policy::Pruned, None).unwrap();
         for b in 0..cfg.num_nodes() as Node {
