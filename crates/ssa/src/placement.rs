@@ -242,7 +242,7 @@ impl PhiPlacement {
         self.pairs.clear();
         let within = match policy {
             Policy::Pruned => self.place_pruned_dense(input, idf, facts, live),
-            Policy::Minimal | Policy::SemiPruned => match self.place_budgeted(input, idf, facts, policy) {
+            Policy::Minimal | Policy::SemiPruned => match self.place_budgeted(input, idf, facts, policy, None) {
                 Ok(()) => true,
                 Err((operands, budget)) => {
                     self.fallback = Some(Fallback { policy, operands, budget });
@@ -267,13 +267,13 @@ impl PhiPlacement {
         Ok(())
     }
 
-    /// Pruned placement the dense way, when it is cheap: the minimal
-    /// phis within the budget, filtered by a bit-matrix liveness (the
-    /// caller's, or one computed here when its matrices fit
-    /// [`PhiPlacement::liveness_cap`]). On ordinary functions this is the
-    /// fastest (the liveness handles 64 vars per word); false, with
-    /// `pairs` to be cleared, when either bound is passed, and then the
-    /// per-var sparse placement runs instead (the same phis).
+    /// Pruned placement the dense way, when it is cheap: a bit-matrix
+    /// liveness (the caller's, or one computed here when its matrices fit
+    /// [`PhiPlacement::liveness_cap`]), then the minimal phis within the
+    /// budget, each kept when its var is live-in. On ordinary functions
+    /// this is the fastest (the liveness handles 64 vars per word); false,
+    /// with `pairs` to be cleared, when either bound is passed, and then
+    /// the per-var sparse placement runs instead (the same phis).
     fn place_pruned_dense<G: Graph, C: VarCode>(
         &mut self,
         input: &Input<'_, G, C>,
@@ -286,18 +286,17 @@ impl PhiPlacement {
         if live.is_none() && bytes > PhiPlacement::liveness_cap(size) {
             return false;
         }
-        if self.place_budgeted(input, idf, facts, Policy::Minimal).is_err() {
-            return false;
-        }
+        let mut owned = std::mem::take(&mut self.live);
         let live = match live {
             Some(l) => l,
             None => {
-                self.live.compute_input(input);
-                &self.live
+                owned.compute_input(input);
+                &owned
             }
         };
-        self.pairs.retain(|&(y, v)| live.is_live_in(y, v));
-        true
+        let within = self.place_budgeted(input, idf, facts, Policy::Minimal, Some(live)).is_ok();
+        self.live = owned;
+        within
     }
 
     /// Blocks + instructions + edges of the input.
@@ -309,22 +308,24 @@ impl PhiPlacement {
 
     /// Most bytes of liveness matrices pruned placement computes for a
     /// function of `(blocks, insts, edges)` before it switches to its
-    /// per-var walks: 64 bytes per block, instruction and edge, at least
-    /// 256 MiB.
+    /// per-var walks: 256 bytes per block, instruction and edge, at least
+    /// 64 MiB.
     pub fn liveness_cap((blocks, insts, edges): (usize, usize, usize)) -> u64 {
         let size = (blocks as u64).saturating_add(insts as u64).saturating_add(edges as u64);
-        size.saturating_mul(64).max(256 << 20)
+        size.saturating_mul(256).max(64 << 20)
     }
 
-    /// Minimal or semi-pruned placement into `pairs`, counting phi
-    /// operands against the budget: `Err((operands, budget))` as soon as
-    /// they pass it.
+    /// Minimal or semi-pruned placement into `pairs` (only the phis whose
+    /// var is live-in by `keep`, when given), counting the operands of
+    /// every phi of the policy against the budget: `Err((operands,
+    /// budget))` as soon as they pass it.
     fn place_budgeted<G: Graph, C: VarCode>(
         &mut self,
         input: &Input<'_, G, C>,
         idf: &mut Idf,
         facts: &VarFacts,
         policy: Policy,
+        keep: Option<&Liveness>,
     ) -> Result<(), (u64, u64)> {
         let g = input.graph();
         let budget = self.budget.unwrap_or_else(|| {
@@ -348,7 +349,9 @@ impl PhiPlacement {
                 if operands > budget {
                     return Err((operands, budget));
                 }
-                pairs.push((y, v));
+                if keep.is_none_or(|l| l.is_live_in(y, v)) {
+                    pairs.push((y, v));
+                }
             }
         }
         Ok(())
