@@ -96,9 +96,6 @@ pub struct PhiPlacement {
     blocks: Vec<Node>,
     pairs: Vec<(Node, VarId)>,
     pruned: Pruned,
-    /// The liveness dense pruned placement computes when the caller gave
-    /// none.
-    live: Liveness,
     /// The dominator tree pruned placement needs when the caller gave none.
     dt: DomTree,
 }
@@ -286,7 +283,9 @@ impl PhiPlacement {
         if live.is_none() && bytes > PhiPlacement::liveness_cap(size) {
             return false;
         }
-        let mut owned = std::mem::take(&mut self.live);
+        // Dropped on return, before renaming allocates: not kept as a
+        // buffer (its matrices are the largest allocation here).
+        let mut owned = Liveness::new();
         let live = match live {
             Some(l) => l,
             None => {
@@ -294,9 +293,7 @@ impl PhiPlacement {
                 &owned
             }
         };
-        let within = self.place_budgeted(input, idf, facts, Policy::Minimal, Some(live)).is_ok();
-        self.live = owned;
-        within
+        self.place_budgeted(input, idf, facts, Policy::Minimal, Some(live)).is_ok()
     }
 
     /// Blocks + instructions + edges of the input.
