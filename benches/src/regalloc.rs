@@ -120,7 +120,7 @@ impl Prepared {
     /// verified one).
     pub fn new(func: &Function) -> Prepared {
         let mut ssa = func.clone();
-        let opts = ssa::Options { policy: ssa::Policy::Pruned, cleanup: true };
+        let opts = ssa::Options { policy: ssa::Policy::Pruned, ..ssa::Options::default() };
         ssa::construct(&mut ssa, &opts).expect("a verified function goes into SSA");
         let mut lowered = ssa.clone();
         if regalloc_pebble::needs_destruct(&lowered) {

@@ -236,7 +236,9 @@ enum Command {
     ///
     /// A WebAssembly module is imported first. Memory stays linear in the
     /// CFG (phi placement switches from frontier sets to subtree walks on
-    /// deep loop nests).
+    /// deep loop nests). Minimal and semi-pruned placement stop at a budget
+    /// of phi operands proportional to the function's size and place pruned
+    /// phis instead (a note on stderr says so): the phis left out are dead.
     ///
     /// Exit status: 0 on success, 1 on bad input (or an unwritable output),
     /// 2 on bad usage.

@@ -25,16 +25,23 @@ pub(crate) fn ssa(
             return Ok(ExitCode::FAILURE);
         }
     };
+    // The first function whose phis passed the budget, and how many did.
+    let mut fell_back: Option<(String, ssa::Fallback)> = None;
+    let mut fallbacks = 0usize;
     for &f in &ids {
         let Some(body) = module.function_mut(f) else { continue };
         let name = crate::out::global(body.name());
-        let s = match ssa::construct(body, &Options { policy, cleanup }) {
+        let s = match ssa::construct(body, &Options { policy, cleanup, ..Options::default() }) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("keel: internal error: SSA construction of verified {name} failed: {e}");
                 return Ok(ExitCode::FAILURE);
             }
         };
+        if let Some(fb) = s.fallback {
+            fallbacks += 1;
+            fell_back.get_or_insert((name.clone(), fb));
+        }
         if let Err(e) = ssa::verify(&module, f) {
             eprintln!("keel: internal error: SSA form of {name} does not verify:\n{e}");
             return Ok(ExitCode::FAILURE);
@@ -43,7 +50,7 @@ pub(crate) fn ssa(
             eprintln!(
                 "; {name}: {} phis placed ({}), {} trivial and {} dead removed, {} versions, {} undef",
                 s.phis_placed,
-                policy.name(),
+                if s.fallback.is_some() { "pruned: over the phi budget" } else { policy.name() },
                 s.phis_trivial,
                 s.phis_dead,
                 s.versions,
@@ -60,6 +67,23 @@ pub(crate) fn ssa(
             }
         }
     }
+    if let Some((name, fb)) = fell_back {
+        let more = match fallbacks {
+            1 => String::new(),
+            k => format!(" (and in {} more functions)", k - 1),
+        };
+        eprintln!("{}", fallback_note(&name, &fb, &more));
+    }
     out.write_all(text::print_module(&module).as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The note printed once when a placement passed its phi budget.
+pub(crate) fn fallback_note(name: &str, fb: &ssa::Fallback, more: &str) -> String {
+    format!(
+        "keel: note: {name}: {} placement passed its budget of {} phi operands (at {} already); placed pruned phis instead{more} (the dead phis left out change no def-use chain)",
+        fb.policy.name(),
+        fb.budget,
+        fb.operands
+    )
 }

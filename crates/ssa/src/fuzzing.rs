@@ -32,7 +32,7 @@ pub fn check_equivalence(module: &Module, main: FuncId, args: &[Imm], fuel: u64,
     let mut m = module.clone();
     let mut failed = None;
     for_each_function(&mut m, |f| {
-        if let Err(e) = crate::construct(f, &Options { policy, cleanup: true }) {
+        if let Err(e) = crate::construct(f, &Options { policy, ..Options::default() }) {
             failed.get_or_insert_with(|| format!("construction failed on @{}: {e}", f.name()));
         }
     });

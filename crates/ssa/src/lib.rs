@@ -2,7 +2,8 @@
 //!
 //! - [`construct`]: phis at iterated dominance frontiers under a [`Policy`]
 //!   (minimal, semi-pruned — the default and the DU-chain document's
-//!   `global_prs` —, or pruned by liveness), renaming by an iterative
+//!   `global_prs` —, or pruned by liveness, computed per var over its
+//!   live range), renaming by an iterative
 //!   dominator-tree walk into versions `%x.N` that remember `%x`, guarded
 //!   definitions that name the version they leave in place
 //!   (`@%p %x.5 = add %a.1, %b.1 else %x.2`: psi-SSA style (Stoutchinin and de Ferrière,
@@ -35,6 +36,19 @@
 //! [`construct`] leaves it; on other input it still terminates and never
 //! panics, but the result is only meaningful for SSA form.
 //!
+//! # Phi budget
+//!
+//! Minimal and semi-pruned placement can place a quadratic number of phis
+//! (a deep loop nest whose every level defines a var), so they count phi
+//! operands against a budget proportional to the function's size
+//! ([`PhiPlacement::default_budget`], or [`PhiPlacement::set_budget`] /
+//! `Options::phi_budget`) and, past it, fall back to pruned placement
+//! for that function, reporting a [`Fallback`] (in [`PhiPlacement::fallback`] and
+//! `Stats::fallback`). Falling back rather than failing: the phis pruned
+//! placement leaves out are dead, so every use keeps its reaching
+//! definitions and every client (DU chains, memory dependences, PRE)
+//! computes the same result.
+//!
 //! Semantics are preserved, as the reference interpreter checks: original,
 //! SSA and destructed functions compute the same results on the same
 //! inputs.
@@ -63,6 +77,7 @@ pub mod fuzzing;
 #[cfg(feature = "keel")]
 mod keel;
 mod placement;
+mod pruned;
 mod rename;
 
 pub use facts::VarFacts;
@@ -74,5 +89,5 @@ pub use keel::construct::{Options, Stats, construct};
 pub use keel::destruct::{Stats as DestructStats, destruct};
 #[cfg(feature = "keel")]
 pub use keel::verify::verify;
-pub use placement::{PhiPlacement, Policy};
+pub use placement::{Fallback, PhiPlacement, Policy};
 pub use rename::{NO_VERSION, RenameSink, Renamer, Version, VersionDef};

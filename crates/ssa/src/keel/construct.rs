@@ -19,8 +19,8 @@
 
 use super::cleanup;
 use crate::VarFacts;
+use crate::{Fallback, PhiPlacement, Policy};
 use crate::{NO_VERSION, RenameSink, Renamer, Version, VersionDef};
-use crate::{PhiPlacement, Policy};
 use cfg_dom::{CsrGraph, DomTree, Input, InputBuffers, InputError, InstId, Node, VarId};
 use ir_core::entity::EntityRef;
 use ir_core::{Arg, Function, FunctionBuilder, Guard, Inst, Operand, UseSite, Var, block};
@@ -32,11 +32,17 @@ pub struct Options {
     pub policy: Policy,
     /// Remove trivial and dead phis afterwards (to a fixpoint).
     pub cleanup: bool,
+    /// Most phi operands minimal or semi-pruned placement may create
+    /// before it falls back to pruned placement for the function
+    /// ([`PhiPlacement::set_budget`]); `None`: the default budget,
+    /// proportional to the function's size
+    /// ([`PhiPlacement::default_budget`]).
+    pub phi_budget: Option<u64>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { policy: Policy::SemiPruned, cleanup: true }
+        Options { policy: Policy::SemiPruned, cleanup: true, phi_budget: None }
     }
 }
 
@@ -53,6 +59,9 @@ pub struct Stats {
     pub versions: usize,
     /// `undef` definitions inserted.
     pub undefs: usize,
+    /// Set when the policy's phis would have passed the phi budget and
+    /// pruned phis were placed instead.
+    pub fallback: Option<Fallback>,
 }
 
 /// Records the walk, to apply it once the function may be borrowed mutably.
@@ -103,12 +112,14 @@ pub fn construct(func: &mut Function, options: &Options) -> Result<Stats, InputE
         let input = Input::new(&graph, &*func, &mut buffers)?;
         let dt = DomTree::of(&graph);
         let facts = VarFacts::of(&input, &dt)?;
-        let placement = PhiPlacement::of(&input, &dt, &facts, options.policy, None)?;
+        let mut placement = PhiPlacement::new();
+        placement.set_budget(options.phi_budget);
+        placement.compute(&input, &dt, &facts, options.policy, None)?;
         let mut rec = Recorder::default();
         Renamer::new().run(&input, &dt, &placement, &mut rec)?;
         (placement, rec)
     };
-    let mut stats = Stats { phis_placed: placement.len(), ..Stats::default() };
+    let mut stats = Stats { phis_placed: placement.len(), fallback: placement.fallback(), ..Stats::default() };
     let inserted = apply(func, &graph, &placement, &rec, &mut stats);
     if options.cleanup {
         let (trivial, dead) = cleanup::cleanup_phis(func, &inserted);
