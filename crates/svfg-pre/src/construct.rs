@@ -31,7 +31,7 @@
 //! The [`Method`] and the rewrite of each computation ([`Repl`]) live
 //! here, below every module that reads them.
 
-use crate::flat::Flat;
+use crate::flat::{Flat, InputError};
 use crate::input::{Key, ValueId};
 use crate::svfg::{ArgSource, Source, Svfg, SvfgPhi};
 use crate::vn::{ValueKind, ValueNumber, ValueNumbers, result_number};
@@ -213,7 +213,7 @@ pub(crate) fn build<G: Graph, O: Key, I: Key>(
     candidates: &[ValueNumber],
     only: Option<&[bool]>,
     planted_uses_end_regions: bool,
-) -> Built {
+) -> Result<Built, InputError> {
     let State { vns, dn, real, extra, exts } = *state;
     let follows = |vn: ValueNumber| only.is_none_or(|o| o.get(vn.index()).copied().unwrap_or(false));
     let (flat, cfg, dt) = (ctx.flat, ctx.cfg, ctx.dt);
@@ -231,6 +231,15 @@ pub(crate) fn build<G: Graph, O: Key, I: Key>(
         ext_of[e.value.index()] = i as u32;
     }
     let mut with_phis: Vec<ValueNumber> = Vec::new();
+    // The phi budget: PHIS_PER_ITEM operands per block, instruction and
+    // edge (at least MIN_PHI_BUDGET), as SSA construction's.
+    let edges: usize = ctx.preds.iter().map(|p| p.len()).sum();
+    let budget = (PHIS_PER_ITEM * (n + flat.len() + edges) as u64).max(MIN_PHI_BUDGET);
+    let mut operands: u64 = 0;
+    let mut count = |svfg: &Svfg| -> Result<(), InputError> {
+        operands += svfg.phis.last().map_or(0, |p| p.sources.len() as u64);
+        if operands > budget { Err(InputError::TooManyPhis { operands, budget }) } else { Ok(()) }
+    };
     let Scratch { idf, stack, avail, frontier, out } = scratch;
     stack.resize(nv, Vec::new());
     avail.resize(nv, Vec::new());
@@ -252,12 +261,14 @@ pub(crate) fn build<G: Graph, O: Key, I: Key>(
                 for &x in out.iter() {
                     if dt.strictly_dominates(d, x) {
                         push_phi(&mut svfg, ctx, vn, x, SmallVec::new());
+                        count(&svfg)?;
                         any = true;
                     }
                 }
             }
             if let Some(e) = exts.get(ext_of[i] as usize) {
                 push_phi(&mut svfg, ctx, vn, e.node, e.operand_values.clone());
+                count(&svfg)?;
                 any = true;
             }
             if any {
@@ -452,8 +463,15 @@ pub(crate) fn build<G: Graph, O: Key, I: Key>(
             }
         }
     }
-    Built { svfg, occurrences, zeta_bad }
+    Ok(Built { svfg, occurrences, zeta_bad })
 }
+
+/// Phi operands the SVFG may place per block, instruction and edge of the
+/// function before [`build`] gives up ([`InputError::TooManyPhis`]).
+const PHIS_PER_ITEM: u64 = 32;
+
+/// The smallest phi budget, whatever the function's size.
+const MIN_PHI_BUDGET: u64 = 1 << 21;
 
 fn push_phi<G, O, I>(
     svfg: &mut Svfg,

@@ -80,6 +80,17 @@ pub enum InputError {
         /// Its block.
         block: Node,
     },
+    /// Not malformed, but too large: the SVFG's expression phis passed
+    /// their budget (a multiple of the function's size; module
+    /// `construct`). A deep loop nest whose levels each compute an
+    /// expression of values defined above the nest gets a phi of each at
+    /// every enclosing header: quadratically many.
+    TooManyPhis {
+        /// Phi operands placed when the budget was passed.
+        operands: u64,
+        /// The budget.
+        budget: u64,
+    },
 }
 
 impl fmt::Display for InputError {
@@ -113,6 +124,10 @@ impl fmt::Display for InputError {
             InputError::PhiOperands { inst, block } => write!(
                 f,
                 "phi {inst} of block {block} does not take one operand from each distinct predecessor of its block"
+            ),
+            InputError::TooManyPhis { operands, budget } => write!(
+                f,
+                "too large: the SVFG's expression phis passed {operands} operands, over the budget of {budget} (32 per block, instruction and edge)"
             ),
         }
     }
@@ -323,6 +338,11 @@ impl<O: Key, I: Key> Flat<O, I> {
             return Err(bad);
         }
         Ok(())
+    }
+
+    /// Positions (instructions) of all blocks.
+    pub(crate) fn len(&self) -> usize {
+        self.block_start.last().map_or(0, |&e| e as usize)
     }
 
     /// The positions of block `b`.

@@ -134,7 +134,7 @@ pub(crate) fn walk<G: Graph, C: PreCode>(
             }
             let only = followed(vns.len(), &cands, &exts);
             let state = State { vns: &vns, dn: &dn, real: &real, extra: &extra, exts: &exts };
-            let part = build(&ctx, &mut scratch, &state, &cands, Some(&only), uses_end_regions);
+            let part = build(&ctx, &mut scratch, &state, &cands, Some(&only), uses_end_regions)?;
             let smds = smds_of_zetas(&part.svfg, &dfs, &dn, &cands, &part.zeta_bad);
             let chosen: Vec<ValueNumber> = cands.iter().zip(&smds).filter(|&(_, &s)| s).map(|(&t, _)| t).collect();
             if chosen.is_empty() {
@@ -153,7 +153,7 @@ pub(crate) fn walk<G: Graph, C: PreCode>(
     }
     let extra = extra_needs(&ctx, &exts);
     let state = State { vns: &vns, dn: &dn, real: &real, extra: &extra, exts: &exts };
-    let mut built = build(&ctx, &mut scratch, &state, &[], None, false);
+    let mut built = build(&ctx, &mut scratch, &state, &[], None, false)?;
     built.svfg.extended = exts.iter().map(|e| e.value).collect();
     built.svfg.extension_rounds = rounds;
     built.svfg.extension_capped = capped;
