@@ -128,7 +128,7 @@ impl std::error::Error for LcmTooLarge {}
 
 /// Lazy code motion on `func` (SSA form expected for the kill model; see
 /// the module doc). `max_memory` bounds the bit-vector tables (blocks ×
-/// expressions bits, [`TABLES`] of them): a function that needs more is
+/// expressions bits, seven of them): a function that needs more is
 /// refused before they are allocated, unchanged.
 pub fn lcm(func: &mut Function, max_memory: u64) -> Result<LcmStats, LcmTooLarge> {
     let cfg = func.cfg();
