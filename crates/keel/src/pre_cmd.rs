@@ -165,9 +165,12 @@ pub(crate) fn pre(
 /// translated value each operand carries (`ext v3, v9`).
 pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, String> {
     let mut f = func.clone();
-    ssa::construct(&mut f, &ssa::Options::default()).map_err(|e| e.to_string())?;
-    let memory = memdep::MemDep::new().compute_function(module, &f, None).map_err(|e| e.to_string())?;
-    let (g, vns) = svfg_pre::build_svfg(&f, Some(&memory)).map_err(|e| e.to_string())?;
+    let name = crate::out::global(func.name());
+    let fail = |e: &dyn std::fmt::Display| format!("{name}: {e}");
+    ssa::construct(&mut f, &ssa::Options::default()).map_err(|e| fail(&e))?;
+    let options = memdep::Options { max_memory: crate::budget::get(), ..memdep::Options::default() };
+    let memory = memdep::MemDep::with_options(options).compute_function(module, &f, None).map_err(|e| fail(&e))?;
+    let (g, vns) = svfg_pre::build_svfg(&f, Some(&memory)).map_err(|e| fail(&e))?;
     let mut def_block = vec![None; f.num_vars()];
     let mut s = String::from("digraph svfg {\n  node [shape=box, fontname=monospace];\n");
     for b in f.blocks() {
