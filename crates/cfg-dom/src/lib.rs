@@ -104,6 +104,7 @@ mod loops;
 pub mod oracle;
 #[cfg(feature = "petgraph")]
 mod petgraph_impl;
+mod pruned;
 mod reverse;
 mod stamp;
 mod traversal;
@@ -120,6 +121,7 @@ pub use liveness::Liveness;
 pub use loops::{LoopForest, LoopId};
 #[cfg(feature = "petgraph")]
 pub use petgraph_impl::Petgraph;
+pub use pruned::PrunedPhis;
 pub use reverse::{PostDomTree, ReverseGraph};
 pub use stamp::{Mismatch, Stale, Versioned, belongs};
 pub use traversal::{Dfs, is_reducible};

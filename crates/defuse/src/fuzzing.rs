@@ -6,7 +6,9 @@
 //! bugs ([`Bug`], [`with_bug`]) show the checks can fail. Each method runs twice:
 //! with a fresh context, and with a context kept per thread across every
 //! call, so that state leaking from one function into the next is caught
-//! too; the SSA method also refills one per-thread [`Chains`] in place.
+//! too; the SSA method also refills one per-thread [`Chains`] in place,
+//! and runs a third time with a phi budget of 0, so that its fallback to
+//! pruned placement is checked on every input.
 
 pub use crate::planted::Bug;
 pub use test_hooks::with_bug;
@@ -22,6 +24,13 @@ thread_local! {
     /// ([`ViaSsa::compute_into`]): stale rows of an earlier function must
     /// never show through.
     static REUSED: RefCell<Chains> = RefCell::new(Chains::new());
+    /// A context whose phi budget is 0: its placement is always the
+    /// pruned fallback ([`ViaSsa::set_phi_budget`]).
+    static PRUNED: RefCell<ViaSsa> = RefCell::new({
+        let mut v = ViaSsa::new();
+        v.set_phi_budget(Some(0));
+        v
+    });
 }
 
 /// Functions with at most this many instructions are also checked against
@@ -46,6 +55,8 @@ pub fn check<G: Graph, C: VarCode>(graph: &G, code: &C) {
             assert_agree("via_ssa", &ssa, "ViaSsa::compute_into (reused chains)", chains);
         })
     });
+    let pruned = PRUNED.with(|p| p.borrow_mut().compute(graph, code));
+    assert_agree("via_ssa", &ssa, "via_ssa with pruned phis (budget 0)", &pruned.expect("idem"));
     assert_agree("iterative", &it, "a reused Iterative", &warm_it.expect("a reused Iterative accepts the input"));
     if code.num_insts() <= ORACLE_LIMIT {
         assert_agree("via_ssa", &ssa, "oracle", &oracle(graph, code).expect("the oracle accepts the input"));

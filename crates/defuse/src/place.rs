@@ -23,19 +23,36 @@
 //!   budget, subtree walks past it: memory linear in the CFG on every
 //!   input, deep loop nests included).
 //!
+//! **A phi budget.** Semi-pruned placement can place a quadratic number of
+//! phis, nearly all dead: in a loop nest whose every level's header
+//! defines a var read in its latch, each level's var gets a phi at every
+//! enclosing header (issue 30: 5·10^7 phis and 2.4 GB at depth 10,000).
+//! So the phis' operands (each phi counts one plus its predecessors) are
+//! counted as they are placed against a budget
+//! ([`crate::ViaSsa::set_phi_budget`]; by default `32 (blocks + insts +
+//! edges)`, at least 2^21, as `keel-ssa`'s); the moment they pass it,
+//! placement starts over with pruned phis only (`cfg_dom::PrunedPhis`: a
+//! phi where its var is live-in, found by per-var walks over its live
+//! range) and records it ([`crate::ViaSsa::phi_fallback`]). The chains are
+//! the same either way: the phis pruning leaves out are dead, and folding
+//! maps the live ones to the same definitions. Real code never gets near
+//! the budget (the corpus's semi-pruned phis are about one per join and
+//! global var), so the document's method and its figures are unchanged.
+//!
 //! The threshold is chosen, not swept: the frontier bitsets take `n²/64`
 //! words, 1,024 words (8 KiB, in L1) at 256 nodes, and nearly every
 //! corpus function is far below it. The before/after figures of the whole
 //! design are in `docs/benchmarks-defuse.md` (issue 18); a sweep of the
 //! threshold alone has not been recorded.
 //!
-//! Invariants: only reachable blocks receive phis; each block's phis are
+//! Invariants: only reachable blocks receive phis; within the budget the
+//! phis are exactly the semi-pruned ones, past it exactly the pruned ones; each block's phis are
 //! sorted by var, phis numbered in block order then var order (so output is
 //! deterministic); when the entry has predecessors, it gets a phi for every
 //! global var (its value on entry merges the params with what loops back).
 
 use crate::walk::Local;
-use cfg_dom::{DomTree, Graph, Idf, Mismatch, Node, VarId};
+use cfg_dom::{DomTree, Graph, Idf, Input, Mismatch, Node, PrunedPhis, VarCode, VarId};
 
 /// Graphs with at most this many nodes use bitset frontiers.
 pub(crate) const SMALL_BLOCKS: usize = 256;
@@ -57,6 +74,19 @@ pub(crate) struct Placement {
     /// the placed, queued and work sets.
     df: Vec<u64>,
     sets: Vec<u64>,
+    /// The phi budget in operands (`None`: [`default_budget`]).
+    pub(crate) budget: Option<u64>,
+    /// Set when the last placement passed its budget.
+    pub(crate) fallback: Option<crate::PhiFallback>,
+    pruned: PrunedPhis,
+}
+
+/// The default phi budget of a function with `blocks` blocks, `insts`
+/// instructions and `edges` CFG edges, in phi operands: `32 (blocks +
+/// insts + edges)`, at least 2^21.
+pub(crate) fn default_budget(blocks: usize, insts: usize, edges: usize) -> u64 {
+    let size = (blocks as u64).saturating_add(insts as u64).saturating_add(edges as u64);
+    size.saturating_mul(32).max(1 << 21)
 }
 
 impl Placement {
@@ -65,10 +95,12 @@ impl Placement {
         self.phi_start.clear();
         self.phi_var.clear();
         self.idf.clear();
+        self.fallback = None;
     }
 
     /// No phi anywhere, for `n` blocks.
     pub(crate) fn none(&mut self, n: usize) {
+        self.fallback = None;
         self.phi_start.clear();
         self.phi_start.resize(n + 1, 0);
         self.phi_var.clear();
@@ -97,52 +129,94 @@ impl Placement {
     }
 
     /// Places phis for the global vars of `local` (after
-    /// [`Placement::frontiers`] on the same graph).
-    pub(crate) fn place<G: Graph>(&mut self, g: &G, dt: &DomTree, local: &Local, loop_entry: bool) {
+    /// [`Placement::frontiers`] on the same graph): semi-pruned within the
+    /// budget, pruned past it.
+    pub(crate) fn place<G: Graph, C: VarCode>(
+        &mut self,
+        input: &Input<'_, G, C>,
+        dt: &DomTree,
+        local: &Local,
+        loop_entry: bool,
+    ) {
+        let g = input.graph();
         let n = g.num_nodes();
         self.def_blocks_of_globals(n, local);
         self.pairs.clear();
-        let entry = dt.root();
-        if n <= SMALL_BLOCKS {
-            self.place_small(n, local);
-        } else {
-            for v in 0..local.global.len() {
-                if !local.global[v] {
-                    continue;
-                }
-                self.out.clear();
-                let defs = &self.def_blocks[self.def_start[v] as usize..self.def_start[v + 1] as usize];
-                self.idf.query(defs.iter().copied(), &mut self.out);
-                self.pairs.extend(self.out.iter().map(|&y| (y, v as VarId)));
+        self.fallback = None;
+        let budget = self.budget.unwrap_or_else(|| {
+            let edges = (0..n as Node).map(|b| g.predecessors(b).count()).sum();
+            default_budget(n, input.num_insts(), edges)
+        });
+        let within =
+            if n <= SMALL_BLOCKS { self.place_small(g, n, local, budget) } else { self.place_large(g, local, budget) };
+        if let Err(operands) = within {
+            self.fallback = Some(crate::PhiFallback { operands, budget });
+            self.pairs.clear();
+            let (start, blocks) = (&self.def_start, &self.def_blocks);
+            self.pruned.place(
+                input,
+                dt,
+                |v| cfg_dom::csr::row(start, blocks, v as usize),
+                |v| local.global[v as usize],
+                &mut self.pairs,
+            );
+            if crate::planted::planted(crate::planted::Bug::PrunedDropsPhi) {
+                self.pairs.pop();
             }
         }
-        if loop_entry && let Some(e) = entry {
-            // The entry merges the params with every path back to it: a
-            // phi for each global var (unless the frontiers placed one).
-            let mut k = 0;
-            let before = self.pairs.len();
-            for v in 0..local.global.len() {
-                if !local.global[v] {
-                    continue;
-                }
-                while k < before && self.pairs[k].1 < v as VarId {
-                    k += 1;
-                }
-                let mut has = false;
-                while k < before && self.pairs[k].1 == v as VarId {
-                    has |= self.pairs[k].0 == e;
-                    k += 1;
-                }
-                if !has {
-                    self.pairs.push((e, v as VarId));
-                }
-            }
-            // Pairs stay grouped by var for the stable bucket below.
-            self.pairs.sort_by_key(|&(_, v)| v);
+        if loop_entry && let Some(e) = dt.root() {
+            self.add_entry_phis(e, local);
         }
         // Vars in increasing order, so a stable bucket leaves each block's
         // phis sorted by var.
         cfg_dom::csr::bucket(n, &self.pairs, &mut self.phi_start, &mut self.phi_var);
+    }
+
+    /// Semi-pruned phis of large graphs from `cfg_dom::Idf`, counting
+    /// operands: `Err(operands)` the moment they pass `budget`.
+    fn place_large<G: Graph>(&mut self, g: &G, local: &Local, budget: u64) -> Result<(), u64> {
+        let mut operands = 0u64;
+        for v in 0..local.global.len() {
+            if !local.global[v] {
+                continue;
+            }
+            self.out.clear();
+            let defs = &self.def_blocks[self.def_start[v] as usize..self.def_start[v + 1] as usize];
+            self.idf.query(defs.iter().copied(), &mut self.out);
+            for &y in &self.out {
+                operands = operands.saturating_add(1 + g.predecessors(y).count() as u64);
+            }
+            if operands > budget {
+                return Err(operands);
+            }
+            self.pairs.extend(self.out.iter().map(|&y| (y, v as VarId)));
+        }
+        Ok(())
+    }
+
+    /// The entry merges the params with every path back to it: a phi for
+    /// each global var (unless placement put one there already). `pairs`
+    /// are grouped by var in increasing order, and stay so.
+    fn add_entry_phis(&mut self, e: Node, local: &Local) {
+        let mut k = 0;
+        let before = self.pairs.len();
+        for v in 0..local.global.len() {
+            if !local.global[v] {
+                continue;
+            }
+            while k < before && self.pairs[k].1 < v as VarId {
+                k += 1;
+            }
+            let mut has = false;
+            while k < before && self.pairs[k].1 == v as VarId {
+                has |= self.pairs[k].0 == e;
+                k += 1;
+            }
+            if !has {
+                self.pairs.push((e, v as VarId));
+            }
+        }
+        self.pairs.sort_by_key(|&(_, v)| v);
     }
 
     /// The definition blocks of each global var, from the walk's exits
@@ -194,8 +268,10 @@ impl Placement {
         }
     }
 
-    /// A bitset worklist per global var over [`Placement::small_frontiers`].
-    fn place_small(&mut self, n: usize, local: &Local) {
+    /// A bitset worklist per global var over [`Placement::small_frontiers`],
+    /// counting operands: `Err(operands)` the moment they pass `budget`.
+    fn place_small<G: Graph>(&mut self, g: &G, n: usize, local: &Local, budget: u64) -> Result<(), u64> {
+        let mut operands = 0u64;
         let words = n.div_ceil(64).max(1);
         let df = &self.df;
         let sets = &mut self.sets;
@@ -240,9 +316,14 @@ impl Placement {
                 while bits != 0 {
                     let y = (w * 64) as u32 + bits.trailing_zeros();
                     bits &= bits - 1;
+                    operands = operands.saturating_add(1 + g.predecessors(y).count() as u64);
                     self.pairs.push((y, v as VarId));
                 }
             }
+            if operands > budget {
+                return Err(operands);
+            }
         }
+        Ok(())
     }
 }

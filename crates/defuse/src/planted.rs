@@ -16,6 +16,9 @@ pub enum Bug {
     GuardKills,
     /// A phi keeps only its first operand.
     FirstOperandOnly,
+    /// Past the phi budget, pruned placement loses the last phi it
+    /// placed.
+    PrunedDropsPhi,
 }
 
 /// True when `bug` is planted on this thread (always `false` without the

@@ -11,7 +11,8 @@
 //!    iterated dominance frontier of their definition blocks, by bitset
 //!    frontiers on small graphs and `cfg_dom::Idf` on large ones. Skipped
 //!    when the CFG has no join (and no edge back to the entry), or no var
-//!    is global.
+//!    is global. Past a phi budget ([`ViaSsa::set_phi_budget`]), pruned
+//!    instead (`cfg_dom::PrunedPhis`), with the same chains.
 //! 4. Renaming of global vars by one dominator-tree walk (`resolve.rs`)
 //!    that answers the walk's requests and fills the phis' operands,
 //!    without reading instructions again.
@@ -86,6 +87,18 @@ pub fn via_ssa_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Chain
     ViaSsa::new().compute_timed(graph, code)
 }
 
+/// What [`ViaSsa`]'s last placement did when its semi-pruned phis passed
+/// the phi budget: it placed pruned phis instead (see
+/// [`ViaSsa::set_phi_budget`]).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct PhiFallback {
+    /// Phi operands (a phi counts one plus its predecessors) placed when
+    /// the budget was passed: a lower bound of the semi-pruned total.
+    pub operands: u64,
+    /// The budget passed.
+    pub budget: u64,
+}
+
 /// The SSA method's working memory: the CFG (for Keel functions), the
 /// checked input's arrays, dominator tree, the walk's product, placement,
 /// renaming and folding buffers, kept across functions.
@@ -142,6 +155,23 @@ impl ViaSsa {
         c.place.clear();
         c.resolve.clear();
         c.fold.clear();
+    }
+
+    /// Sets the phi budget, in phi operands (a phi counts one plus its
+    /// predecessors; `None`, the default: `32 (blocks + instructions +
+    /// edges)` of each function, at least 2^21). Semi-pruned placement
+    /// that passes it stops the moment it does and places pruned phis
+    /// instead (a phi only where its var is live-in, in time linear in the
+    /// live ranges), which gives the same chains: the phis it leaves out
+    /// are dead. `Some(0)` always places pruned phis.
+    pub fn set_phi_budget(&mut self, max_operands: Option<u64>) {
+        self.core.place.budget = max_operands;
+    }
+
+    /// `Some` when the last function's semi-pruned phis passed the phi
+    /// budget and pruned phis were placed instead.
+    pub fn phi_fallback(&self) -> Option<PhiFallback> {
+        self.core.place.fallback
     }
 
     /// Chains of `code` on its CFG `graph` through SSA.
@@ -203,7 +233,7 @@ impl Core {
         if has_join && self.local.num_global > 0 {
             self.place.frontiers(graph, &self.dt)?;
             phases.frontiers = laps.lap();
-            self.place.place(graph, &self.dt, &self.local, loop_entry);
+            self.place.place(&input, &self.dt, &self.local, loop_entry);
             phases.placement = laps.lap();
         } else {
             self.place.none(n);

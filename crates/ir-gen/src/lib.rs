@@ -85,6 +85,7 @@ mod memory;
 pub mod plan;
 mod program;
 mod regions;
+pub mod shapes;
 mod source;
 mod strategy;
 mod types;

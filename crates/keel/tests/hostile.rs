@@ -992,35 +992,13 @@ fn a_rejected_graph_ir_line_is_reported_once() {
 
 // ---- issue 30: deep nest phis ----
 
-/// A nest of `depth` loops like [`loop_nest`]'s, but with one var per
-/// level: header `i` defines `%v<i>`, which only latch `i` reads (and
-/// `%s`, defined in every latch, is returned). Semi-pruned placement wants
-/// a phi of `%v<i>` at every enclosing header, `depth²/2` in all; none is
-/// live, so pruned placement places none.
-fn nest_of_live_vars(depth: usize) -> String {
-    let mut s = String::from("func @nest(%c: i1, %n: i32) -> i32 {\n");
-    for i in 1..=depth {
-        s += &format!("    var %v{i}: i32\n");
-    }
-    s += "    var %s: i32\nbb0:\n    %s = const 0\n    jump bb1\n";
-    for i in 1..=depth {
-        s += &format!("bb{i}:\n    %v{i} = add %n, {i}\n    jump bb{}\n", i + 1);
-    }
-    for i in (1..=depth).rev() {
-        let b = 2 * depth + 1 - i;
-        s += &format!("bb{b}:\n    %s = add %v{i}, 1\n    br %c, bb{i}, bb{}\n", b + 1);
-    }
-    s += &format!("bb{}:\n    ret %s\n}}\n", 2 * depth + 1);
-    s
-}
-
 /// Issue 30: the 10,000-deep nest through every command that builds SSA
 /// form. Semi-pruned placement (the default) passes its phi budget and
 /// falls back to pruned placement, saying so once; pruned placement is
 /// linear in the live ranges.
 #[test]
 fn a_deep_nest_of_live_vars_gets_no_quadratic_phis() {
-    let p = write("nest_of_live_vars.kir", nest_of_live_vars(10_000).as_bytes());
+    let p = write("nest_of_live_vars.kir", ir_gen::shapes::nest_of_live_vars(10_000).as_bytes());
     let p = p.to_str().expect("path");
     for sub in [&["ssa", "--placement", "pruned"][..], &["du"], &["memdep"]] {
         let mut args = sub.to_vec();
@@ -1039,7 +1017,7 @@ fn a_deep_nest_of_live_vars_gets_no_quadratic_phis() {
     assert_eq!(err.matches("keel: note: @nest: semi-pruned placement passed its budget").count(), 1, "{}", tail(&err));
     assert!(err.contains("placed pruned phis instead"), "{}", tail(&err));
     // A shallow nest keeps its semi-pruned phis: no note.
-    let small = write("nest_of_live_vars_small.kir", nest_of_live_vars(30).as_bytes());
+    let small = write("nest_of_live_vars_small.kir", ir_gen::shapes::nest_of_live_vars(30).as_bytes());
     let o = assert_survives(&["ssa", "--stats", small.to_str().expect("path")]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(&format!("@nest: {} phis placed (semi-pruned)", 30 * 31 / 2 + 30)), "{}", tail(&err));
@@ -1055,7 +1033,7 @@ fn a_deep_nest_of_live_vars_gets_no_quadratic_phis() {
 /// 2.65 GB in `svfg_pre::construct::push_phi`.
 #[test]
 fn a_deep_nest_of_live_vars_through_pre() {
-    let p = write("nest_of_live_vars_pre.kir", nest_of_live_vars(10_000).as_bytes());
+    let p = write("nest_of_live_vars_pre.kir", ir_gen::shapes::nest_of_live_vars(10_000).as_bytes());
     let p = p.to_str().expect("path");
     for sub in [&["pre"][..], &["pre", "--method", "gvn"], &["dot", "--what", "svfg"]] {
         let mut args = sub.to_vec();
@@ -1073,6 +1051,6 @@ fn a_deep_nest_of_live_vars_through_pre() {
         }
     }
     // Its shallow version is transformed as before.
-    let small = write("nest_of_live_vars_pre_small.kir", nest_of_live_vars(30).as_bytes());
+    let small = write("nest_of_live_vars_pre_small.kir", ir_gen::shapes::nest_of_live_vars(30).as_bytes());
     assert_exit(&["pre", small.to_str().expect("path")], 0, "");
 }

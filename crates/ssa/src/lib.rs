@@ -77,7 +77,6 @@ pub mod fuzzing;
 #[cfg(feature = "keel")]
 mod keel;
 mod placement;
-mod pruned;
 mod rename;
 
 pub use facts::VarFacts;

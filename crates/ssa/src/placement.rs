@@ -14,7 +14,7 @@
 //!   [`PhiPlacement::liveness_cap`], the minimal set filtered by a
 //!   `cfg_dom::Liveness` (fastest on ordinary functions: 64 vars per
 //!   word); otherwise per var, in time linear in its live range, never
-//!   through the full IDF or a blocks × vars matrix (`pruned.rs`).
+//!   through the full IDF or a blocks × vars matrix (`cfg_dom::PrunedPhis`).
 //!
 //! For minimal and semi-pruned placement, the IDF of each var comes from
 //! `cfg_dom::Idf`: Cytron's worklist over dominance frontier sets computed
@@ -45,8 +45,7 @@
 //! liveness) are checked to belong to it.
 
 use crate::facts::VarFacts;
-use crate::pruned::Pruned;
-use cfg_dom::{DomTree, Graph, Idf, Input, InputError, Liveness, Node, VarCode, VarId, belongs, csr};
+use cfg_dom::{DomTree, Graph, Idf, Input, InputError, Liveness, Node, PrunedPhis, VarCode, VarId, belongs, csr};
 
 /// Which vars get phis.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -95,7 +94,7 @@ pub struct PhiPlacement {
     idf: Idf,
     blocks: Vec<Node>,
     pairs: Vec<(Node, VarId)>,
-    pruned: Pruned,
+    pruned: PrunedPhis,
     /// The dominator tree pruned placement needs when the caller gave none.
     dt: DomTree,
 }
@@ -256,7 +255,7 @@ impl PhiPlacement {
                     &self.dt
                 }
             };
-            self.pruned.place(input, dt, facts, &mut self.pairs);
+            self.pruned.place(input, dt, |v| facts.def_blocks(v), |v| facts.is_defined(v), &mut self.pairs);
         }
         // Vars were visited in id order, so a stable bucket keeps each
         // block's list sorted.

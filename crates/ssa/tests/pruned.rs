@@ -195,29 +195,10 @@ proptest! {
     }
 }
 
-/// A nest of `depth` loops; header `i` defines `%v<i>`, which only latch
-/// `i` reads (issue 30).
-fn nest(depth: usize) -> String {
-    let mut s = String::from("func @nest(%c: i1, %n: i32) -> i32 {\n");
-    for i in 1..=depth {
-        s += &format!("    var %v{i}: i32\n");
-    }
-    s += "    var %s: i32\nbb0:\n    %s = const 0\n    jump bb1\n";
-    for i in 1..=depth {
-        s += &format!("bb{i}:\n    %v{i} = add %n, {i}\n    jump bb{}\n", i + 1);
-    }
-    for i in (1..=depth).rev() {
-        let b = 2 * depth + 1 - i;
-        s += &format!("bb{b}:\n    %s = add %v{i}, 1\n    br %c, bb{i}, bb{}\n", b + 1);
-    }
-    s += &format!("bb{}:\n    ret %s\n}}\n", 2 * depth + 1);
-    s
-}
-
 #[test]
 fn the_deep_nest_falls_back_within_the_default_budget() {
     let depth = 2000;
-    let m: Module = text::parse(&nest(depth)).unwrap_or_else(|d| panic!("{d:?}")).0;
+    let m: Module = text::parse(&ir_gen::shapes::nest_of_live_vars(depth)).unwrap_or_else(|d| panic!("{d:?}")).0;
     let f = m.function(m.function_by_name("nest").unwrap()).unwrap();
     // Semi-pruned: about depth²/2 phis of three operands, far over the
     // default budget of this 4,000-block function.
@@ -232,7 +213,7 @@ fn the_deep_nest_falls_back_within_the_default_budget() {
     assert_eq!((len, pruned_len), (0, 0));
     assert_eq!(semi.chains(), pruned.chains());
     // A small nest stays within the budget: no fallback, the full phis.
-    let m: Module = text::parse(&nest(20)).unwrap_or_else(|d| panic!("{d:?}")).0;
+    let m: Module = text::parse(&ir_gen::shapes::nest_of_live_vars(20)).unwrap_or_else(|d| panic!("{d:?}")).0;
     let f = m.function(m.function_by_name("nest").unwrap()).unwrap();
     let (_, fb, len) = walk(f, Policy::SemiPruned, None);
     assert!(fb.is_none());
@@ -242,7 +223,7 @@ fn the_deep_nest_falls_back_within_the_default_budget() {
 
 #[test]
 fn construct_reports_the_fallback() {
-    let mut m: Module = text::parse(&nest(50)).unwrap_or_else(|d| panic!("{d:?}")).0;
+    let mut m: Module = text::parse(&ir_gen::shapes::nest_of_live_vars(50)).unwrap_or_else(|d| panic!("{d:?}")).0;
     let id = m.function_by_name("nest").unwrap();
     let opts = ssa::Options { phi_budget: Some(100), ..ssa::Options::default() };
     let stats = ssa::construct(m.function_mut(id).unwrap(), &opts).unwrap();
@@ -250,7 +231,7 @@ fn construct_reports_the_fallback() {
     assert_eq!((fb.policy, fb.budget), (Policy::SemiPruned, 100));
     assert_eq!(stats.phis_placed, 0);
     ssa::verify(&m, id).unwrap();
-    let mut m2: Module = text::parse(&nest(50)).unwrap_or_else(|d| panic!("{d:?}")).0;
+    let mut m2: Module = text::parse(&ir_gen::shapes::nest_of_live_vars(50)).unwrap_or_else(|d| panic!("{d:?}")).0;
     let stats = ssa::construct(m2.function_mut(id).unwrap(), &ssa::Options::default()).unwrap();
     assert!(stats.fallback.is_none());
     assert_eq!(stats.phis_placed, 50 * 51 / 2 + 50);

@@ -54,16 +54,53 @@
 //! whose phis is live, the live ranges alone sum to 10^8 blocks; the
 //! shortcut decides every one of those vars in constant time.)
 //!
+//! Used by `keel-ssa` (its pruned policy, and the fallback of its other
+//! policies past their phi budget) and by `defuse` (the fallback of its
+//! semi-pruned placement): the caller says which vars to place and where
+//! each is defined, this module finds the live phis.
+//!
 //! Invariants: only reachable blocks get phis; pairs are produced var by
-//! var in id order (the caller buckets them by block).
+//! var in id order (the caller buckets them by block, e.g. with
+//! [`crate::csr::bucket`]); the output depends only on the input, never on
+//! what the buffers held before.
 
-use crate::facts::VarFacts;
-use cfg_dom::{DomTree, Graph, Input, Node, VarCode, VarId, csr};
+use crate::{DomTree, Graph, Input, Node, VarCode, VarId, csr};
 use std::collections::BinaryHeap;
 
-/// Buffers of pruned placement, kept across functions.
+/// Pruned phi placement by per-var live-range walks, with its buffers
+/// (kept across functions: once warm, a call allocates only when an input
+/// is larger than any before).
+///
+/// ```
+/// use cfg_dom::{CsrGraph, DomTree, Input, InputBuffers, Node, PrunedPhis, Use, VarCode, Versioned};
+///
+/// // 0 -> {1, 2} -> 3 -> 4: `x` (var 0) set in 1 and 2 and read in 3; `t`
+/// // (var 1) set in 1 and 2 but never read: its IDF phi at 3 is dead.
+/// struct Diamond;
+/// impl Versioned for Diamond {}
+/// impl VarCode for Diamond {
+///     fn num_blocks(&self) -> usize { 5 }
+///     fn num_vars(&self) -> usize { 2 }
+///     fn num_insts(&self) -> usize { 5 }
+///     fn params(&self) -> impl Iterator<Item = u32> + '_ { [].into_iter() }
+///     fn block_insts(&self, b: u32) -> impl Iterator<Item = u32> + '_ { [b].into_iter() }
+///     fn defs(&self, i: u32) -> impl Iterator<Item = u32> + '_ {
+///         if i == 1 || i == 2 { vec![0, 1] } else { vec![] }.into_iter()
+///     }
+///     fn uses(&self, i: u32) -> impl Iterator<Item = Use> + '_ { (i == 3).then_some(Use::at(0)).into_iter() }
+///     fn is_guarded(&self, _: u32) -> bool { false }
+/// }
+/// let cfg = CsrGraph::from_edges(5, Some(0), [(0, 1), (0, 2), (1, 3), (2, 3), (3, 4)]).unwrap();
+/// let mut buffers = InputBuffers::default();
+/// let input = Input::new(&cfg, &Diamond, &mut buffers).unwrap();
+/// let dt = DomTree::of(&cfg);
+/// let defs: [&[Node]; 2] = [&[1, 2], &[1, 2]];
+/// let mut phis = Vec::new();
+/// PrunedPhis::new().place(&input, &dt, |v| defs[v as usize], |_| true, &mut phis);
+/// assert_eq!(phis, [(3, 0)]); // x's phi; none for t
+/// ```
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Pruned {
+pub struct PrunedPhis {
     /// CSR per var: reachable blocks with an unguarded definition of it
     /// (`kills`), with a use before any such definition (`gens`), and
     /// predecessors reading it for a successor's phi (`outs`).
@@ -91,15 +128,25 @@ pub(crate) struct Pruned {
     heap: BinaryHeap<(u32, Node)>,
 }
 
-impl Pruned {
+impl PrunedPhis {
+    /// Empty buffers.
+    pub fn new() -> PrunedPhis {
+        PrunedPhis::default()
+    }
+
     /// Appends `(block, var)` for every pruned phi of `input` to `out`,
-    /// vars in id order. `dt` is the dominator tree of the input's graph
-    /// and `facts` its var facts (both checked by the caller).
-    pub(crate) fn place<G: Graph, C: VarCode>(
+    /// vars in id order, for the vars `wanted` accepts. `dt` must be the
+    /// dominator tree of the input's graph (the caller checks it belongs,
+    /// e.g. with [`crate::belongs`]); `def_blocks(v)` lists the reachable
+    /// blocks defining `v` (a param: the entry), guarded definitions
+    /// included, each once (an empty list: no phi). Vars are not read
+    /// past the input's `num_vars()`.
+    pub fn place<'d, G: Graph, C: VarCode>(
         &mut self,
         input: &Input<'_, G, C>,
         dt: &DomTree,
-        facts: &VarFacts,
+        def_blocks: impl Fn(VarId) -> &'d [Node],
+        wanted: impl Fn(VarId) -> bool,
         out: &mut Vec<(Node, VarId)>,
     ) {
         let g = input.graph();
@@ -111,7 +158,7 @@ impl Pruned {
             }
         }
         for v in 0..input.num_vars() as VarId {
-            if !facts.is_defined(v) {
+            if !wanted(v) || def_blocks(v).is_empty() {
                 continue;
             }
             let (gens, outs) =
@@ -119,7 +166,7 @@ impl Pruned {
             if gens.is_empty() && outs.is_empty() {
                 continue; // never live anywhere
             }
-            let (defs, kills) = (facts.def_blocks(v), csr::row(&self.kill_start, &self.kills, v as usize));
+            let (defs, kills) = (def_blocks(v), csr::row(&self.kill_start, &self.kills, v as usize));
             if let ([w], [k]) = (defs, kills)
                 && w == k
                 && gens.iter().all(|&b| dt.strictly_dominates(*w, b))
@@ -132,7 +179,7 @@ impl Pruned {
                 self.kill[b as usize] = s;
             }
             self.live_range(g, dt, v, s);
-            self.phis(g, dt, facts.def_blocks(v), v, s, out);
+            self.phis(g, dt, def_blocks(v), v, s, out);
         }
     }
 
