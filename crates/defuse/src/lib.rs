@@ -102,5 +102,6 @@ pub use iterative::{
 #[cfg(feature = "keel")]
 pub use keel::{StatementNames, write_table};
 pub use oracle::oracle;
+pub use place::PhiFallback;
 pub use sites::{Def, DefId, Sites, Use, UseId};
-pub use via_ssa::{Phases as SsaPhases, PhiFallback, ViaSsa, via_ssa, via_ssa_timed};
+pub use via_ssa::{Phases as SsaPhases, ViaSsa, via_ssa, via_ssa_timed};

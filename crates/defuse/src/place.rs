@@ -54,6 +54,18 @@
 use crate::walk::Local;
 use cfg_dom::{DomTree, Graph, Idf, Input, Mismatch, Node, PrunedPhis, VarCode, VarId};
 
+/// What [`crate::ViaSsa`]'s last placement did when its semi-pruned phis passed
+/// the phi budget: it placed pruned phis instead (see
+/// [`crate::ViaSsa::set_phi_budget`]).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct PhiFallback {
+    /// Phi operands (a phi counts one plus its predecessors) placed when
+    /// the budget was passed: a lower bound of the semi-pruned total.
+    pub operands: u64,
+    /// The budget passed.
+    pub budget: u64,
+}
+
 /// Graphs with at most this many nodes use bitset frontiers.
 pub(crate) const SMALL_BLOCKS: usize = 256;
 
@@ -77,7 +89,7 @@ pub(crate) struct Placement {
     /// The phi budget in operands (`None`: [`default_budget`]).
     pub(crate) budget: Option<u64>,
     /// Set when the last placement passed its budget.
-    pub(crate) fallback: Option<crate::PhiFallback>,
+    pub(crate) fallback: Option<PhiFallback>,
     pruned: PrunedPhis,
 }
 
@@ -150,7 +162,7 @@ impl Placement {
         let within =
             if n <= SMALL_BLOCKS { self.place_small(g, n, local, budget) } else { self.place_large(g, local, budget) };
         if let Err(operands) = within {
-            self.fallback = Some(crate::PhiFallback { operands, budget });
+            self.fallback = Some(PhiFallback { operands, budget });
             self.pairs.clear();
             let (start, blocks) = (&self.def_start, &self.def_blocks);
             self.pruned.place(

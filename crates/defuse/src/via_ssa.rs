@@ -32,7 +32,7 @@
 use crate::chains::Chains;
 use crate::fold::Fold;
 use crate::laps::Laps;
-use crate::place::Placement;
+use crate::place::{PhiFallback, Placement};
 use crate::resolve::Resolve;
 use crate::walk::Local;
 use cfg_dom::{CsrGraph, DomTree, Graph, Input, InputBuffers, InputError, Node, VarCode};
@@ -85,18 +85,6 @@ pub fn via_ssa<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<Chains, Inpu
 /// [`via_ssa`], with the time of each phase.
 pub fn via_ssa_timed<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<(Chains, Phases), InputError> {
     ViaSsa::new().compute_timed(graph, code)
-}
-
-/// What [`ViaSsa`]'s last placement did when its semi-pruned phis passed
-/// the phi budget: it placed pruned phis instead (see
-/// [`ViaSsa::set_phi_budget`]).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct PhiFallback {
-    /// Phi operands (a phi counts one plus its predecessors) placed when
-    /// the budget was passed: a lower bound of the semi-pruned total.
-    pub operands: u64,
-    /// The budget passed.
-    pub budget: u64,
 }
 
 /// The SSA method's working memory: the CFG (for Keel functions), the
