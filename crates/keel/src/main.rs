@@ -54,6 +54,8 @@ mod input;
 mod limits;
 mod mem_file;
 mod memdep_cmd;
+mod memdep_compact;
+mod memdep_view;
 mod out;
 mod per_function;
 mod pre_cmd;
@@ -297,11 +299,15 @@ enum Command {
         jobs: Option<usize>,
     },
     /// Memory dependences over tensor descriptors: per read, the writes it
-    /// depends on and why, loop-carried ones with their distance.
+    /// may depend on, in the compact form (each read names its set of
+    /// writes, `S<k>`; each distinct set is printed once, as ranges of
+    /// write ids `w<id>`), or with `--expand` one by one with the reason
+    /// and, for loop-carried ones, their distance.
     ///
     /// FILE may be IR text or a WebAssembly module. `json` adds output and
-    /// anti dependences and edge counts; `dot` draws the dependences over
-    /// the CFG.
+    /// anti dependences and edge counts (compact: one object per line, in
+    /// an array; shape in docs/memdep-json.md); `dot` draws the
+    /// dependences over the CFG.
     ///
     /// Exit status: 0 on success, 1 on bad input (a parse, verifier or
     /// import error, a `--func` the module does not define, or an
@@ -315,6 +321,12 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = memdep_cmd::Format::Text)]
         format: memdep_cmd::Format,
+        /// Print every (read, write) pair with its reason and loop-carried
+        /// distance (the document's table) instead of the compact form,
+        /// where each read names its set of writes and each distinct set
+        /// is printed once. The pairs can be quadratic in the accesses.
+        #[arg(long)]
+        expand: bool,
     },
     /// Partial redundancy elimination: semantic PRE on the sparse value flow
     /// graph (default), lazy code motion or plain GVN; prints the module.
@@ -457,7 +469,7 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
                 regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, rule, global, unroll, stats, format };
             regalloc_cmd::regalloc(&args, out)
         }
-        Command::Memdep { file, func, format } => memdep_cmd::run(&file, func.as_deref(), format, out),
+        Command::Memdep { file, func, format, expand } => memdep_cmd::run(&file, func.as_deref(), format, expand, out),
         Command::Pre { file, func, method, destruct, stats, format } => {
             pre_cmd::pre(&file, func.as_deref(), method, destruct, stats, format, out)
         }

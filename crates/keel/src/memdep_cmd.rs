@@ -1,8 +1,11 @@
-//! `keel memdep`: memory dependences of each function (or one), as the
-//! digest's table (per memory instruction, per read: the instructions it
-//! depends on and why), as JSON (flow, output and anti dependences, edge
-//! counts), or as Graphviz (the dependences over the CFG). Dependences
-//! carried around a loop are marked with their iteration distance.
+//! `keel memdep`: memory dependences of each function (or one), in the
+//! compact form by default (`memdep_compact`: each read names its interned
+//! set of writes, each distinct set printed once), or expanded
+//! (`--expand`) as the digest's table (per memory instruction, per read:
+//! the instructions it depends on and why; loop-carried ones with their
+//! iteration distance); as text, JSON (flow, output and anti dependences,
+//! edge counts) or Graphviz (the dependences over the CFG, always per
+//! pair of instructions).
 //!
 //! FILE is IR text or a WebAssembly module. Calls use the module's call
 //! summaries. Functions are analysed in parallel (one worker per core, the
@@ -11,11 +14,11 @@
 //! are returned to `main` (which ends quietly on a closed pipe).
 
 use crate::input::Input;
+use crate::memdep_view::{View, counts_json, header};
 use crate::per_function::Workers;
 use crate::select::{Scope, select};
-use ir_core::text::DisplayInst;
-use ir_core::{Arg, FuncId, Function, Module};
-use memdep::{ANY, Answer, Distance, MemDep, MemDeps, MemQueries, Options, Site, Summaries};
+use ir_core::{FuncId, Function, Module};
+use memdep::{ANY, Answer, Distance, MemDep, MemQueries, Options, Site, Summaries};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -35,7 +38,13 @@ pub(crate) enum Format {
 
 /// Runs the command: 0 on success, 1 on bad input; write errors go back
 /// to `main`.
-pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+pub(crate) fn run(
+    file: &str,
+    func: Option<&str>,
+    format: Format,
+    expand: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
     let Some(loaded) = input.load("") else { return Ok(ExitCode::FAILURE) };
     let module = &loaded.module;
@@ -46,17 +55,7 @@ pub(crate) fn run(file: &str, func: Option<&str>, format: Format, out: &mut dyn 
             return Ok(ExitCode::FAILURE);
         }
     };
-    write_all(module, &ids, format, out)
-}
-
-/// One function's analysis and what the views need of it.
-struct View<'a> {
-    module: &'a Module,
-    func: &'a Function,
-    deps: MemDeps,
-    q: MemQueries,
-    /// Memory instructions in layout order (the document's `irN`).
-    mem: Vec<u32>,
+    write_all(module, &ids, format, expand, out)
 }
 
 impl View<'_> {
@@ -66,48 +65,11 @@ impl View<'_> {
         let sites = self.deps.sites();
         let pos = |d: &u32| {
             let s = sites.def_site(*d).expect("a site of this function");
-            (self.mem.iter().position(|&i| i == s.inst).unwrap_or(usize::MAX), s.access)
+            (self.position(s.inst).unwrap_or(usize::MAX), s.access)
         };
         let mut ds: Vec<u32> = self.deps.defs_of_iter(u).collect();
         ds.sort_by_key(pos);
         ds
-    }
-
-    fn label(&self, inst: u32) -> String {
-        match self.mem.iter().position(|&i| i == inst) {
-            Some(k) => format!("ir{}", k + 1),
-            None => format!("inst{inst}"),
-        }
-    }
-
-    fn inst_text(&self, inst: u32) -> String {
-        DisplayInst { module: self.module, func: self.func, inst: ir_core::Inst::from_u32(inst) }.to_string()
-    }
-
-    /// The descriptor of access `k` of `inst`, as the IR writes it.
-    fn descriptor(&self, s: Site) -> String {
-        if s.access == ANY {
-            return "anything".into();
-        }
-        let arg = |a: Arg| match a {
-            Arg::Var(v) => format!("%{}", self.func.var_name(v)),
-            Arg::Imm(i) => i.as_i64().to_string(),
-        };
-        let name = |o: u32| {
-            self.module.mem(ir_core::Mem::from_u32(o)).map_or("?".to_string(), |m| crate::out::global(&m.name))
-        };
-        let ir = self.func.accesses(ir_core::Inst::from_u32(s.inst), self.module);
-        match ir.get(s.access as usize) {
-            Some(a) => format!("{}[{}, {}]", name(a.mem.as_u32()), arg(a.offset), arg(a.size)),
-            // A callee's possible access (its summary).
-            None => match self.q.access(s.inst, s.access) {
-                Some(a) => match a.within {
-                    Some((lo, hi)) => format!("{}[{lo}..{hi}] (callee)", name(a.object)),
-                    None => format!("{} (callee)", name(a.object)),
-                },
-                None => "?".into(),
-            },
-        }
     }
 
     /// Why definition `d` may reach use `u`, and its loop-carried answer.
@@ -175,7 +137,13 @@ fn carried_text(c: Option<(u32, Answer)>) -> String {
 /// One function's output, rendered by a worker.
 type Rendered = Result<String, String>;
 
-fn write_all(module: &Module, ids: &[FuncId], format: Format, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+fn write_all(
+    module: &Module,
+    ids: &[FuncId],
+    format: Format,
+    expand: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<ExitCode> {
     let summaries = Summaries::of(module);
     let workers = Workers::new(None, ids.len());
     let mut first = true;
@@ -188,7 +156,7 @@ fn write_all(module: &Module, ids: &[FuncId], format: Format, out: &mut dyn Writ
         ids,
         || MemDep::with_options(Options { loop_carried: true, max_memory, ..Options::default() }),
         |ctx, &f| match module.function(f) {
-            Some(func) => render(module, func, &summaries, ctx, format),
+            Some(func) => render(module, func, &summaries, ctx, format, expand),
             None => Ok(String::new()),
         },
         |rendered: Rendered| match rendered {
@@ -216,26 +184,30 @@ fn write_all(module: &Module, ids: &[FuncId], format: Format, out: &mut dyn Writ
     Ok(ExitCode::SUCCESS)
 }
 
-/// One function's analysis in `format` (a JSON element is indented as an
-/// element of the pretty-printed array it joins), or the error message.
-fn render(module: &Module, func: &Function, summaries: &Summaries, ctx: &mut MemDep, format: Format) -> Rendered {
+/// One function's analysis in `format` (a JSON element: expanded, indented
+/// as an element of the pretty-printed array it joins; compact, on one
+/// line), or the error message.
+fn render(
+    module: &Module,
+    func: &Function,
+    summaries: &Summaries,
+    ctx: &mut MemDep,
+    format: Format,
+    expand: bool,
+) -> Rendered {
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", crate::out::global(func.name()));
     let deps = ctx.compute_function(module, func, Some(summaries)).map_err(|e| match e {
         memdep::InputError::TooLarge { .. } => format!("{}{}", fail(&e), crate::budget::note()),
         e => fail(&e),
     })?;
     let q = MemQueries::of_function(module, func, Some(summaries)).map_err(|e| fail(&e))?;
-    let mem: Vec<u32> = func
-        .blocks()
-        .flat_map(|b| func.block_insts(b))
-        .map(|i| i.as_u32())
-        .filter(|&i| !deps.sites().uses_of_inst(i).is_empty() || !deps.sites().defs_of_inst(i).is_empty())
-        .collect();
-    let v = View { module, func, deps, q, mem };
+    let v = View::new(module, func, deps, q);
     let mut buf = Vec::new();
     match format {
-        Format::Text => text(&v, &mut buf).map_err(|e| fail(&e))?,
+        Format::Text if expand => text(&v, &mut buf).map_err(|e| fail(&e))?,
+        Format::Text => crate::memdep_compact::text(&v, &mut buf).map_err(|e| fail(&e))?,
         Format::Dot => dot(&v, &mut buf).map_err(|e| fail(&e))?,
+        Format::Json if !expand => crate::memdep_compact::json(&v, &mut buf).map_err(|e| fail(&e))?,
         Format::Json => {
             let pretty = serde_json::to_string_pretty(&json_of(&v)).map_err(|e| fail(&e))?;
             let indented: Vec<String> = pretty.lines().map(|l| format!("  {l}")).collect();
@@ -245,19 +217,9 @@ fn render(module: &Module, func: &Function, summaries: &Summaries, ctx: &mut Mem
     String::from_utf8(buf).map_err(|e| fail(&e))
 }
 
+/// The expanded text: the digest's table.
 fn text(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
-    let c = v.deps.counts();
-    writeln!(
-        out,
-        "{}: {} memory instructions, {} reads, {} writes; flow: {} pairs, {} ranges in {} distinct sets",
-        crate::out::global(v.func.name()),
-        v.mem.len(),
-        c.uses,
-        c.defs,
-        c.pairs,
-        c.ranges,
-        c.distinct_sets
-    )?;
+    header(v, out)?;
     let sites = v.deps.sites();
     for &i in &v.mem {
         writeln!(out, "  {:<5} {}", v.label(i), v.inst_text(i))?;
@@ -350,15 +312,10 @@ fn json_of(v: &View<'_>) -> Value {
             json!({"label": v.label(i), "inst": i, "text": v.inst_text(i), "reads": reads, "writes": writes})
         })
         .collect();
-    let c = v.deps.counts();
     json!({
         "function": v.func.name(),
         "instructions": insts,
-        "counts": {
-            "uses": c.uses, "defs": c.defs, "flow_pairs": c.pairs, "flow_grouped": c.grouped,
-            "flow_ranges": c.ranges, "distinct_sets": c.distinct_sets,
-            "output_pairs": c.output_pairs, "anti_pairs": c.anti_pairs,
-        },
+        "counts": counts_json(&v.deps),
     })
 }
 
@@ -369,7 +326,7 @@ fn dot(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     let graph = v.q.graph();
     // Each block a cluster of its memory instructions (a point if none).
     let anchor = |b: u32| -> String {
-        match v.q.block_insts(b).iter().find(|i| v.mem.contains(i)) {
+        match v.q.block_insts(b).iter().find(|&&i| v.position(i).is_some()) {
             Some(&i) => format!("i{i}"),
             None => format!("b{b}"),
         }
@@ -379,7 +336,7 @@ fn dot(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "  subgraph cluster_bb{n} {{\n    label=\"bb{n}\"; style=rounded; color=gray;")?;
         let mut any = false;
         for &i in v.q.block_insts(n) {
-            if v.mem.contains(&i) {
+            if v.position(i).is_some() {
                 let label = cfg_dom::dot::escape(&format!("{}: {}", v.label(i), v.inst_text(i)));
                 writeln!(out, "    i{i} [label=\"{label}\"];")?;
                 any = true;

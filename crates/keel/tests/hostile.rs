@@ -48,13 +48,18 @@ fn scratch_dir() -> PathBuf {
 /// Runs `keel ARGS` under the address-space and CPU-time limits (a run
 /// past either is killed by a signal, which [`assert_survives`] reports).
 fn keel_bounded(args: &[&str]) -> Output {
+    keel_bounded_into(args, Stdio::null())
+}
+
+/// [`keel_bounded`], with standard output going to `stdout`.
+fn keel_bounded_into(args: &[&str], stdout: impl Into<Stdio>) -> Output {
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(format!("ulimit -v {ADDRESS_SPACE_KIB}; ulimit -t {CPU_SECONDS}; exec \"$0\" \"$@\""))
         .arg(keel_path())
         .args(args)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn keel");
     let mut err = child.stderr.take().expect("stderr");
@@ -1053,4 +1058,47 @@ fn a_deep_nest_of_live_vars_through_pre() {
     // Its shallow version is transformed as before.
     let small = write("nest_of_live_vars_pre_small.kir", ir_gen::shapes::nest_of_live_vars(30).as_bytes());
     assert_exit(&["pre", small.to_str().expect("path")], 0, "");
+}
+
+/// Issue 31: `keel memdep`'s default (compact) output grows with the
+/// accesses, not with the (read, write) pairs: on one function of 10^5
+/// accesses that all may alias (5·10^4 writes and reads at unknown offsets
+/// of one object, 1.25·10^9 pairs) and on a generated program of 10^5
+/// blocks, each run finishes within the CPU-time bound and prints fewer
+/// than 400 bytes per access (the pairs would take thousands).
+#[test]
+fn memdep_output_is_linear_in_the_accesses() {
+    let mut alias =
+        String::from("mem @v: i8[1048576] dram\n\nfunc @alias(%x: i64, %y: i64) -> i8 {\n    var %s: i8\nbb0:\n");
+    for i in 0..50_000 {
+        alias += &format!("    tfill @v[%x, 4], {}\n    %s = tsum @v[%y, 4]\n", i % 100);
+    }
+    alias += "    ret %s\n}\n";
+    let alias = write("memdep_all_alias.kir", alias.as_bytes());
+    let generated = scratch_dir().join("memdep_gen_100000.kir");
+    let o = keel_bounded_into(
+        &["gen", "--blocks", "100000", "--seed", "1"],
+        std::fs::File::create(&generated).expect("create"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", tail(&String::from_utf8_lossy(&o.stderr)));
+    for (file, min_pairs) in [(alias, 1_000_000_000u64), (generated, 1_000_000)] {
+        let out = scratch_dir().join("memdep_linear.out");
+        let o = keel_bounded_into(&["memdep", file.to_str().unwrap()], std::fs::File::create(&out).expect("create"));
+        assert_eq!(o.status.code(), Some(0), "{file:?}\n{}", tail(&String::from_utf8_lossy(&o.stderr)));
+        let text = std::fs::read_to_string(&out).expect("output");
+        // `@f: N memory instructions, R reads, W writes; flow: P pairs, ...`
+        let (mut accesses, mut pairs) = (0u64, 0u64);
+        for line in text.lines().filter(|l| l.contains(" memory instructions, ")) {
+            let number = |before: &str| -> u64 {
+                let head = &line[..line.find(before).expect("summary line")];
+                head.rsplit(' ').next().unwrap().parse().expect("a count")
+            };
+            accesses += number(" reads,") + number(" writes;");
+            pairs += number(" pairs,");
+        }
+        assert!(accesses >= 17_000, "{file:?}: {accesses} accesses");
+        assert!(pairs >= min_pairs, "{file:?}: only {pairs} pairs");
+        let per_access = text.len() as u64 / accesses;
+        assert!(per_access < 400, "{file:?}: {per_access} bytes per access ({} bytes)", text.len());
+    }
 }

@@ -241,6 +241,36 @@ impl MemDeps {
         self.flow.get(u as usize).copied()
     }
 
+    /// The ranges of interned set `s`: sorted half-open ranges of
+    /// definition ids for the sets of [`MemDeps::flow_set`],
+    /// [`MemDeps::output_set`] and [`MemDeps::carried_sets`], of use ids
+    /// for those of [`MemDeps::anti_set`] (empty out of range). This is
+    /// the compact form: uses with equal dependences share one set id, so
+    /// a client lists each distinct set once and each use's id, and
+    /// expands one use lazily ([`MemDeps::defs_of_iter`]) only when asked.
+    pub fn set(&self, s: SetId) -> &[(u32, u32)] {
+        if (s as usize) + 1 < self.sets.starts.len() { self.sets.get(s) } else { &[] }
+    }
+
+    /// The interned output set of definition `d` (the earlier definitions
+    /// it may overwrite; `None` out of range or when not computed).
+    pub fn output_set(&self, d: DefId) -> Option<SetId> {
+        self.output.get(d as usize).copied()
+    }
+
+    /// The interned anti set of definition `d` (the earlier reads it may
+    /// overwrite, as use ids; `None` out of range or when not computed).
+    pub fn anti_set(&self, d: DefId) -> Option<SetId> {
+        self.anti.get(d as usize).copied()
+    }
+
+    /// Every non-empty loop-carried flow set, as `(loop header, use, set)`
+    /// sorted by header then use: the definitions reaching the use around
+    /// that loop's back edge (see [`MemDeps::carried_defs`]).
+    pub fn carried_sets(&self) -> impl Iterator<Item = (u32, UseId, SetId)> + '_ {
+        self.carried.iter().copied()
+    }
+
     /// True when definition `d` may reach use `u`.
     pub fn reaches(&self, d: DefId, u: UseId) -> bool {
         sets::contains(self.defs_of(u), d)
