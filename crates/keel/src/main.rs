@@ -55,6 +55,7 @@ mod limits;
 mod mem_file;
 mod memdep_cmd;
 mod memdep_compact;
+mod memdep_explain;
 mod memdep_view;
 mod out;
 mod per_function;
@@ -327,6 +328,14 @@ enum Command {
         /// is printed once. The pairs can be quadratic in the accesses.
         #[arg(long)]
         expand: bool,
+        /// Show, at memory instruction irN (the N-th in layout order, as in
+        /// the other outputs), the definitions live on entry: per segment
+        /// of each object it touches, and per definition where it is live,
+        /// its killed intervals and what may have overwritten it (the
+        /// document's tables). Needs `--func` unless the module has one
+        /// function.
+        #[arg(long, value_name = "irN", conflicts_with_all = ["expand", "format"])]
+        explain: Option<String>,
     },
     /// Partial redundancy elimination: semantic PRE on the sparse value flow
     /// graph (default), lazy code motion or plain GVN; prints the module.
@@ -469,7 +478,9 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
                 regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, rule, global, unroll, stats, format };
             regalloc_cmd::regalloc(&args, out)
         }
-        Command::Memdep { file, func, format, expand } => memdep_cmd::run(&file, func.as_deref(), format, expand, out),
+        Command::Memdep { file, func, format, expand, explain } => {
+            memdep_cmd::run(&file, func.as_deref(), format, expand, explain.as_deref(), out)
+        }
         Command::Pre { file, func, method, destruct, stats, format } => {
             pre_cmd::pre(&file, func.as_deref(), method, destruct, stats, format, out)
         }

@@ -43,8 +43,18 @@ pub(crate) fn run(
     func: Option<&str>,
     format: Format,
     expand: bool,
+    explain: Option<&str>,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitCode> {
+    // `irN`, N ≥ 1: checked before the input is read (a usage error).
+    let explain = match explain.map(|l| l.strip_prefix("ir").and_then(|n| n.parse::<usize>().ok()).filter(|&n| n > 0)) {
+        None => None,
+        Some(Some(n)) => Some(n),
+        Some(None) => {
+            crate::out::say("--explain takes a memory instruction's label, irN with N >= 1 (e.g. ir4)");
+            return Ok(ExitCode::from(2));
+        }
+    };
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
     let Some(loaded) = input.load("") else { return Ok(ExitCode::FAILURE) };
     let module = &loaded.module;
@@ -55,7 +65,51 @@ pub(crate) fn run(
             return Ok(ExitCode::FAILURE);
         }
     };
-    write_all(module, &ids, format, expand, out)
+    match explain {
+        Some(n) => explain_one(module, &ids, n, out),
+        None => write_all(module, &ids, format, expand, out),
+    }
+}
+
+/// `--explain irN` on the one selected function.
+fn explain_one(module: &Module, ids: &[FuncId], n: usize, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let [f] = ids else {
+        crate::out::say(format!("--explain needs one function, and the module has {}: name it with --func", ids.len()));
+        return Ok(ExitCode::from(2));
+    };
+    let Some(func) = module.function(*f) else { return Ok(ExitCode::FAILURE) };
+    let summaries = Summaries::of(module);
+    let fail = |e: &dyn std::fmt::Display| {
+        crate::out::say(format!("{}: {e}", crate::out::global(func.name())));
+        Ok(ExitCode::FAILURE)
+    };
+    let mut ctx = MemDep::with_options(Options { max_memory: crate::budget::get(), ..Options::default() });
+    let deps = match ctx.compute_function(module, func, Some(&summaries)) {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
+    };
+    let q = match MemQueries::of_function(module, func, Some(&summaries)) {
+        Ok(q) => q,
+        Err(e) => return fail(&e),
+    };
+    let v = View::new(module, func, deps, q);
+    let Some(&inst) = v.mem.get(n - 1) else {
+        crate::out::say(format!(
+            "{}: no memory instruction ir{n} (it has {})",
+            crate::out::global(func.name()),
+            v.mem.len()
+        ));
+        return Ok(ExitCode::FAILURE);
+    };
+    match ctx.explain_function(module, func, Some(&summaries), inst) {
+        Ok((_, Some(e))) => crate::memdep_explain::write(&v, &e, out)?,
+        Ok((_, None)) => {
+            writeln!(out, "{} at ir{n}: in a block the entry does not reach", crate::out::global(func.name()))?
+        }
+        Err(e) => return fail(&e),
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 impl View<'_> {

@@ -325,3 +325,34 @@ fn the_json_shape_documents_its_own_example() {
     let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(printed[0], documented, "docs/memdep-json.md's example is out of date");
 }
+
+#[test]
+fn explain_shows_the_documents_tables() {
+    let v1 = example("memdep_vector1.kir");
+    let t = stdout(&run(&["memdep", v1.to_str().unwrap(), "--explain", "ir4"]));
+    // Before ir4: ir3 killed md1's [0, 15]; ir1 lives on in [16, 31].
+    assert!(t.starts_with("@vector1 at ir4: %u4 = tsum @v[0, 32]\n"), "{t}");
+    assert!(t.contains("    [0, 16)        ir3 (w1 @v[0, 16])\n    [16, 32)       ir1 (w0 @v[0, 32])\n"), "{t}");
+    assert!(t.contains("      ir1 (w0 @v[0, 32]): live on [16, 32); killed on [0, 16)\n"), "{t}");
+    assert!(t.contains("      ir3 (w1 @v[0, 16]): live on [0, 16)\n"), "{t}");
+    // Before ir6: md1 is wholly killed.
+    let t = stdout(&run(&["memdep", v1.to_str().unwrap(), "--explain", "ir6"]));
+    assert!(!t.contains("ir1 ("), "{t}");
+    let v2 = example("memdep_vector2.kir");
+    let t = stdout(&run(&["memdep", v2.to_str().unwrap(), "--func", "@vector2", "--explain", "ir3"]));
+    // ir2's inexact write marks ir1 possibly killed and kills nothing.
+    assert!(t.contains("      ir1 (w0 @a[0, 32]): live on [0, 32); possibly killed by ir2\n"), "{t}");
+    assert!(t.contains("      ir2 (w2 @a[0, %len]): inexact, live over the object, kills nothing\n"), "{t}");
+    // Usage: a label that is not irN (2), an instruction that is not there (1).
+    assert_eq!(run(&["memdep", v1.to_str().unwrap(), "--explain", "4"]).status.code(), Some(2));
+    assert_eq!(run(&["memdep", v1.to_str().unwrap(), "--explain", "ir0"]).status.code(), Some(2));
+    // It has one form: with --format or --expand, a usage error.
+    for other in [&["--format", "json"][..], &["--expand"]] {
+        let mut args = vec!["memdep", v1.to_str().unwrap(), "--explain", "ir4"];
+        args.extend_from_slice(other);
+        assert_eq!(run(&args).status.code(), Some(2), "{args:?}");
+    }
+    let o = run(&["memdep", v1.to_str().unwrap(), "--explain", "ir9"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no memory instruction ir9 (it has 6)"), "{o:?}");
+}

@@ -46,7 +46,10 @@ use crate::sets::{EMPTY, SetId, SetTable};
 use crate::state::{Rel, Shape, State};
 use cfg_dom::{Dfs, DomTree, Graph, Node};
 
+mod explain;
 mod symbols;
+
+pub use explain::{Explanation, LiveOnObject, LiveSegment, RelativeSegments};
 
 /// What to compute.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -595,9 +598,25 @@ impl MemDep {
     /// In the loop-carried pass (`carried`), flow sets go to
     /// `carried_flow` and anti and output dependences are not tracked.
     fn transfer<G: Graph>(&mut self, input: &MemInput<'_, G>, b: Node, state: &mut State, carried: bool) {
+        self.transfer_until(input, b, state, carried, None);
+    }
+
+    /// [`MemDep::transfer`], stopping before instruction `until` when it
+    /// is in the block (`MemDep::explain`).
+    fn transfer_until<G: Graph>(
+        &mut self,
+        input: &MemInput<'_, G>,
+        b: Node,
+        state: &mut State,
+        carried: bool,
+        until: Option<cfg_dom::InstId>,
+    ) {
         let anti = self.options.anti_and_output && !carried;
         let lens = || (0..input.num_objects() as u32).map(|o| input.object_len(o));
         for &inst in input.block_insts(b) {
+            if Some(inst) == until {
+                break;
+            }
             let e = input.effects(inst);
             let uses = self.sites.uses_of_inst(inst);
             let defs = self.sites.defs_of_inst(inst);

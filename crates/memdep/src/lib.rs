@@ -105,7 +105,7 @@ pub use code::{
     Access, Effects, InputBuffers, InputError, MemCode, MemInput, ObjectId, Offset, SymbolChange, SymbolId,
 };
 pub use deps::{ANY, DefId, DepKinds, Difference, EdgeCounts, MemDeps, Site, Sites, UseId};
-pub use engine::{MemDep, Options};
+pub use engine::{Explanation, LiveOnObject, LiveSegment, MemDep, Options, RelativeSegments};
 #[cfg(feature = "keel")]
 pub use keel::{KeelBuffers, KeelCode, Summaries, Summary, keel_input};
 pub use naive::{Naive, naive};

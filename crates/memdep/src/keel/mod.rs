@@ -53,6 +53,25 @@ impl crate::MemDep {
         self.keel = keel;
         r
     }
+
+    /// [`crate::MemDep::explain`] on a Keel function (as
+    /// [`crate::MemDep::compute_function`]): its dependences and the
+    /// definitions live on entry to `inst`.
+    pub fn explain_function(
+        &mut self,
+        module: &Module,
+        func: &Function,
+        summaries: Option<&Summaries>,
+        inst: cfg_dom::InstId,
+    ) -> Result<(crate::MemDeps, Option<crate::Explanation>), crate::InputError> {
+        let mut keel = std::mem::take(&mut self.keel);
+        let mut code = std::mem::take(&mut keel.code);
+        code.compute(module, func, summaries, &mut keel.buffers);
+        let r = self.explain(&keel.buffers.cfg, &code, inst);
+        keel.code = code;
+        self.keel = keel;
+        r
+    }
 }
 
 impl crate::MemQueries {
