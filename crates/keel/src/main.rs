@@ -300,10 +300,11 @@ enum Command {
         jobs: Option<usize>,
     },
     /// Memory dependences over tensor descriptors: per read, the writes it
-    /// may depend on, in the compact form (each read names its set of
-    /// writes, `S<k>`; each distinct set is printed once, as ranges of
-    /// write ids `w<id>`), or with `--expand` one by one with the reason
-    /// and, for loop-carried ones, their distance.
+    /// may depend on, in the compact form (each read names its sets of
+    /// writes, `S<k>`: the ones it must depend on, which it certainly
+    /// overlaps, and the ones it may; each distinct set is printed once, as
+    /// ranges of write ids `w<id>`), or with `--expand` one by one with the
+    /// reason and, for loop-carried ones, their distance.
     ///
     /// FILE may be IR text or a WebAssembly module. `json` adds output and
     /// anti dependences and edge counts (compact: one object per line, in

@@ -1,16 +1,17 @@
 //! `keel memdep`'s default output: the compact form (issue 31). Each
 //! function's result is printed as the library keeps it: every write once
-//! with its id (`w<id>`), every read once with the id of its interned flow
-//! set (`S<k>`), and each distinct set once, as ranges of write ids. Reads
+//! with its id (`w<id>`), every read once with the ids of its interned
+//! sets (`S<k>`) of must dependences (writes it certainly overlaps) and of
+//! may dependences (the rest), and each distinct set once, as ranges of
+//! write ids. Reads
 //! with equal dependences share one set, so the output grows with the
 //! accesses and the distinct sets' ranges, never with the (read, write)
 //! pairs; `--expand` prints the pairs with a reason each (the document's
 //! table, `memdep_cmd`).
 //!
-//! Set numbers are local to a function and given in order of first
-//! reference in the output (reads in layout order, then their loop-carried
-//! sets), so the output is the same for any number of workers and any
-//! internal set numbering. Loop-carried flow sets are given per read and
+//! Set numbers are local to a function, one per distinct content, given in
+//! order of first reference in the output, so the output is the same for
+//! any number of workers and any internal set numbering. Loop-carried flow sets are given per read and
 //! enclosing loop (its header); their distances, which are per pair, only
 //! in the expanded form.
 //!
@@ -22,20 +23,24 @@ use memdep::{ANY, MemDeps, Site};
 use std::collections::HashMap;
 use std::io::Write;
 
-/// Local set numbers, in order of first reference.
+/// Local set numbers, in order of first reference, by content: a must or
+/// may part equal to some flow set, carried set or other part gets its
+/// number.
 #[derive(Default)]
 struct Numbering {
-    local: HashMap<u32, u32>,
-    order: Vec<u32>,
+    local: HashMap<Vec<(u32, u32)>, u32>,
+    order: Vec<Vec<(u32, u32)>>,
 }
 
 impl Numbering {
-    fn number(&mut self, set: u32) -> u32 {
-        let next = self.order.len() as u32;
-        *self.local.entry(set).or_insert_with(|| {
-            self.order.push(set);
-            next
-        })
+    fn number(&mut self, ranges: &[(u32, u32)]) -> u32 {
+        if let Some(&k) = self.local.get(ranges) {
+            return k;
+        }
+        let k = self.order.len() as u32;
+        self.local.insert(ranges.to_vec(), k);
+        self.order.push(ranges.to_vec());
+        k
     }
 }
 
@@ -76,25 +81,33 @@ pub(crate) fn text(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         }
         for &u in sites.uses_of_inst(i) {
             let s = sites.use_site(u).expect("a site of this function");
-            let defs = v.deps.defs_of(u);
             write!(out, "        reads  {} <- ", v.descriptor(s))?;
-            match v.deps.flow_set(u) {
-                Some(set) if !defs.is_empty() => {
-                    let n = count(defs);
-                    write!(out, "S{} ({n} write{})", sets.number(set), if n == 1 { "" } else { "s" })?
+            let mut parts = Vec::new();
+            for (kind, ranges) in [("must", v.deps.must_of(u)), ("may", v.deps.may_of(u))] {
+                let n = count(&ranges);
+                if n > 0 {
+                    parts.push(format!(
+                        "{kind} S{} ({n} write{})",
+                        sets.number(&ranges),
+                        if n == 1 { "" } else { "s" }
+                    ));
                 }
-                _ => write!(out, "nothing in the function")?,
+            }
+            if parts.is_empty() {
+                write!(out, "nothing in the function")?;
+            } else {
+                write!(out, "{}", parts.join(", "))?;
             }
             for &(h, set) in carried.get(&u).map_or(&[][..], Vec::as_slice) {
-                write!(out, "; carried around bb{h}: S{}", sets.number(set))?;
+                write!(out, "; carried around bb{h}: S{}", sets.number(v.deps.set(set)))?;
             }
             writeln!(out)?;
         }
     }
     if !sets.order.is_empty() {
         writeln!(out, "  sets (of writes):")?;
-        for (k, &set) in sets.order.iter().enumerate() {
-            writeln!(out, "        S{k} = {}", ranges_text(v.deps.set(set)))?;
+        for (k, ranges) in sets.order.iter().enumerate() {
+            writeln!(out, "        S{k} = {}", ranges_text(ranges))?;
         }
     }
     Ok(())
@@ -106,11 +119,8 @@ fn quoted(s: &str) -> String {
 }
 
 /// `null` or a set number, for a set that is not empty.
-fn set_or_null(sets: &mut Numbering, set: Option<u32>, ranges: &[(u32, u32)]) -> String {
-    match set {
-        Some(s) if !ranges.is_empty() => sets.number(s).to_string(),
-        _ => "null".to_string(),
-    }
+fn set_or_null(sets: &mut Numbering, ranges: &[(u32, u32)]) -> String {
+    if ranges.is_empty() { "null".to_string() } else { sets.number(ranges).to_string() }
 }
 
 /// The compact JSON object of one function, on one line (see
@@ -137,8 +147,8 @@ pub(crate) fn json(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
             out.write_all(if first { b"" } else { b"," })?;
             first = false;
             site(out, sites.def_site(d).expect("own site"), d)?;
-            let output = set_or_null(&mut sets, v.deps.output_set(d), v.deps.output_of(d));
-            let anti = set_or_null(&mut sets, v.deps.anti_set(d), v.deps.anti_of(d));
+            let output = set_or_null(&mut sets, v.deps.output_of(d));
+            let anti = set_or_null(&mut sets, v.deps.anti_of(d));
             write!(out, ",\"output\":{output},\"anti\":{anti}}}")?;
         }
     }
@@ -149,19 +159,21 @@ pub(crate) fn json(v: &View<'_>, out: &mut dyn Write) -> std::io::Result<()> {
             out.write_all(if first { b"" } else { b"," })?;
             first = false;
             site(out, sites.use_site(u).expect("own site"), u)?;
-            let depends = set_or_null(&mut sets, v.deps.flow_set(u), v.deps.defs_of(u));
-            write!(out, ",\"depends_on\":{depends},\"carried\":[")?;
+            let depends = set_or_null(&mut sets, v.deps.defs_of(u));
+            let must = set_or_null(&mut sets, &v.deps.must_of(u));
+            let may = set_or_null(&mut sets, &v.deps.may_of(u));
+            write!(out, ",\"depends_on\":{depends},\"must\":{must},\"may\":{may},\"carried\":[")?;
             for (k, &(h, s)) in carried.get(&u).map_or(&[][..], Vec::as_slice).iter().enumerate() {
                 let sep = if k == 0 { "" } else { "," };
-                write!(out, "{sep}{{\"loop_header\":{h},\"set\":{}}}", sets.number(s))?;
+                write!(out, "{sep}{{\"loop_header\":{h},\"set\":{}}}", sets.number(v.deps.set(s)))?;
             }
             out.write_all(b"]}")?;
         }
     }
     out.write_all(b"],\"sets\":[")?;
-    for (k, &s) in sets.order.iter().enumerate() {
+    for (k, ranges) in sets.order.iter().enumerate() {
         out.write_all(if k == 0 { b"[" } else { b",[" })?;
-        for (j, &(lo, hi)) in v.deps.set(s).iter().enumerate() {
+        for (j, &(lo, hi)) in ranges.iter().enumerate() {
             write!(out, "{}[{lo},{hi}]", if j == 0 { "" } else { "," })?;
         }
         out.write_all(b"]")?;

@@ -153,7 +153,11 @@ fn vector1_in_the_compact_form() {
     let reads: Vec<&str> = t.lines().filter(|l| l.trim_start().starts_with("reads")).map(str::trim).collect();
     assert_eq!(
         reads,
-        ["reads  @v[0, 32] <- S0 (1 write)", "reads  @v[0, 32] <- S1 (2 writes)", "reads  @v[0, 65] <- S2 (2 writes)"],
+        [
+            "reads  @v[0, 32] <- must S0 (1 write)",
+            "reads  @v[0, 32] <- must S1 (2 writes)",
+            "reads  @v[0, 65] <- must S2 (2 writes)"
+        ],
         "{t}"
     );
     let sets: Vec<&str> = t.lines().filter(|l| l.trim_start().starts_with('S')).map(str::trim).collect();
@@ -217,11 +221,13 @@ fn reads_compact(t: &str) -> Vec<Vec<String>> {
     t.lines()
         .filter_map(|l| l.trim_start().strip_prefix("reads  "))
         .map(|l| {
-            let rest = l.split(" <- ").nth(1).unwrap_or("");
-            let mut labels: Vec<String> = match rest.split(' ').next() {
-                Some(s) if s.starts_with('S') => set_of[s].iter().map(|w| label_of_write[w].clone()).collect(),
-                _ => Vec::new(),
-            };
+            // `must S1 (2 writes), may S4 (7 writes); carried around ...`
+            let rest = l.split(" <- ").nth(1).unwrap_or("").split(';').next().unwrap_or("");
+            let mut labels: Vec<String> = rest
+                .split(' ')
+                .filter(|w| w.starts_with('S'))
+                .flat_map(|s| set_of[s].iter().map(|w| label_of_write[w].clone()))
+                .collect();
             labels.sort();
             labels
         })
@@ -289,6 +295,11 @@ fn the_compact_json_holds_the_expanded_dependences() {
                 .map(|r| {
                     let mut l: Vec<&str> = members(&r["depends_on"]).iter().map(|w| label[w]).collect();
                     l.sort();
+                    // must and may split depends_on.
+                    let mut split: Vec<&str> =
+                        members(&r["must"]).iter().chain(&members(&r["may"])).map(|w| label[w]).collect();
+                    split.sort();
+                    assert_eq!(split, l, "{f}: read {}", r["id"]);
                     (r["id"].as_u64().unwrap(), l)
                 })
                 .collect();

@@ -186,12 +186,25 @@ impl Frozen {
     }
 }
 
+/// Per use the object it reads an exact range of (`u32::MAX`: none), per
+/// object the id range of its exact definitions, and the uncertain
+/// definitions (guarded, possible or "anything" writes) as sorted ranges:
+/// what [`MemDeps::must_of`] needs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Exactness {
+    pub use_object: Vec<u32>,
+    pub exact_defs: Vec<(u32, u32)>,
+    pub uncertain: Vec<(u32, u32)>,
+}
+
 /// Memory dependences of one function.
 #[derive(Clone, Debug, Default)]
 pub struct MemDeps {
     pub(crate) sites: Sites,
     /// Per use: its flow set (reaching definitions).
     pub(crate) flow: Vec<SetId>,
+    /// What splits a flow set into must and may dependences.
+    pub(crate) exactness: Exactness,
     /// Per definition: earlier definitions it overwrites (output) and
     /// earlier reads it overwrites (anti); empty when not computed.
     pub(crate) output: Vec<SetId>,
@@ -239,6 +252,56 @@ impl MemDeps {
     /// The interned flow set of `u`: uses with equal ids have equal sets.
     pub fn flow_set(&self, u: UseId) -> Option<SetId> {
         self.flow.get(u as usize).copied()
+    }
+
+    /// The definitions use `u` *must* depend on, as sorted half-open id
+    /// ranges, a part of its flow set ([`MemDeps::defs_of`]): `u` reads an
+    /// exact range, and each of them is a certain (unguarded, not only
+    /// possible) write of an exact range of the same object that reaches
+    /// `u` on part of its range, so the two overlap whenever both execute.
+    /// Computed on the flow set's ranges (its intersection with the
+    /// object's exact definitions, one id range, minus the uncertain ones):
+    /// no pair is enumerated. Empty out of range.
+    pub fn must_of(&self, u: UseId) -> Vec<(DefId, DefId)> {
+        let mut out = Vec::new();
+        let e = &self.exactness;
+        let Some(&(lo, hi)) = e.use_object.get(u as usize).and_then(|&o| e.exact_defs.get(o as usize)) else {
+            return out;
+        };
+        // The flow ranges inside [lo, hi), each minus the uncertain ranges
+        // it meets (found by binary search: the cost is the output plus a
+        // log per range, never the whole uncertain list).
+        let flow = self.defs_of(u);
+        let first = flow.partition_point(|&(_, b)| b <= lo);
+        for &(a, b) in flow[first..].iter().take_while(|&&(a, _)| a < hi) {
+            let (mut cur, end) = (a.max(lo), b.min(hi));
+            let mut k = e.uncertain.partition_point(|&(_, y)| y <= cur);
+            while cur < end {
+                match e.uncertain.get(k) {
+                    Some(&(x, y)) if x < end => {
+                        if x > cur {
+                            out.push((cur, x));
+                        }
+                        cur = cur.max(y);
+                        k += 1;
+                    }
+                    _ => {
+                        out.push((cur, end));
+                        cur = end;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The rest of use `u`'s flow set: the definitions it *may* depend on
+    /// (inexact, symbolic, guarded, possible or "anything" writes, or any
+    /// write when `u` itself is not exact), as sorted half-open ranges.
+    pub fn may_of(&self, u: UseId) -> Vec<(DefId, DefId)> {
+        let mut out = Vec::new();
+        sets::minus(self.defs_of(u), &self.must_of(u), &mut out);
+        out
     }
 
     /// The ranges of interned set `s`: sorted half-open ranges of

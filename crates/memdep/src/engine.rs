@@ -47,6 +47,7 @@ use crate::state::{Rel, Shape, State};
 use cfg_dom::{Dfs, DomTree, Graph, Node};
 
 mod explain;
+mod must;
 mod symbols;
 
 pub use explain::{Explanation, LiveOnObject, LiveSegment, RelativeSegments};
@@ -702,6 +703,7 @@ impl MemDep {
     /// Copies the referenced sets out of the working table and derives the
     /// DU side.
     fn freeze<G: Graph>(&mut self, input: &MemInput<'_, G>) -> MemDeps {
+        let exactness = self.exactness(input);
         let mut remap: Vec<u32> = vec![u32::MAX; self.sets.len()];
         let mut frozen = Frozen { starts: vec![0], ranges: Vec::new() };
         let mut map = |s: SetId, frozen: &mut Frozen| -> SetId {
@@ -722,6 +724,7 @@ impl MemDep {
         MemDeps {
             sites: self.sites.clone(),
             flow,
+            exactness,
             output,
             anti,
             sets: frozen,
