@@ -274,23 +274,7 @@ impl MemDeps {
         let flow = self.defs_of(u);
         let first = flow.partition_point(|&(_, b)| b <= lo);
         for &(a, b) in flow[first..].iter().take_while(|&&(a, _)| a < hi) {
-            let (mut cur, end) = (a.max(lo), b.min(hi));
-            let mut k = e.uncertain.partition_point(|&(_, y)| y <= cur);
-            while cur < end {
-                match e.uncertain.get(k) {
-                    Some(&(x, y)) if x < end => {
-                        if x > cur {
-                            out.push((cur, x));
-                        }
-                        cur = cur.max(y);
-                        k += 1;
-                    }
-                    _ => {
-                        out.push((cur, end));
-                        cur = end;
-                    }
-                }
-            }
+            sets::minus_one(a.max(lo), b.min(hi), &e.uncertain, &mut out);
         }
         out
     }

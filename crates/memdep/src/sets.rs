@@ -310,26 +310,29 @@ fn intersect(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
 /// Appends `a ∖ b` (canonical range lists; the result is canonical) to
 /// `out`.
 pub(crate) fn minus(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
-    let mut j = 0;
     for &(lo, hi) in a {
-        let mut cur = lo;
-        while j < b.len() && b[j].1 <= cur {
-            j += 1;
-        }
-        let mut k = j;
-        while cur < hi {
-            match b.get(k) {
-                Some(&(blo, bhi)) if blo < hi => {
-                    if blo > cur {
-                        out.push((cur, blo));
-                    }
-                    cur = cur.max(bhi);
-                    k += 1;
+        minus_one(lo, hi, b, out);
+    }
+}
+
+/// Appends `[lo, hi) ∖ b` (`b` canonical) to `out`, starting at the first
+/// range of `b` that ends past `lo` (found by bisection: the cost is a log
+/// plus the ranges of `b` met).
+pub(crate) fn minus_one(lo: u32, hi: u32, b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    let mut cur = lo;
+    let mut k = b.partition_point(|&(_, y)| y <= cur);
+    while cur < hi {
+        match b.get(k) {
+            Some(&(x, y)) if x < hi => {
+                if x > cur {
+                    out.push((cur, x));
                 }
-                _ => {
-                    out.push((cur, hi));
-                    cur = hi;
-                }
+                cur = cur.max(y);
+                k += 1;
+            }
+            _ => {
+                out.push((cur, hi));
+                cur = hi;
             }
         }
     }
