@@ -129,6 +129,18 @@ pub struct PrunedPhis {
 }
 
 impl PrunedPhis {
+    /// The phi budget past which semi-pruned or minimal placement should
+    /// give way to this one, for a function of `blocks` blocks, `insts`
+    /// instructions and `edges` CFG edges, in phi operands (a phi counts
+    /// one plus its predecessors): `32 (blocks + insts + edges)`, at least
+    /// 2^21. Ordinary programs place far fewer; a deep loop nest whose
+    /// levels each define a var would place a quadratic number. `keel-ssa`
+    /// and `defuse` both use it.
+    pub fn default_budget(blocks: usize, insts: usize, edges: usize) -> u64 {
+        let size = (blocks as u64).saturating_add(insts as u64).saturating_add(edges as u64);
+        size.saturating_mul(32).max(1 << 21)
+    }
+
     /// Empty buffers.
     pub fn new() -> PrunedPhis {
         PrunedPhis::default()

@@ -46,10 +46,11 @@
 //! threshold alone has not been recorded.
 //!
 //! Invariants: only reachable blocks receive phis; within the budget the
-//! phis are exactly the semi-pruned ones, past it exactly the pruned ones; each block's phis are
-//! sorted by var, phis numbered in block order then var order (so output is
-//! deterministic); when the entry has predecessors, it gets a phi for every
-//! global var (its value on entry merges the params with what loops back).
+//! phis are exactly the semi-pruned ones, past it exactly the pruned ones;
+//! each block's phis are sorted by var, phis numbered in block order then
+//! var order (so output is deterministic); when the entry has
+//! predecessors, it gets a phi for every global var (its value on entry
+//! merges the params with what loops back).
 
 use crate::walk::Local;
 use cfg_dom::{DomTree, Graph, Idf, Input, Mismatch, Node, PrunedPhis, VarCode, VarId};
@@ -86,19 +87,11 @@ pub(crate) struct Placement {
     /// the placed, queued and work sets.
     df: Vec<u64>,
     sets: Vec<u64>,
-    /// The phi budget in operands (`None`: [`default_budget`]).
+    /// The phi budget in operands (`None`: `PrunedPhis::default_budget`).
     pub(crate) budget: Option<u64>,
     /// Set when the last placement passed its budget.
     pub(crate) fallback: Option<PhiFallback>,
     pruned: PrunedPhis,
-}
-
-/// The default phi budget of a function with `blocks` blocks, `insts`
-/// instructions and `edges` CFG edges, in phi operands: `32 (blocks +
-/// insts + edges)`, at least 2^21.
-pub(crate) fn default_budget(blocks: usize, insts: usize, edges: usize) -> u64 {
-    let size = (blocks as u64).saturating_add(insts as u64).saturating_add(edges as u64);
-    size.saturating_mul(32).max(1 << 21)
 }
 
 impl Placement {
@@ -157,7 +150,7 @@ impl Placement {
         self.fallback = None;
         let budget = self.budget.unwrap_or_else(|| {
             let edges = (0..n as Node).map(|b| g.predecessors(b).count()).sum();
-            default_budget(n, input.num_insts(), edges)
+            PrunedPhis::default_budget(n, input.num_insts(), edges)
         });
         let within =
             if n <= SMALL_BLOCKS { self.place_small(g, n, local, budget) } else { self.place_large(g, local, budget) };

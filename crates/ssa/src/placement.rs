@@ -125,8 +125,7 @@ impl PhiPlacement {
     /// a small multiple of their joins); a deep loop nest whose levels each
     /// define a var would place a quadratic number.
     pub fn default_budget(blocks: usize, insts: usize, edges: usize) -> u64 {
-        let size = (blocks as u64).saturating_add(insts as u64).saturating_add(edges as u64);
-        size.saturating_mul(32).max(1 << 21)
+        PrunedPhis::default_budget(blocks, insts, edges)
     }
 
     /// Sets the phi budget of minimal and semi-pruned placement, in phi
