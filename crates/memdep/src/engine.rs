@@ -35,8 +35,8 @@
 //! recorded on its last visit are those of the fixed point. States are
 //! persistent ([`crate::segmap`]): a block's state costs O(objects) to
 //! keep, an access O(log n) set operations, a join what differs between
-//! its inputs. Sets are interned and operations on them memoised. Nothing
-//! recurses deeper than a treap's height.
+//! its inputs. Sets are interned and recent operations on them cached.
+//! Nothing recurses deeper than a treap's height.
 
 use crate::code::{InputBuffers, InputError, MemCode, MemInput, Offset};
 use crate::deps::{ANY, Frozen, MemDeps, Site, Sites, transpose};
