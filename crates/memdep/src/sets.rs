@@ -237,6 +237,23 @@ impl SetTable {
         self.memoised(Op::Diff, a, b)
     }
 
+    /// True when `a` and `b` share an element; nothing is interned (each
+    /// range of the shorter list is looked up in the longer one).
+    pub fn meets(&self, a: SetId, b: SetId) -> bool {
+        if a == EMPTY || b == EMPTY {
+            return false;
+        }
+        if a == b {
+            return true;
+        }
+        let (ra, rb) = (self.ranges(a), self.ranges(b));
+        let (short, long) = if ra.len() <= rb.len() { (ra, rb) } else { (rb, ra) };
+        short.iter().any(|&(lo, hi)| {
+            let k = long.partition_point(|&(_, y)| y <= lo);
+            long.get(k).is_some_and(|&(x, _)| x < hi)
+        })
+    }
+
     /// `a ∩ b`.
     pub fn inter(&mut self, a: SetId, b: SetId) -> SetId {
         if a == EMPTY || b == EMPTY {
@@ -402,6 +419,7 @@ mod tests {
             assert_eq!(elems(&t, u), a.union(&b).copied().collect::<Vec<_>>());
             let d = t.diff(sa, sb);
             assert_eq!(elems(&t, d), a.difference(&b).copied().collect::<Vec<_>>());
+            assert_eq!(t.meets(sa, sb), a.intersection(&b).next().is_some());
             let i = t.inter(sa, sb);
             assert_eq!(elems(&t, i), a.intersection(&b).copied().collect::<Vec<_>>());
             for x in 0..32 {

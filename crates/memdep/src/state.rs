@@ -118,6 +118,10 @@ impl Layer {
         let Some(r) = s.class else { return abs };
         let Ok(k) = self.class_index(s.obj, r.sym, r.scale) else { return abs };
         let c = &self.classes[k];
+        // No member live here: the class cannot narrow the answer.
+        if !t.meets(abs, c.members) {
+            return abs;
+        }
         let rel = c.map.query(r.lo, r.hi, t);
         let outside = t.diff(abs, c.members);
         let inside = t.inter(abs, rel);
@@ -144,10 +148,10 @@ impl Layer {
         let mut member = false;
         if let Some(r) = s.class {
             let k = self.class_index(s.obj, r.sym, r.scale);
-            let already = k.is_ok_and(|k| t.inter(self.classes[k].members, item) != EMPTY);
+            let already = k.is_ok_and(|k| t.meets(self.classes[k].members, item));
             member = already || {
                 let live = self.obj(s.obj).map_or(EMPTY, |m| m.all(t));
-                t.inter(live, item) == EMPTY
+                !t.meets(live, item)
             };
         }
         let m = self.obj_mut(s.obj);
