@@ -24,7 +24,8 @@ mod flat;
 mod treap;
 
 use crate::sets::{EMPTY, SetId, SetTable};
-use flat::{Flat, Points};
+use flat::{Flat, Joined, Points};
+use std::rc::Rc;
 use treap::Tree;
 
 pub(crate) use bounds::{INF, NEG_INF};
@@ -32,44 +33,46 @@ pub(crate) use bounds::{INF, NEG_INF};
 /// Most breakpoints a map keeps in the small form.
 const FLAT_MAX: usize = 8;
 
-#[derive(Clone, Debug)]
+/// A map's body: one of the two forms.
+#[derive(Debug)]
 enum Repr {
     Flat(Flat),
     Tree(Tree),
 }
 
-/// A step function from positions to sets (see the module doc).
-#[derive(Clone, Debug)]
+/// A step function from positions to sets (see the module doc): the empty
+/// map, or a shared body. One pointer wide, so that a state's vector of
+/// maps (one per object, in every block's state) stays small.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct SegMap {
-    repr: Repr,
-}
-
-impl Default for SegMap {
-    fn default() -> SegMap {
-        SegMap { repr: Repr::Flat(Flat::default()) }
-    }
+    body: Option<Rc<Repr>>,
 }
 
 impl SegMap {
+    fn of(repr: Repr) -> SegMap {
+        SegMap { body: Some(Rc::new(repr)) }
+    }
+
     /// The map of canonical points, in the form their number calls for.
     fn of_canonical(points: Points, t: &mut SetTable) -> SegMap {
-        let repr = if points.len() <= FLAT_MAX {
-            Repr::Flat(Flat::new(points))
+        if points.is_empty() {
+            SegMap::default()
+        } else if points.len() <= FLAT_MAX {
+            SegMap::of(Repr::Flat(Flat::new(points)))
         } else {
-            Repr::Tree(Tree::from_points(&points, t))
-        };
-        SegMap { repr }
+            SegMap::of(Repr::Tree(Tree::from_points(&points, t)))
+        }
     }
 
     /// The map after a treap update: back to the small form when the tree
     /// has shrunk to half of [`FLAT_MAX`].
     fn of_tree(tree: Tree, t: &mut SetTable) -> SegMap {
         if tree.len() > FLAT_MAX / 2 {
-            return SegMap { repr: Repr::Tree(tree) };
+            return SegMap::of(Repr::Tree(tree));
         }
         let mut raw = Vec::with_capacity(tree.len());
         tree.raw_points(t, &mut raw);
-        SegMap { repr: Repr::Flat(Flat::new(Flat::canonical(&raw))) }
+        SegMap::of_canonical(Flat::canonical(&raw), t)
     }
 
     fn from_points(points: &[(i64, SetId)], t: &mut SetTable) -> SegMap {
@@ -86,9 +89,10 @@ impl SegMap {
 
     /// The breakpoints, canonical: `(start, set)` in order.
     fn points(&self, t: &mut SetTable) -> Vec<(i64, SetId)> {
-        match &self.repr {
-            Repr::Flat(f) => f.points().to_vec(),
-            Repr::Tree(tree) => {
+        match self.body.as_deref() {
+            None => Vec::new(),
+            Some(Repr::Flat(f)) => f.points().to_vec(),
+            Some(Repr::Tree(tree)) => {
                 let mut raw = Vec::with_capacity(tree.len());
                 tree.raw_points(t, &mut raw);
                 Flat::canonical(&raw).into_vec()
@@ -98,9 +102,10 @@ impl SegMap {
 
     /// True when every position holds the empty set.
     fn is_empty(&self) -> bool {
-        match &self.repr {
-            Repr::Flat(f) => f.points().is_empty(),
-            Repr::Tree(tree) => tree.len() == 0,
+        match self.body.as_deref() {
+            None => true,
+            Some(Repr::Flat(_)) => false,
+            Some(Repr::Tree(tree)) => tree.len() == 0,
         }
     }
 
@@ -116,9 +121,10 @@ impl SegMap {
     /// The set at position `x`.
     #[cfg(test)]
     fn value_at(&self, x: i64, t: &mut SetTable) -> SetId {
-        match &self.repr {
-            Repr::Flat(f) => f.value_at(x),
-            Repr::Tree(tree) => tree.value_at(x, t),
+        match self.body.as_deref() {
+            None => EMPTY,
+            Some(Repr::Flat(f)) => f.value_at(x),
+            Some(Repr::Tree(tree)) => tree.value_at(x, t),
         }
     }
 
@@ -127,18 +133,27 @@ impl SegMap {
         if lo >= hi {
             return;
         }
-        match &mut self.repr {
-            Repr::Flat(f) => {
+        match self.body.as_deref() {
+            None => {
+                let mut points = Points::new();
+                if s != EMPTY {
+                    points.push((lo, s));
+                    if hi != INF {
+                        points.push((hi, EMPTY));
+                    }
+                }
+                *self = SegMap::of_canonical(points, t);
+            }
+            Some(Repr::Flat(f)) => {
                 if let Some(points) = f.assign(lo, hi, s) {
                     *self = SegMap::of_canonical(points, t);
                 }
             }
-            Repr::Tree(tree) => {
-                let before = tree.clone();
-                tree.assign(lo, hi, s, t);
-                if !tree.ptr_eq(&before) {
-                    let tree = std::mem::take(tree);
-                    *self = SegMap::of_tree(tree, t);
+            Some(Repr::Tree(tree)) => {
+                let mut changed = tree.clone();
+                changed.assign(lo, hi, s, t);
+                if !changed.ptr_eq(tree) {
+                    *self = SegMap::of_tree(changed, t);
                 }
             }
         }
@@ -149,14 +164,22 @@ impl SegMap {
         if lo >= hi || s == EMPTY {
             return;
         }
-        match &mut self.repr {
-            Repr::Flat(f) => {
+        match self.body.as_deref() {
+            // On the empty map, adding is assigning.
+            None => self.assign(lo, hi, s, t),
+            Some(Repr::Flat(f)) => {
                 if let Some(points) = f.add(lo, hi, s, t) {
                     *self = SegMap::of_canonical(points, t);
                 }
             }
             // Adding never removes a breakpoint: the tree stays a tree.
-            Repr::Tree(tree) => tree.add(lo, hi, s, t),
+            Some(Repr::Tree(tree)) => {
+                let mut changed = tree.clone();
+                changed.add(lo, hi, s, t);
+                if !changed.ptr_eq(tree) {
+                    *self = SegMap::of(Repr::Tree(changed));
+                }
+            }
         }
     }
 
@@ -165,47 +188,68 @@ impl SegMap {
         if lo >= hi {
             return EMPTY;
         }
-        match &self.repr {
-            Repr::Flat(f) => f.query(lo, hi, t),
-            Repr::Tree(tree) => tree.query(lo, hi, t),
+        match self.body.as_deref() {
+            None => EMPTY,
+            Some(Repr::Flat(f)) => f.query(lo, hi, t),
+            Some(Repr::Tree(tree)) => tree.query(lo, hi, t),
         }
     }
 
     /// The union of every set.
     pub fn all(&self, t: &mut SetTable) -> SetId {
-        match &self.repr {
-            Repr::Flat(f) => f.all(t),
-            Repr::Tree(tree) => tree.all(t),
+        match self.body.as_deref() {
+            None => EMPTY,
+            Some(Repr::Flat(f)) => f.all(t),
+            Some(Repr::Tree(tree)) => tree.all(t),
         }
     }
 
     /// The pointwise union of two maps (one of them itself when it already
     /// holds the other).
     pub fn join(&self, other: &SegMap, t: &mut SetTable) -> SegMap {
-        match (&self.repr, &other.repr) {
-            (Repr::Flat(a), Repr::Flat(b)) => match a.join(b, t) {
-                Ok(same) => SegMap { repr: Repr::Flat(same) },
-                Err(points) => SegMap::of_canonical(points, t),
+        let (a, b) = match (&self.body, &other.body) {
+            (_, None) => return self.clone(),
+            (None, _) => return other.clone(),
+            (Some(a), Some(b)) if Rc::ptr_eq(a, b) => return self.clone(),
+            (Some(a), Some(b)) => (a, b),
+        };
+        match (&**a, &**b) {
+            (Repr::Flat(x), Repr::Flat(y)) => match x.join(y, t) {
+                Joined::First => self.clone(),
+                Joined::Second => other.clone(),
+                Joined::New(points) => SegMap::of_canonical(points, t),
             },
-            (Repr::Tree(a), Repr::Tree(b)) => SegMap { repr: Repr::Tree(a.join(b, t)) },
-            (Repr::Tree(a), Repr::Flat(f)) | (Repr::Flat(f), Repr::Tree(a)) => {
-                if f.points().is_empty() {
-                    return SegMap { repr: Repr::Tree(a.clone()) };
+            (Repr::Tree(x), Repr::Tree(y)) => {
+                let u = x.join(y, t);
+                if u.ptr_eq(x) {
+                    self.clone()
+                } else if u.ptr_eq(y) {
+                    other.clone()
+                } else {
+                    SegMap::of(Repr::Tree(u))
                 }
-                let b = Tree::from_points(f.points(), t);
-                SegMap { repr: Repr::Tree(a.join(&b, t)) }
+            }
+            (Repr::Tree(x), Repr::Flat(f)) | (Repr::Flat(f), Repr::Tree(x)) => {
+                let y = Tree::from_points(f.points(), t);
+                SegMap::of(Repr::Tree(x.join(&y, t)))
             }
         }
     }
 
     /// Pointwise equality.
     pub fn same(&self, other: &SegMap, t: &mut SetTable) -> bool {
-        match (&self.repr, &other.repr) {
-            (Repr::Flat(a), Repr::Flat(b)) => a.ptr_eq(b) || a.points() == b.points(),
-            (Repr::Tree(a), Repr::Tree(b)) => match a.same_shape(b, t) {
-                Some(eq) => eq,
-                None => a.all(t) == b.all(t) && self.points(t) == other.points(t),
+        match (self.body.as_ref(), other.body.as_ref()) {
+            (None, None) => true,
+            (Some(a), Some(b)) if Rc::ptr_eq(a, b) => true,
+            (Some(a), Some(b)) => match (&**a, &**b) {
+                (Repr::Flat(x), Repr::Flat(y)) => x.points() == y.points(),
+                (Repr::Tree(x), Repr::Tree(y)) => match x.same_shape(y, t) {
+                    Some(eq) => eq,
+                    None => x.all(t) == y.all(t) && self.points(t) == other.points(t),
+                },
+                _ => self.all(t) == other.all(t) && self.points(t) == other.points(t),
             },
+            // A treap whose sets are all empty equals the empty map.
             _ => self.all(t) == other.all(t) && self.points(t) == other.points(t),
         }
     }
@@ -213,9 +257,9 @@ impl SegMap {
     /// True when both are one map (a cheap, incomplete equality).
     #[cfg(test)]
     pub fn ptr_eq(&self, other: &SegMap) -> bool {
-        match (&self.repr, &other.repr) {
-            (Repr::Flat(a), Repr::Flat(b)) => a.ptr_eq(b),
-            (Repr::Tree(a), Repr::Tree(b)) => a.ptr_eq(b),
+        match (&self.body, &other.body) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -289,10 +333,11 @@ mod tests {
     /// The invariants of the map's form: a treap's nodes, or canonical
     /// points.
     fn check_invariants(m: &SegMap, t: &mut SetTable) {
-        match &m.repr {
-            Repr::Tree(tree) => tree.check_invariants(t),
-            Repr::Flat(f) => {
-                assert!(f.points().len() <= FLAT_MAX);
+        match m.body.as_deref() {
+            None => {}
+            Some(Repr::Tree(tree)) => tree.check_invariants(t),
+            Some(Repr::Flat(f)) => {
+                assert!(!f.points().is_empty() && f.points().len() <= FLAT_MAX);
                 assert_eq!(Flat::canonical(f.points()).as_slice(), f.points());
             }
         }
@@ -324,7 +369,7 @@ mod tests {
                     let far = t.single(100 + k as u32);
                     m.assign(1000 + 2 * k, 1001 + 2 * k, far, &mut t);
                 }
-                assert!(matches!(m.repr, Repr::Tree(_)));
+                assert!(matches!(m.body.as_deref(), Some(Repr::Tree(_))));
             }
             let mut pointwise: Vec<Vec<u32>> = vec![Vec::new(); 40];
             let mut history: Vec<SegMap> = Vec::new();
@@ -363,7 +408,10 @@ mod tests {
                     again.add(lo, hi, one, &mut t);
                 }
                 assert!(again.ptr_eq(&m));
-                assert!(!background || matches!(m.repr, Repr::Tree(_)), "the background keeps a treap");
+                assert!(
+                    !background || matches!(m.body.as_deref(), Some(Repr::Tree(_))),
+                    "the background keeps a treap"
+                );
                 let (qlo, qhi) = (rnd(40), rnd(40));
                 let q = m.query(qlo, qhi, &mut t);
                 let mut expect: Vec<u32> = (qlo..qhi).flat_map(|x| pointwise[x as usize].clone()).collect();
@@ -426,7 +474,7 @@ mod tests {
             let s = t.single(k as u32);
             m.assign(k * 4, k * 4 + 2, s, &mut t);
         }
-        let Repr::Tree(tree) = &m.repr else { panic!("40,000 keys in the small form") };
+        let Some(Repr::Tree(tree)) = m.body.as_deref() else { panic!("40,000 keys in the small form") };
         let deepest = tree.depth();
         assert!(deepest < 60, "depth {deepest} for 40,000 keys");
         assert_eq!(tree.len(), 40_000);

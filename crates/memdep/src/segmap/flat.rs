@@ -1,5 +1,5 @@
 //! The small form of a segment map: its canonical breakpoints in one
-//! shared array, sorted by position.
+//! array, sorted by position.
 //!
 //! Almost every map the analysis keeps is small (a buffer written and read
 //! as a few tiles, the fields around one base pointer): on the benchmark
@@ -13,31 +13,38 @@
 //! the first set is not empty, and no set equals the one before it. So
 //! two small maps are equal as functions exactly when their arrays are
 //! equal. The set at position `x` is that of the last point at or before
-//! `x`, empty before the first. A clone is one reference count; an update
-//! that changes nothing returns the map itself.
+//! `x`, empty before the first. The map owns its points; sharing is the
+//! caller's (`SegMap` keeps each map behind one `Rc`). An update that
+//! changes nothing says so, and a join that adds nothing to one side names
+//! that side, so that the caller keeps the map itself.
 
 use super::bounds::INF;
 use crate::sets::{EMPTY, SetId, SetTable};
 use smallvec::SmallVec;
 use std::cell::Cell;
-use std::rc::Rc;
 
-/// Breakpoints as they are built (four fit without an allocation).
-pub(super) type Points = SmallVec<[(i64, SetId); 4]>;
+/// Breakpoints as they are built (on the stack up to eight).
+pub(super) type Points = SmallVec<[(i64, SetId); 8]>;
 
+/// A segment map in small form (see the module doc).
 #[derive(Debug)]
-struct Shared {
-    points: Points,
+pub(super) struct Flat {
+    /// Canonical, never empty (the empty map is no `Flat`); one or two
+    /// points (most maps) live in the map's own allocation.
+    points: SmallVec<[(i64, SetId); 2]>,
     /// The union of every set, computed on first need (`u32::MAX` until
     /// then).
     all: Cell<SetId>,
 }
 
-/// A segment map in small form (see the module doc).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Flat {
-    /// `None` is the empty map.
-    shared: Option<Rc<Shared>>,
+/// What a join of two small maps gives.
+pub(super) enum Joined {
+    /// The first map already holds the second.
+    First,
+    /// The second map already holds the first.
+    Second,
+    /// Neither: the union's canonical points.
+    New(Points),
 }
 
 /// Appends `(x, s)` to canonical points, keeping them canonical (`x` past
@@ -49,17 +56,15 @@ fn push(out: &mut Points, x: i64, s: SetId) {
 }
 
 impl Flat {
-    /// The map of canonical points.
+    /// The map of canonical points (not empty).
     pub fn new(points: Points) -> Flat {
-        if points.is_empty() {
-            return Flat::default();
-        }
-        Flat { shared: Some(Rc::new(Shared { points, all: Cell::new(u32::MAX) })) }
+        debug_assert!(!points.is_empty(), "the empty map is no Flat");
+        Flat { points: points.into_iter().collect(), all: Cell::new(u32::MAX) }
     }
 
     /// The canonical points.
     pub fn points(&self) -> &[(i64, SetId)] {
-        self.shared.as_ref().map_or(&[], |s| &s.points)
+        &self.points
     }
 
     /// Canonical points of raw ones (increasing positions, any sets).
@@ -135,25 +140,17 @@ impl Flat {
 
     /// The union of every set.
     pub fn all(&self, t: &mut SetTable) -> SetId {
-        let Some(shared) = &self.shared else { return EMPTY };
-        let cached = shared.all.get();
+        let cached = self.all.get();
         if cached != u32::MAX {
             return cached;
         }
-        let all = shared.points.iter().fold(EMPTY, |acc, p| t.union(acc, p.1));
-        shared.all.set(all);
+        let all = self.points.iter().fold(EMPTY, |acc, p| t.union(acc, p.1));
+        self.all.set(all);
         all
     }
 
-    /// The pointwise union: one of the two itself when it already holds
-    /// the other, else the new points.
-    pub fn join(&self, other: &Flat, t: &mut SetTable) -> Result<Flat, Points> {
-        if self.ptr_eq(other) || other.shared.is_none() {
-            return Ok(self.clone());
-        }
-        if self.shared.is_none() {
-            return Ok(other.clone());
-        }
+    /// The pointwise union (see [`Joined`]).
+    pub fn join(&self, other: &Flat, t: &mut SetTable) -> Joined {
         let (a, b) = (self.points(), other.points());
         let (mut i, mut j) = (0, 0);
         let (mut va, mut vb) = (EMPTY, EMPTY);
@@ -176,20 +173,11 @@ impl Flat {
             push(&mut out, x, t.union(va, vb));
         }
         if out.as_slice() == a {
-            Ok(self.clone())
+            Joined::First
         } else if out.as_slice() == b {
-            Ok(other.clone())
+            Joined::Second
         } else {
-            Err(out)
-        }
-    }
-
-    /// True when both are one map.
-    pub fn ptr_eq(&self, other: &Flat) -> bool {
-        match (&self.shared, &other.shared) {
-            (None, None) => true,
-            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-            _ => false,
+            Joined::New(out)
         }
     }
 }
