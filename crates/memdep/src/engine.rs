@@ -37,6 +37,12 @@
 //! keep, an access O(log n) set operations, a join what differs between
 //! its inputs. Sets are interned and recent operations on them cached.
 //! Nothing recurses deeper than a treap's height.
+//!
+//! This module numbers the sites, runs a block (the transfer) and freezes
+//! the result; the iteration to the fixed point is `engine/fixpoint.rs`,
+//! the loop-carried pass `engine/carried.rs`, the must/may records
+//! `engine/must.rs`, the symbol liveness `engine/symbols.rs` and the
+//! document's view at one point `engine/explain.rs`.
 
 use crate::code::{InputBuffers, InputError, MemCode, MemInput, Offset};
 use crate::deps::{ANY, Frozen, MemDeps, Site, Sites, transpose};
@@ -46,7 +52,9 @@ use crate::sets::{EMPTY, SetId, SetTable};
 use crate::state::{Rel, Shape, State};
 use cfg_dom::{Dfs, DomTree, Graph, Node};
 
+mod carried;
 mod explain;
+mod fixpoint;
 mod must;
 mod symbols;
 
@@ -336,262 +344,6 @@ impl MemDep {
         self.output.resize(nd, EMPTY);
         self.anti.clear();
         self.anti.resize(nd, EMPTY);
-    }
-
-    fn fixpoint<G: Graph>(&mut self, input: &MemInput<'_, G>) {
-        let graph = input.graph();
-        let n = input.num_blocks();
-        for s in self.outs.iter_mut() {
-            s.clear();
-        }
-        self.outs.resize_with(n, State::default);
-        self.pending.clear();
-        self.pending.resize(n, false);
-        // Bourdoncle's recursive strategy over a weak topological order
-        // (each loop contiguous, header first; see `crate::wto`):
-        // sweep a loop's blocks in order, again while its header's input
-        // changed, then go on past it; so the code after a loop is computed
-        // once, from the loop's final state, and a loop with many back edges
-        // is swept, not restarted at each. Blocks are processed only when
-        // an input changed. Rounds repeat while anything is pending: only
-        // an irreducible loop, entered elsewhere than at its header, can
-        // leave work behind.
-        self.loops.compute(graph);
-        let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
-        let order = crate::wto::iteration_order(&rpo, &self.loops);
-        let len = order.len();
-        let mut position = vec![u32::MAX; n];
-        for (k, &b) in order.iter().enumerate() {
-            position[b as usize] = k as u32;
-            self.pending[b as usize] = true;
-        }
-        // Where the loop headed at each position ends (exclusive). Every
-        // loop is contiguous in the order; the test keeps the sweep sound
-        // should one not be.
-        // Each loop's lowest and highest position and size, folded from its
-        // own blocks and then from child loops into parents (children
-        // first): linear, where walking every body would be quadratic on
-        // deep nests.
-        let mut loop_end = vec![u32::MAX; len];
-        let nl = self.loops.num_loops();
-        let (mut lo, mut hi, mut size) = (vec![u32::MAX; nl], vec![0u32; nl], vec![0usize; nl]);
-        for l in self.loops.loops() {
-            for &b in self.loops.own_nodes(l) {
-                let p = position[b as usize];
-                lo[l.index()] = lo[l.index()].min(p);
-                hi[l.index()] = hi[l.index()].max(p);
-                size[l.index()] += 1;
-            }
-        }
-        let mut postorder = Vec::with_capacity(nl);
-        let mut walk: Vec<(cfg_dom::LoopId, bool)> = self.loops.roots().map(|l| (l, false)).collect();
-        while let Some((l, done)) = walk.pop() {
-            if done {
-                postorder.push(l);
-            } else {
-                walk.push((l, true));
-                walk.extend(self.loops.children(l).iter().map(|&c| (c, false)));
-            }
-        }
-        for &l in &postorder {
-            let h = position[self.loops.header(l) as usize];
-            let (a, z, k) = (lo[l.index()], hi[l.index()], size[l.index()]);
-            debug_assert_eq!(k, self.loops.body(l).len(), "own nodes and child loops partition the body");
-            if a == h && z != u32::MAX && (z - a + 1) as usize == k {
-                loop_end[h as usize] = z + 1;
-            }
-            if let Some(p) = self.loops.parent(l) {
-                lo[p.index()] = lo[p.index()].min(a);
-                hi[p.index()] = hi[p.index()].max(z);
-                size[p.index()] += k;
-            }
-        }
-        let mut work = std::mem::take(&mut self.work);
-        let mut stack: Vec<(u32, u32)> = Vec::new();
-        loop {
-            let mut pos = 0u32;
-            stack.clear();
-            while (pos as usize) < len {
-                let end = loop_end[pos as usize];
-                if end != u32::MAX && stack.last().is_none_or(|&(s, _)| s != pos) {
-                    stack.push((pos, end));
-                }
-                let b = order[pos as usize];
-                if std::mem::replace(&mut self.pending[b as usize], false) {
-                    self.entry_state(input, b, &mut work);
-                    self.transfer(input, b, &mut work, false);
-                    if self.sets.exceeded() {
-                        // Every set since the refusal may be wrong: stop.
-                        self.work = work;
-                        return;
-                    }
-                    if !work.same(&self.outs[b as usize], &mut self.sets) {
-                        std::mem::swap(&mut self.outs[b as usize], &mut work);
-                        for s in graph.successors(b) {
-                            self.pending[s as usize] = true;
-                        }
-                    }
-                }
-                pos += 1;
-                while let Some(&(s, e)) = stack.last() {
-                    if pos < e {
-                        break;
-                    }
-                    if self.pending[order[s as usize] as usize] {
-                        pos = s;
-                        break;
-                    }
-                    stack.pop();
-                }
-            }
-            if !order.iter().any(|&b| self.pending[b as usize]) {
-                break;
-            }
-        }
-        self.work = work;
-    }
-
-    /// The state on entry to `b`: the join of its reachable predecessors'
-    /// exit states, each carried along its edge.
-    fn entry_state<G: Graph>(&mut self, input: &MemInput<'_, G>, b: Node, into: &mut State) {
-        let outs = std::mem::take(&mut self.outs);
-        self.join_preds(input, b, &outs, |_| true, into);
-        self.outs = outs;
-    }
-
-    /// The join of `outs` of the reachable predecessors of `b` that `keep`
-    /// accepts, each carried along its edge, then the changes on entry.
-    fn join_preds<G: Graph>(
-        &mut self,
-        input: &MemInput<'_, G>,
-        b: Node,
-        outs: &[State],
-        keep: impl Fn(Node) -> bool,
-        into: &mut State,
-    ) {
-        let graph = input.graph();
-        let ivs = input.inductions(b);
-        let mut acc: Option<State> = None;
-        for p in graph.predecessors(b) {
-            if !self.dfs.is_reachable(p) || !keep(p) {
-                continue;
-            }
-            let out = &outs[p as usize];
-            let carried;
-            let s = if ivs.is_empty() {
-                out
-            } else {
-                let mut c = out.clone();
-                let back = self.dt.dominates(b, p);
-                for &(sym, step) in ivs {
-                    if back {
-                        c.advance(sym, step, &mut self.sets);
-                    } else {
-                        c.forget(sym);
-                    }
-                }
-                carried = c;
-                &carried
-            };
-            acc = Some(match acc {
-                None => s.clone(),
-                Some(a) => a.join(s, &mut self.sets, self.planted),
-            });
-        }
-        *into = acc.unwrap_or_default();
-        for &sym in input.changes_at_entry(b) {
-            into.forget(sym);
-        }
-        // Classes of symbols nothing ahead uses only cost time.
-        if into.defs.classes.iter().chain(&into.reads.classes).any(|c| !self.sym_live_at(b, c.sym)) {
-            let live: Vec<bool> = into.defs.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
-            let mut k = 0;
-            into.defs.classes.retain(|_| {
-                k += 1;
-                live[k - 1]
-            });
-            let live: Vec<bool> = into.reads.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
-            let mut k = 0;
-            into.reads.classes.retain(|_| {
-                k += 1;
-                live[k - 1]
-            });
-        }
-    }
-
-    /// Per reducible loop: the flow dependences that cross its back edge.
-    /// The loop's header starts from what its back edges bring (the fixed
-    /// point's exit states of its latches, carried along the edge), and
-    /// the body is run to a fixed point from there alone (inner loops
-    /// included, the header not re-entered): what a use then sees came
-    /// around the loop at least once.
-    fn carried_pass<G: Graph>(&mut self, input: &MemInput<'_, G>) {
-        let graph = input.graph();
-        self.loops.compute(graph);
-        let n = input.num_blocks();
-        self.louts.resize_with(n, State::default);
-        self.carried_flow.clear();
-        self.carried_flow.resize(self.sites.uses.len(), EMPTY);
-        let rpo: Vec<Node> = self.dfs.reverse_postorder().collect();
-        let mut work = std::mem::take(&mut self.work);
-        let mut louts = std::mem::take(&mut self.louts);
-        for l in self.loops.loops() {
-            if self.loops.is_irreducible(l) {
-                continue;
-            }
-            let h = self.loops.header(l);
-            let body: Vec<Node> = rpo.iter().copied().filter(|&b| self.loops.contains(l, b)).collect();
-            let mut h_in = State::default();
-            let outs = std::mem::take(&mut self.outs);
-            let loops = std::mem::take(&mut self.loops);
-            self.join_preds(input, h, &outs, |p| loops.contains(l, p), &mut h_in);
-            self.outs = outs;
-            for &b in &body {
-                louts[b as usize].clear();
-                self.pending[b as usize] = true;
-            }
-            loop {
-                let mut any = false;
-                for &b in &body {
-                    if !std::mem::replace(&mut self.pending[b as usize], false) {
-                        continue;
-                    }
-                    any = true;
-                    if b == h {
-                        work.clone_from(&h_in);
-                    } else {
-                        self.join_preds(input, b, &louts, |p| loops.contains(l, p), &mut work);
-                    }
-                    self.transfer(input, b, &mut work, true);
-                    if !work.same(&louts[b as usize], &mut self.sets) {
-                        std::mem::swap(&mut louts[b as usize], &mut work);
-                        for s in graph.successors(b) {
-                            if s != h && loops.contains(l, s) {
-                                self.pending[s as usize] = true;
-                            }
-                        }
-                    }
-                }
-                if !any {
-                    break;
-                }
-            }
-            for &b in &body {
-                for &inst in input.block_insts(b) {
-                    for &u in self.sites.uses_of_inst(inst) {
-                        let s = std::mem::replace(&mut self.carried_flow[u as usize], EMPTY);
-                        if s != EMPTY {
-                            self.carried.push((h, u, s));
-                        }
-                    }
-                }
-                louts[b as usize].clear();
-            }
-            self.loops = loops;
-        }
-        self.carried.sort_unstable_by_key(|&(h, u, _)| (h, u));
-        self.louts = louts;
-        self.work = work;
     }
 
     /// Runs block `b` on `state` (its entry state), recording every site's
