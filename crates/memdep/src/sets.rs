@@ -55,7 +55,7 @@ pub(crate) struct SetTable {
     /// `{x}` by `x` (`NONE` where not interned yet).
     singles: Vec<SetId>,
     /// A direct-mapped cache of recent operations: `(key, result)` by a
-    /// hash of the key (see [`SetTable::memoised`]).
+    /// hash of the key (see [`SetTable::cached`]).
     recent: Vec<(u64, SetId)>,
     scratch: Vec<(u32, u32)>,
     /// The memory budget of the table, in bytes ([`SetTable::set_limit`]).
@@ -223,7 +223,7 @@ impl SetTable {
         if a == EMPTY {
             return b;
         }
-        self.memoised(Op::Union, a.min(b), a.max(b))
+        self.cached(Op::Union, a.min(b), a.max(b))
     }
 
     /// `a ∖ b`.
@@ -234,7 +234,7 @@ impl SetTable {
         if a == b {
             return EMPTY;
         }
-        self.memoised(Op::Diff, a, b)
+        self.cached(Op::Diff, a, b)
     }
 
     /// True when `a` and `b` share an element; nothing is interned (each
@@ -262,12 +262,12 @@ impl SetTable {
         if a == b {
             return a;
         }
-        self.memoised(Op::Inter, a.min(b), a.max(b))
+        self.cached(Op::Inter, a.min(b), a.max(b))
     }
 
     /// `a op b` from the cache of recent operations, or computed on the
     /// range lists, interned and remembered there.
-    fn memoised(&mut self, op: Op, a: SetId, b: SetId) -> SetId {
+    fn cached(&mut self, op: Op, a: SetId, b: SetId) -> SetId {
         // Most repeats are of an operation met shortly before (along a
         // treap's paths, across the blocks of a loop). Ids past 2^31 (a
         // table of over 16 GiB) are not cached.

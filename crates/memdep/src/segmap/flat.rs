@@ -55,6 +55,12 @@ fn push(out: &mut Points, x: i64, s: SetId) {
     }
 }
 
+/// The set of the last of the first `k` points (empty for `k = 0`): the
+/// set at a position when `k` points start at or before it.
+fn set_before(p: &[(i64, SetId)], k: usize) -> SetId {
+    k.checked_sub(1).map_or(EMPTY, |k| p[k].1)
+}
+
 impl Flat {
     /// The map of canonical points (not empty).
     pub fn new(points: Points) -> Flat {
@@ -77,9 +83,10 @@ impl Flat {
     }
 
     /// The set at position `x`.
+    #[cfg(test)]
     pub fn value_at(&self, x: i64) -> SetId {
         let p = self.points();
-        p.partition_point(|q| q.0 <= x).checked_sub(1).map_or(EMPTY, |k| p[k].1)
+        set_before(p, p.partition_point(|q| q.0 <= x))
     }
 
     /// The map with every position of `[lo, hi)` set to `s` (`lo < hi`);
@@ -92,7 +99,7 @@ impl Flat {
         out.extend_from_slice(&p[..first]);
         push(&mut out, lo, s);
         if hi != INF {
-            push(&mut out, hi, self.value_at(hi));
+            push(&mut out, hi, set_before(p, after));
         }
         for &(x, v) in &p[after..] {
             push(&mut out, x, v);
@@ -104,19 +111,20 @@ impl Flat {
     /// `None` when that changes nothing.
     pub fn add(&self, lo: i64, hi: i64, s: SetId, t: &mut SetTable) -> Option<Points> {
         let p = self.points();
-        let first = p.partition_point(|q| q.0 <= lo);
-        let after = if hi == INF { p.len() } else { p.partition_point(|q| q.0 <= hi) };
-        let at_lo = self.value_at(lo);
+        // Points before lo, at lo (one at most), inside, at hi, after hi.
+        let below = p.partition_point(|q| q.0 < lo);
+        let first = below + usize::from(p.get(below).is_some_and(|q| q.0 == lo));
+        let after = if hi == INF { p.len() } else { first + p[first..].partition_point(|q| q.0 <= hi) };
         let mut out = Points::new();
-        out.extend_from_slice(&p[..p.partition_point(|q| q.0 < lo)]);
-        push(&mut out, lo, t.union(at_lo, s));
+        out.extend_from_slice(&p[..below]);
+        push(&mut out, lo, t.union(set_before(p, first), s));
         for &(x, v) in &p[first..after] {
             if x < hi {
                 push(&mut out, x, t.union(v, s));
             }
         }
         if hi != INF {
-            push(&mut out, hi, self.value_at(hi));
+            push(&mut out, hi, set_before(p, after));
         }
         for &(x, v) in &p[after..] {
             push(&mut out, x, v);
@@ -127,8 +135,8 @@ impl Flat {
     /// The union of the sets on `[lo, hi)` (`lo < hi`).
     pub fn query(&self, lo: i64, hi: i64, t: &mut SetTable) -> SetId {
         let p = self.points();
-        let mut acc = self.value_at(lo);
         let first = p.partition_point(|q| q.0 <= lo);
+        let mut acc = set_before(p, first);
         for &(x, v) in &p[first..] {
             if x >= hi {
                 break;
