@@ -126,11 +126,9 @@ pub struct MemDep {
     /// Per object: some site may write it (a "writes anything" site writes
     /// every object). Reads of the others need not be tracked.
     written: Vec<bool>,
-    /// Symbol liveness: per block, a bitset over the symbols accesses name
-    /// (dense indices `sym_index`), live on entry.
-    sym_index: Vec<u32>,
-    sym_words: usize,
-    sym_live: Vec<u64>,
+    /// Symbol liveness: per block, the symbols accesses name live on
+    /// entry.
+    symbols: symbols::SymbolLiveness,
 }
 
 impl MemDep {
@@ -216,7 +214,7 @@ impl MemDep {
         self.sets.clear();
         self.sets.set_limit(self.options.max_memory);
         self.number_sites(input);
-        self.symbol_liveness(input);
+        self.symbols.compute(input, &self.dfs, &self.dt, self.options.symbolic);
     }
 
     /// What [`MemDep::prepare`] left, for the baselines: the traversal, the
@@ -298,16 +296,26 @@ impl MemDep {
             }
         }
         // Ids: grouped by object, stable (so block order within a group).
-        let number = |list: &mut Vec<(u32, Site, u32, bool)>| {
-            let mut start = Vec::new();
-            let mut sorted = Vec::new();
-            let idx: Vec<(u32, u32)> = list.iter().enumerate().map(|(i, e)| (e.0, i as u32)).collect();
-            cfg_dom::csr::bucket(2 * no as usize + 1, &idx, &mut start, &mut sorted);
-            let out: Vec<(u32, Site, u32, bool)> = sorted.iter().map(|&i| list[i as usize]).collect();
-            *list = out;
+        // Each list stays in block order, where an instruction's entries
+        // are in access order ("anything" last); `ids` gives their ids.
+        let number = |list: &[(u32, Site, u32, bool)], ids: &mut Vec<u32>| -> Vec<u32> {
+            let (mut start, mut sorted) = (Vec::new(), Vec::new());
+            cfg_dom::csr::bucket_by(
+                2 * no as usize + 1,
+                list.iter().enumerate().map(|(i, e)| (e.0, i as u32)),
+                &mut start,
+                &mut sorted,
+            );
+            ids.clear();
+            ids.resize(list.len(), 0);
+            for (id, &i) in sorted.iter().enumerate() {
+                ids[i as usize] = id as u32;
+            }
+            sorted
         };
-        number(&mut uses);
-        number(&mut defs);
+        let (mut use_ids, mut def_ids) = (Vec::new(), Vec::new());
+        let use_order = number(&uses, &mut use_ids);
+        let def_order = number(&defs, &mut def_ids);
         self.written.clear();
         self.written.resize(no as usize, false);
         for &(_, site, shape, _) in &defs {
@@ -317,26 +325,25 @@ impl MemDep {
             }
             self.written[self.shapes[shape as usize].obj as usize] = true;
         }
-        for &(_, site, shape, live) in &uses {
+        for &i in &use_order {
+            let (_, site, shape, live) = uses[i as usize];
             self.sites.uses.push(site);
             self.use_shape.push(shape);
             self.sites.use_live.push(live);
         }
-        for &(_, site, shape, live) in &defs {
+        for &i in &def_order {
+            let (_, site, shape, live) = defs[i as usize];
             self.sites.defs.push(site);
             self.def_shape.push(shape);
             self.sites.def_live.push(live);
         }
-        // Per instruction, its ids in access order ("anything" last).
-        let by_inst = |sites: &[Site], start: &mut Vec<u32>, list: &mut Vec<u32>| {
-            let mut pairs: Vec<(u32, (u32, u32))> =
-                sites.iter().enumerate().map(|(id, s)| (s.inst, (s.access, id as u32))).collect();
-            pairs.sort_unstable_by_key(|&(i, (k, _))| (i, k));
-            let flat: Vec<(u32, u32)> = pairs.iter().map(|&(i, (_, id))| (i, id)).collect();
-            cfg_dom::csr::bucket(ni, &flat, start, list);
+        // Per instruction, its ids in access order ("anything" last): a
+        // stable bucketing of the lists in block order.
+        let by_inst = |list: &[(u32, Site, u32, bool)], ids: &[u32], start: &mut Vec<u32>, out: &mut Vec<u32>| {
+            cfg_dom::csr::bucket_by(ni, list.iter().zip(ids).map(|(e, &id)| (e.1.inst, id)), start, out);
         };
-        by_inst(&self.sites.uses, &mut self.sites.use_start, &mut self.sites.use_list);
-        by_inst(&self.sites.defs, &mut self.sites.def_start, &mut self.sites.def_list);
+        by_inst(&uses, &use_ids, &mut self.sites.use_start, &mut self.sites.use_list);
+        by_inst(&defs, &def_ids, &mut self.sites.def_start, &mut self.sites.def_list);
         self.flow.clear();
         self.flow.resize(self.sites.uses.len(), EMPTY);
         let nd = if self.options.anti_and_output { self.sites.defs.len() } else { 0 };

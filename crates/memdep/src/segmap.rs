@@ -13,7 +13,9 @@
 //! back to an array at `FLAT_MAX / 2` (the gap keeps a map at the border
 //! from switching at each update). Both forms are persistent: a clone is
 //! one reference count, so each block's state costs O(objects) to keep,
-//! and an update or join that changes nothing returns the map itself.
+//! and an update or join that changes nothing returns the map itself. A
+//! small map that no other state shares (one a block has already changed)
+//! is updated in place, without a new allocation.
 //!
 //! Invariants: the set at a position is that of the last breakpoint at or
 //! before it (empty before the first); equality is pointwise, whatever the
@@ -61,6 +63,21 @@ impl SegMap {
             SegMap::of(Repr::Flat(Flat::new(points)))
         } else {
             SegMap::of(Repr::Tree(Tree::from_points(&points, t)))
+        }
+    }
+
+    /// Makes this map the one of canonical `points`: in place when it is a
+    /// small map no other state shares and the points stay small (no
+    /// allocation: a block's later updates of a map it changed already),
+    /// otherwise as a new body.
+    fn set_points(&mut self, points: Points, t: &mut SetTable) {
+        if !points.is_empty()
+            && points.len() <= FLAT_MAX
+            && let Some(Repr::Flat(f)) = self.body.as_mut().and_then(Rc::get_mut)
+        {
+            f.replace(&points);
+        } else {
+            *self = SegMap::of_canonical(points, t);
         }
     }
 
@@ -146,7 +163,7 @@ impl SegMap {
             }
             Some(Repr::Flat(f)) => {
                 if let Some(points) = f.assign(lo, hi, s) {
-                    *self = SegMap::of_canonical(points, t);
+                    self.set_points(points, t);
                 }
             }
             Some(Repr::Tree(tree)) => {
@@ -169,7 +186,7 @@ impl SegMap {
             None => self.assign(lo, hi, s, t),
             Some(Repr::Flat(f)) => {
                 if let Some(points) = f.add(lo, hi, s, t) {
-                    *self = SegMap::of_canonical(points, t);
+                    self.set_points(points, t);
                 }
             }
             // Adding never removes a breakpoint: the tree stays a tree.

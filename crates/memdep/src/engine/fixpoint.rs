@@ -184,14 +184,14 @@ impl MemDep {
             into.forget(sym);
         }
         // Classes of symbols nothing ahead uses only cost time.
-        if into.defs.classes.iter().chain(&into.reads.classes).any(|c| !self.sym_live_at(b, c.sym)) {
-            let live: Vec<bool> = into.defs.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
+        if into.defs.classes.iter().chain(&into.reads.classes).any(|c| !self.symbols.live_at(b, c.sym)) {
+            let live: Vec<bool> = into.defs.classes.iter().map(|c| self.symbols.live_at(b, c.sym)).collect();
             let mut k = 0;
             into.defs.classes.retain(|_| {
                 k += 1;
                 live[k - 1]
             });
-            let live: Vec<bool> = into.reads.classes.iter().map(|c| self.sym_live_at(b, c.sym)).collect();
+            let live: Vec<bool> = into.reads.classes.iter().map(|c| self.symbols.live_at(b, c.sym)).collect();
             let mut k = 0;
             into.reads.classes.retain(|_| {
                 k += 1;

@@ -68,6 +68,15 @@ impl Flat {
         Flat { points: points.into_iter().collect(), all: Cell::new(u32::MAX) }
     }
 
+    /// Replaces the points with other canonical ones (not empty), reusing
+    /// the storage.
+    pub fn replace(&mut self, points: &[(i64, SetId)]) {
+        debug_assert!(!points.is_empty(), "the empty map is no Flat");
+        self.points.clear();
+        self.points.extend_from_slice(points);
+        self.all.set(u32::MAX);
+    }
+
     /// The canonical points.
     pub fn points(&self) -> &[(i64, SetId)] {
         &self.points

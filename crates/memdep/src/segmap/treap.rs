@@ -124,22 +124,39 @@ fn children(n: &Node, t: &mut SetTable) -> (Link, Link) {
 }
 
 /// Keys `< x` and keys `>= x` (a side that is all of `n` is `n` itself).
+/// One walk down the path to `x`: a node that stays above the split keeps
+/// its pending tag over both of its children (the child it keeps whole,
+/// and the piece of the other), so only the piece leaving it is tagged.
 fn split(n: &Link, x: i64, t: &mut SetTable) -> (Link, Link) {
     let Some(n) = n else { return (None, None) };
-    if min_key(n).is_some_and(|k| k >= x) {
-        return (None, Some(n.clone()));
-    }
-    if max_key(n) < x {
-        return (Some(n.clone()), None);
-    }
-    let (l, r) = children(n, t);
     if n.key < x {
-        let (a, b) = split(&r, x, t);
-        (Some(mk(n.key, n.set, l, a, t)), b)
+        let (a, b) = split(&n.right, x, t);
+        let Some(b) = b else { return (Some(n.clone()), None) };
+        (Some(with_children(n, n.left.clone(), a)), Some(tagged(&b, n.tag, t)))
     } else {
-        let (a, b) = split(&l, x, t);
-        (a, Some(mk(n.key, n.set, b, r, t)))
+        let (a, b) = split(&n.left, x, t);
+        let Some(a) = a else { return (None, Some(n.clone())) };
+        (Some(tagged(&a, n.tag, t)), Some(with_children(n, b, n.right.clone())))
     }
+}
+
+/// `n` with other children under its own pending tag (a leaf keeps no
+/// tag).
+fn with_children(n: &Node, left: Link, right: Link) -> Rc<Node> {
+    let count = 1 + count(&left) + count(&right);
+    let leaf = left.is_none() && right.is_none();
+    let (union, inter, tag) = if leaf { (n.set, n.set, EMPTY) } else { (UNKNOWN, UNKNOWN, n.tag) };
+    Rc::new(Node {
+        key: n.key,
+        prio: n.prio,
+        set: n.set,
+        union: Cell::new(union),
+        inter: Cell::new(inter),
+        count,
+        tag,
+        left,
+        right,
+    })
 }
 
 /// The treap of `a`'s keys then `b`'s (every key of `a` below every key of
@@ -378,14 +395,6 @@ fn same_link(x: &Link, y: &Link) -> bool {
         (Some(a), Some(b)) => Rc::ptr_eq(a, b),
         _ => false,
     }
-}
-
-fn max_key(n: &Rc<Node>) -> i64 {
-    let mut n = n;
-    while let Some(r) = &n.right {
-        n = r;
-    }
-    n.key
 }
 
 fn min_key(n: &Rc<Node>) -> Option<i64> {
