@@ -26,6 +26,7 @@
 //! starts over).
 
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
 
 /// Log2 of the entries of [`SetTable`]'s cache of recent operations.
@@ -160,31 +161,43 @@ impl SetTable {
             return EMPTY;
         }
         let h = hash_of(&self.scratch);
-        if let Some(&first) = self.by_hash.get(&h) {
-            let mut s = first;
-            loop {
-                if self.ranges(s) == self.scratch.as_slice() {
-                    return s;
-                }
-                let n = self.next[s as usize];
-                if n == s {
-                    break;
-                }
-                s = n;
-            }
-        }
         let need = self.bytes_with(self.scratch.len());
-        if need > self.limit {
-            self.exceeded = true;
-            self.refused_bytes = need;
-            return EMPTY;
-        }
         let id = self.len() as SetId;
+        // One probe of the hash map, whether the set is found or added.
+        let chain_head = match self.by_hash.entry(h) {
+            Entry::Occupied(mut e) => {
+                let mut s = *e.get();
+                loop {
+                    if cfg_dom::csr::row(&self.starts, &self.ranges, s as usize) == self.scratch.as_slice() {
+                        return s;
+                    }
+                    let n = self.next[s as usize];
+                    if n == s {
+                        break;
+                    }
+                    s = n;
+                }
+                if need > self.limit {
+                    self.exceeded = true;
+                    self.refused_bytes = need;
+                    return EMPTY;
+                }
+                // Chain: the new set points at the previous head.
+                e.insert(id)
+            }
+            Entry::Vacant(e) => {
+                if need > self.limit {
+                    self.exceeded = true;
+                    self.refused_bytes = need;
+                    return EMPTY;
+                }
+                e.insert(id);
+                id
+            }
+        };
         self.ranges.extend_from_slice(&self.scratch);
         self.starts.push(self.ranges.len() as u32);
-        // Chain: the new set points at the previous head (or itself).
-        let prev = self.by_hash.insert(h, id);
-        self.next.push(prev.unwrap_or(id));
+        self.next.push(chain_head);
         id
     }
 

@@ -68,12 +68,25 @@ pub(crate) struct Class {
 }
 
 /// The live sites of one kind.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Layer {
     /// By object id (missing objects are empty).
     pub objs: Vec<SegMap>,
     /// Sorted by `(obj, sym, scale)`.
     pub classes: Vec<Class>,
+}
+
+impl Clone for Layer {
+    fn clone(&self) -> Layer {
+        Layer { objs: self.objs.clone(), classes: self.classes.clone() }
+    }
+
+    /// Reuses this layer's vectors (a block's working state takes its one
+    /// predecessor's state without allocating).
+    fn clone_from(&mut self, source: &Layer) {
+        self.objs.clone_from(&source.objs);
+        self.classes.clone_from(&source.classes);
+    }
 }
 
 impl Layer {
@@ -297,10 +310,21 @@ impl Layer {
 
 /// The state at a program point: live definitions, and live reads when
 /// anti-dependences are computed.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct State {
     pub defs: Layer,
     pub reads: Layer,
+}
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        State { defs: self.defs.clone(), reads: self.reads.clone() }
+    }
+
+    fn clone_from(&mut self, source: &State) {
+        self.defs.clone_from(&source.defs);
+        self.reads.clone_from(&source.reads);
+    }
 }
 
 impl State {

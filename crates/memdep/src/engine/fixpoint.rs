@@ -152,51 +152,52 @@ impl MemDep {
     ) {
         let graph = input.graph();
         let ivs = input.inductions(b);
+        // The join so far: none yet, one predecessor's exit state (not
+        // copied), or a state of its own.
+        let mut first: Option<&State> = None;
         let mut acc: Option<State> = None;
         for p in graph.predecessors(b) {
             if !self.dfs.is_reachable(p) || !keep(p) {
                 continue;
             }
             let out = &outs[p as usize];
-            let carried;
-            let s = if ivs.is_empty() {
-                out
-            } else {
-                let mut c = out.clone();
-                let back = self.dt.dominates(b, p);
-                for &(sym, step) in ivs {
-                    if back {
-                        c.advance(sym, step, &mut self.sets);
-                    } else {
-                        c.forget(sym);
+            if ivs.is_empty() {
+                acc = match (acc, first) {
+                    (Some(a), _) => Some(a.join(out, &mut self.sets, self.planted)),
+                    (None, Some(f)) => Some(f.join(out, &mut self.sets, self.planted)),
+                    (None, None) => {
+                        first = Some(out);
+                        None
                     }
+                };
+                continue;
+            }
+            let mut carried = out.clone();
+            let back = self.dt.dominates(b, p);
+            for &(sym, step) in ivs {
+                if back {
+                    carried.advance(sym, step, &mut self.sets);
+                } else {
+                    carried.forget(sym);
                 }
-                carried = c;
-                &carried
-            };
+            }
             acc = Some(match acc {
-                None => s.clone(),
-                Some(a) => a.join(s, &mut self.sets, self.planted),
+                Some(a) => a.join(&carried, &mut self.sets, self.planted),
+                None => carried,
             });
         }
-        *into = acc.unwrap_or_default();
+        match (acc, first) {
+            (Some(a), _) => *into = a,
+            // One predecessor: its state, into the buffers `into` has.
+            (None, Some(f)) => into.clone_from(f),
+            (None, None) => into.clear(),
+        }
         for &sym in input.changes_at_entry(b) {
             into.forget(sym);
         }
         // Classes of symbols nothing ahead uses only cost time.
-        if into.defs.classes.iter().chain(&into.reads.classes).any(|c| !self.symbols.live_at(b, c.sym)) {
-            let live: Vec<bool> = into.defs.classes.iter().map(|c| self.symbols.live_at(b, c.sym)).collect();
-            let mut k = 0;
-            into.defs.classes.retain(|_| {
-                k += 1;
-                live[k - 1]
-            });
-            let live: Vec<bool> = into.reads.classes.iter().map(|c| self.symbols.live_at(b, c.sym)).collect();
-            let mut k = 0;
-            into.reads.classes.retain(|_| {
-                k += 1;
-                live[k - 1]
-            });
-        }
+        let live = &self.symbols;
+        into.defs.classes.retain(|c| live.live_at(b, c.sym));
+        into.reads.classes.retain(|c| live.live_at(b, c.sym));
     }
 }
