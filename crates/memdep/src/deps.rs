@@ -479,8 +479,7 @@ pub(crate) fn transpose(
             continue;
         }
         changed.clear();
-        sets::minus(cur, prev, &mut changed);
-        sets::minus(prev, cur, &mut changed);
+        sets::symmetric_difference(cur, prev, &mut changed);
         for &(lo, hi) in &changed {
             toggles.extend((lo..hi).map(|d| (d, u as u32)));
         }

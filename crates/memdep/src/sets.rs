@@ -386,6 +386,43 @@ pub(crate) fn minus_one(lo: u32, hi: u32, b: &[(u32, u32)], out: &mut Vec<(u32, 
     }
 }
 
+/// Appends `a △ b`, the elements in exactly one of the two (canonical
+/// range lists; the result is canonical), to `out`: one merge of the two
+/// lists' boundaries, where the element parity changes.
+pub(crate) fn symmetric_difference(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    // Boundary k of a list: the start of range k / 2 (k even) or its end.
+    let at = |r: &[(u32, u32)], k: usize| if k.is_multiple_of(2) { r[k / 2].0 } else { r[k / 2].1 };
+    let (na, nb) = (2 * a.len(), 2 * b.len());
+    let (mut i, mut j) = (0, 0);
+    let mut open = None;
+    while i < na || j < nb {
+        let x = match (i < na, j < nb) {
+            (true, true) => at(a, i).min(at(b, j)),
+            (true, false) => at(a, i),
+            _ => at(b, j),
+        };
+        // Canonical lists have strictly increasing boundaries: one each
+        // at most.
+        if i < na && at(a, i) == x {
+            i += 1;
+        }
+        if j < nb && at(b, j) == x {
+            j += 1;
+        }
+        // Past x, inside `a` when an odd number of its boundaries are
+        // behind, likewise `b`.
+        let inside = (i % 2 == 1) != (j % 2 == 1);
+        match open {
+            None if inside => open = Some(x),
+            Some(lo) if !inside => {
+                out.push((lo, x));
+                open = None;
+            }
+            _ => {}
+        }
+    }
+}
+
 /// True when `x` is in the canonical range list `r`.
 pub(crate) fn contains(r: &[(u32, u32)], x: u32) -> bool {
     let k = r.partition_point(|&(_, hi)| hi <= x);
@@ -435,6 +472,11 @@ mod tests {
             assert_eq!(t.meets(sa, sb), a.intersection(&b).next().is_some());
             let i = t.inter(sa, sb);
             assert_eq!(elems(&t, i), a.intersection(&b).copied().collect::<Vec<_>>());
+            let mut x = Vec::new();
+            symmetric_difference(t.ranges(sa), t.ranges(sb), &mut x);
+            assert!(x.iter().all(|r| r.0 < r.1) && x.windows(2).all(|w| w[0].1 < w[1].0), "canonical");
+            let xs: Vec<u32> = x.iter().flat_map(|&(lo, hi)| lo..hi).collect();
+            assert_eq!(xs, a.symmetric_difference(&b).copied().collect::<Vec<_>>());
             for x in 0..32 {
                 assert_eq!(contains(t.ranges(sa), x), a.contains(&x));
             }
