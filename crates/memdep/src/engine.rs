@@ -298,7 +298,8 @@ impl MemDep {
         // Ids: grouped by object, stable (so block order within a group).
         // Each list stays in block order, where an instruction's entries
         // are in access order ("anything" last); `ids` gives their ids.
-        let number = |list: &[(u32, Site, u32, bool)], ids: &mut Vec<u32>| -> Vec<u32> {
+        // Returns the entries in id order and, per entry, its id.
+        let number = |list: &[(u32, Site, u32, bool)]| -> (Vec<u32>, Vec<u32>) {
             let (mut start, mut sorted) = (Vec::new(), Vec::new());
             cfg_dom::csr::bucket_by(
                 2 * no as usize + 1,
@@ -306,16 +307,14 @@ impl MemDep {
                 &mut start,
                 &mut sorted,
             );
-            ids.clear();
-            ids.resize(list.len(), 0);
+            let mut ids = vec![0; list.len()];
             for (id, &i) in sorted.iter().enumerate() {
                 ids[i as usize] = id as u32;
             }
-            sorted
+            (sorted, ids)
         };
-        let (mut use_ids, mut def_ids) = (Vec::new(), Vec::new());
-        let use_order = number(&uses, &mut use_ids);
-        let def_order = number(&defs, &mut def_ids);
+        let (use_order, use_ids) = number(&uses);
+        let (def_order, def_ids) = number(&defs);
         self.written.clear();
         self.written.resize(no as usize, false);
         for &(_, site, shape, _) in &defs {

@@ -162,6 +162,7 @@ impl SetTable {
         }
         let h = hash_of(&self.scratch);
         let need = self.bytes_with(self.scratch.len());
+        let fits = need <= self.limit;
         let id = self.len() as SetId;
         // One probe of the hash map, whether the set is found or added.
         let chain_head = match self.by_hash.entry(h) {
@@ -177,23 +178,15 @@ impl SetTable {
                     }
                     s = n;
                 }
-                if need > self.limit {
-                    self.exceeded = true;
-                    self.refused_bytes = need;
-                    return EMPTY;
-                }
                 // Chain: the new set points at the previous head.
-                e.insert(id)
+                fits.then(|| e.insert(id))
             }
-            Entry::Vacant(e) => {
-                if need > self.limit {
-                    self.exceeded = true;
-                    self.refused_bytes = need;
-                    return EMPTY;
-                }
-                e.insert(id);
-                id
-            }
+            Entry::Vacant(e) => fits.then(|| *e.insert(id)),
+        };
+        let Some(chain_head) = chain_head else {
+            self.exceeded = true;
+            self.refused_bytes = need;
+            return EMPTY;
         };
         self.ranges.extend_from_slice(&self.scratch);
         self.starts.push(self.ranges.len() as u32);

@@ -81,8 +81,7 @@ impl Clone for Layer {
         Layer { objs: self.objs.clone(), classes: self.classes.clone() }
     }
 
-    /// Reuses this layer's vectors (a block's working state takes its one
-    /// predecessor's state without allocating).
+    /// Reuses this layer's vectors (see [`State::copy_from`]).
     fn clone_from(&mut self, source: &Layer) {
         self.objs.clone_from(&source.objs);
         self.classes.clone_from(&source.classes);
@@ -310,24 +309,21 @@ impl Layer {
 
 /// The state at a program point: live definitions, and live reads when
 /// anti-dependences are computed.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct State {
     pub defs: Layer,
     pub reads: Layer,
 }
 
-impl Clone for State {
-    fn clone(&self) -> State {
-        State { defs: self.defs.clone(), reads: self.reads.clone() }
-    }
-
-    fn clone_from(&mut self, source: &State) {
+impl State {
+    /// Becomes a copy of `source`, reusing this state's vectors (a block's
+    /// working state takes its one predecessor's state without
+    /// allocating).
+    pub fn copy_from(&mut self, source: &State) {
         self.defs.clone_from(&source.defs);
         self.reads.clone_from(&source.reads);
     }
-}
 
-impl State {
     /// Empties the state, keeping capacity.
     pub fn clear(&mut self) {
         self.defs.clear();

@@ -189,7 +189,7 @@ impl MemDep {
         match (acc, first) {
             (Some(a), _) => *into = a,
             // One predecessor: its state, into the buffers `into` has.
-            (None, Some(f)) => into.clone_from(f),
+            (None, Some(f)) => into.copy_from(f),
             (None, None) => into.clear(),
         }
         for &sym in input.changes_at_entry(b) {

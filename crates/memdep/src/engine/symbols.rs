@@ -64,9 +64,14 @@ impl SymbolLiveness {
         }
     }
 
+    /// The dense index of `sym`, if accesses name it.
+    fn dense(&self, sym: u32) -> Option<u32> {
+        self.index.get(sym as usize).copied().filter(|&i| i != u32::MAX)
+    }
+
     /// True when `sym` may be needed from the entry of `b` on.
     pub(super) fn live_at(&self, b: Node, sym: u32) -> bool {
-        let Some(&i) = self.index.get(sym as usize).filter(|&&i| i != u32::MAX) else { return false };
+        let Some(i) = self.dense(sym) else { return false };
         if self.words > 0 {
             return self.bits[b as usize * self.words + i as usize / 64] & (1 << (i % 64)) != 0;
         }
@@ -153,17 +158,16 @@ impl SymbolLiveness {
     /// symbols can only cost time, and are dropped on entry. Nothing is
     /// live when offsets are not `symbolic`.
     pub(super) fn compute<G: Graph>(&mut self, input: &MemInput<'_, G>, dfs: &Dfs, dt: &DomTree, symbolic: bool) {
-        let live = self;
-        live.index.clear();
-        live.start.clear();
-        live.list.clear();
-        live.words = 0;
-        live.bits.clear();
+        self.index.clear();
+        self.start.clear();
+        self.list.clear();
+        self.words = 0;
+        self.bits.clear();
         if !symbolic {
             return;
         }
         let mut next = 0u32;
-        let index = &mut live.index;
+        let index = &mut self.index;
         for inst in 0..input.num_insts() as u32 {
             for a in input.accesses(inst) {
                 if let Offset::Affine { sym, .. } = a.offset {
@@ -180,7 +184,7 @@ impl SymbolLiveness {
         if next == 0 {
             return;
         }
-        let bit = |s: u32| index.get(s as usize).copied().filter(|&i| i != u32::MAX);
+        let bit = |s: u32| self.dense(s);
         // Per reachable block, the symbols used before a change and the
         // changed ones, each once (stamps: block + 1).
         let mut facts = UsesAndChanges::default();
@@ -226,12 +230,12 @@ impl SymbolLiveness {
             |p, h| dt.dominates(h, p),
             next as usize,
             &facts,
-            &mut live.start,
-            &mut live.list,
+            &mut self.start,
+            &mut self.list,
         );
         let (n, words) = (input.num_blocks(), (next as usize).div_ceil(64));
         if n.saturating_mul(words) <= DENSE_WORDS {
-            live.densify(n, words);
+            self.densify(n, words);
         }
     }
 }

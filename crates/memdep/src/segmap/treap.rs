@@ -65,8 +65,15 @@ fn count(n: &Link) -> u32 {
 
 /// A node with exact children (no pending tag).
 fn mk(key: i64, set: SetId, left: Link, right: Link, _: &mut SetTable) -> Rc<Node> {
+    node(key, set, EMPTY, left, right)
+}
+
+/// A node whose `tag` is pending over its children (a leaf keeps none);
+/// its aggregates are computed on first need.
+fn node(key: i64, set: SetId, tag: SetId, left: Link, right: Link) -> Rc<Node> {
     let count = 1 + count(&left) + count(&right);
-    let (union, inter) = if left.is_none() && right.is_none() { (set, set) } else { (UNKNOWN, UNKNOWN) };
+    let leaf = left.is_none() && right.is_none();
+    let (union, inter, tag) = if leaf { (set, set, EMPTY) } else { (UNKNOWN, UNKNOWN, tag) };
     Rc::new(Node {
         key,
         prio: prio(key),
@@ -74,7 +81,7 @@ fn mk(key: i64, set: SetId, left: Link, right: Link, _: &mut SetTable) -> Rc<Nod
         union: Cell::new(union),
         inter: Cell::new(inter),
         count,
-        tag: EMPTY,
+        tag,
         left,
         right,
     })
@@ -132,31 +139,12 @@ fn split(n: &Link, x: i64, t: &mut SetTable) -> (Link, Link) {
     if n.key < x {
         let (a, b) = split(&n.right, x, t);
         let Some(b) = b else { return (Some(n.clone()), None) };
-        (Some(with_children(n, n.left.clone(), a)), Some(tagged(&b, n.tag, t)))
+        (Some(node(n.key, n.set, n.tag, n.left.clone(), a)), Some(tagged(&b, n.tag, t)))
     } else {
         let (a, b) = split(&n.left, x, t);
         let Some(a) = a else { return (None, Some(n.clone())) };
-        (Some(tagged(&a, n.tag, t)), Some(with_children(n, b, n.right.clone())))
+        (Some(tagged(&a, n.tag, t)), Some(node(n.key, n.set, n.tag, b, n.right.clone())))
     }
-}
-
-/// `n` with other children under its own pending tag (a leaf keeps no
-/// tag).
-fn with_children(n: &Node, left: Link, right: Link) -> Rc<Node> {
-    let count = 1 + count(&left) + count(&right);
-    let leaf = left.is_none() && right.is_none();
-    let (union, inter, tag) = if leaf { (n.set, n.set, EMPTY) } else { (UNKNOWN, UNKNOWN, n.tag) };
-    Rc::new(Node {
-        key: n.key,
-        prio: n.prio,
-        set: n.set,
-        union: Cell::new(union),
-        inter: Cell::new(inter),
-        count,
-        tag,
-        left,
-        right,
-    })
 }
 
 /// The treap of `a`'s keys then `b`'s (every key of `a` below every key of
