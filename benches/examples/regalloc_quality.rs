@@ -29,6 +29,7 @@ struct Row {
     functions: usize,
     refused: [usize; 3],
     tallies: [Tally; 3],
+    edit_moves: u64,
 }
 
 fn run_row(fs: &[Prepared], p: u32) -> Row {
@@ -48,6 +49,9 @@ fn run_row(fs: &[Prepared], p: u32) -> Row {
                 Ok(a) => {
                     check(&f.cfg, &f.lowered, &a).unwrap_or_else(|e| panic!("@{}: {e}", f.name));
                     t[k] = f.tally_keel(&a);
+                    if k == 0 {
+                        row.edit_moves += a.costs.moves;
+                    }
                 }
                 Err(_) => {
                     row.refused[k] += 1;
@@ -64,6 +68,9 @@ fn run_row(fs: &[Prepared], p: u32) -> Row {
                 row.refused[2] += 1;
                 ok = false;
             }
+        }
+        if ok && std::env::var_os("KEEL_RA_WORST").is_some() && t[0].weighted > t[2].weighted + 1000 {
+            eprintln!("  worse: @{} pebble {} regalloc2 {}", f.name, t[0].weighted, t[2].weighted);
         }
         if ok {
             row.functions += 1;
@@ -83,6 +90,14 @@ fn print_header() {
 }
 
 fn print_row(name: &str, p: u32, r: &Row) {
+    if std::env::var_os("KEEL_RA_SPLIT").is_some() {
+        for (k, t) in r.tallies.iter().enumerate() {
+            eprintln!(
+                "  {name} P={p} peer {k}: loads {} stores {} moves {} (edit moves {})",
+                t.loads, t.stores, t.moves, r.edit_moves
+            );
+        }
+    }
     let w = |k: usize| r.tallies[k].weighted;
     let ratio = |a: u64, b: u64| if b == 0 { "-".to_string() } else { format!("{:.3}", a as f64 / b as f64) };
     println!(

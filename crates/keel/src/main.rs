@@ -193,8 +193,10 @@ enum Command {
     /// Allocate registers and print the allocated IR: registers as vars
     /// `%r0..`, spill slots in a `@spill.NAME` memory object.
     ///
-    /// `--method pebble` (default) plays the red-blue pebble game on each
-    /// block's DAG with the global step; `--method briggs` is the
+    /// `--method pebble` (default) allocates the whole function by
+    /// Belady's rule over global next-use distances (`--strategy global`),
+    /// or plays the red-blue pebble game on each block's DAG with the
+    /// global step (`--strategy blocks`); `--method briggs` is the
     /// Chaitin-Briggs baseline. Every allocation is checked symbolically
     /// before it is printed.
     ///
@@ -216,13 +218,20 @@ enum Command {
         /// The allocator.
         #[arg(long, value_enum, default_value_t = regalloc_cmd::MethodArg::Pebble)]
         method: regalloc_cmd::MethodArg,
-        /// Pebble: how each block's game decides spills and registers.
-        #[arg(long, value_enum, default_value_t = regalloc_cmd::RuleArg::Refined)]
-        rule: regalloc_cmd::RuleArg,
-        /// Pebble: how the registers left after local allocation go to
-        /// variables.
-        #[arg(long, value_enum, default_value_t = regalloc_cmd::GlobalArg::Weighted)]
-        global: regalloc_cmd::GlobalArg,
+        /// Pebble: the whole-function allocator (`global`, the default:
+        /// Belady's rule over global next-use distances), or each block's
+        /// game with the global step (`blocks`, issue 15's allocator).
+        /// `--rule` or `--global` alone select `blocks`.
+        #[arg(long, value_enum)]
+        strategy: Option<regalloc_cmd::StrategyArg>,
+        /// Pebble with `--strategy blocks`: how each block's game decides
+        /// spills and registers (default `refined`).
+        #[arg(long, value_enum)]
+        rule: Option<regalloc_cmd::RuleArg>,
+        /// Pebble with `--strategy blocks`: how the registers left after
+        /// local allocation go to variables (default `weighted`).
+        #[arg(long, value_enum)]
+        global: Option<regalloc_cmd::GlobalArg>,
         /// Pebble: also try each function with its innermost loops unrolled
         /// 2..=K times and keep the cheapest per original iteration (the
         /// document's alternative to moves on back edges); 1 never unrolls.
@@ -474,9 +483,20 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Dot { file, func, what, insts, block, regs } => {
             dot::dot(&file, func.as_deref(), what, insts, block.as_deref(), regs, out)
         }
-        Command::Regalloc { file, func, regs, vregs, method, rule, global, unroll, stats, format } => {
-            let args =
-                regalloc_cmd::RegallocArgs { file, func, regs, vregs, method, rule, global, unroll, stats, format };
+        Command::Regalloc { file, func, regs, vregs, method, strategy, rule, global, unroll, stats, format } => {
+            let args = regalloc_cmd::RegallocArgs {
+                file,
+                func,
+                regs,
+                vregs,
+                method,
+                strategy,
+                rule,
+                global,
+                unroll,
+                stats,
+                format,
+            };
             regalloc_cmd::regalloc(&args, out)
         }
         Command::Memdep { file, func, format, expand, explain } => {

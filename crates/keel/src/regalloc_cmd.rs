@@ -9,7 +9,7 @@ use crate::per_function::progress;
 use crate::select::{Scope, select};
 use ir_core::{FuncId, Module, text};
 use regalloc_pebble::{
-    AllocError, Allocated, Allocator, CheckError, GlobalStep, KeelError, LocalRule, Method, Options, Regs,
+    AllocError, Allocated, Allocator, CheckError, GlobalStep, KeelError, LocalRule, Method, Options, Regs, Strategy,
     allocate_in_module,
 };
 use std::io::Write;
@@ -22,6 +22,16 @@ pub(crate) enum MethodArg {
     Pebble,
     /// Chaitin-Briggs graph colouring (the baseline).
     Briggs,
+}
+
+/// How values get registers across blocks (`--strategy`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum StrategyArg {
+    /// The whole-function allocator (the default).
+    Global,
+    /// Each block's pebble game, values carried across edges, the global
+    /// step.
+    Blocks,
 }
 
 /// The local rule (`--rule`).
@@ -62,8 +72,9 @@ pub(crate) struct RegallocArgs {
     pub(crate) regs: u32,
     pub(crate) vregs: u32,
     pub(crate) method: MethodArg,
-    pub(crate) rule: RuleArg,
-    pub(crate) global: GlobalArg,
+    pub(crate) strategy: Option<StrategyArg>,
+    pub(crate) rule: Option<RuleArg>,
+    pub(crate) global: Option<GlobalArg>,
     pub(crate) unroll: u32,
     pub(crate) stats: bool,
     pub(crate) format: Format,
@@ -83,17 +94,26 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
         MethodArg::Pebble => Method::Pebble,
         MethodArg::Briggs => Method::Briggs,
     };
-    let local_rule = match a.rule {
+    let strategy = match (a.strategy, a.rule.is_some() || a.global.is_some()) {
+        (Some(StrategyArg::Global), true) => {
+            crate::out::say("regalloc: --rule and --global apply only to --strategy blocks");
+            return Ok(ExitCode::from(2));
+        }
+        (Some(StrategyArg::Global), false) | (None, false) => Strategy::Global,
+        (Some(StrategyArg::Blocks), _) | (None, true) => Strategy::Blocks,
+    };
+    let local_rule = match a.rule.unwrap_or(RuleArg::Refined) {
         RuleArg::Document => LocalRule::Document,
         RuleArg::Refined => LocalRule::Refined,
     };
-    let global = match a.global {
+    let global = match a.global.unwrap_or(GlobalArg::Weighted) {
         GlobalArg::Weighted => GlobalStep::Weighted,
         GlobalArg::Lifetime => GlobalStep::Lifetime,
         GlobalArg::Off => GlobalStep::Off,
     };
     let options = Options {
         regs: Regs::new(a.regs, a.vregs),
+        strategy,
         local_rule,
         global,
         unroll: a.unroll,

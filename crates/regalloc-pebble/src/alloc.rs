@@ -47,13 +47,15 @@
 //! Invariant: the result passes [`crate::check`] (every test and fuzz run
 //! checks it), and it is a pure function of the code and the options.
 
+use crate::belady::{Env, Sweep};
 use crate::block_dag::{BlockDag, CodeError};
 use crate::class::RegClass;
 use crate::error::{AllocError, check_size};
 use crate::facts::Facts;
 use crate::global::GlobalAssign;
 use crate::input::RegCode;
-use crate::options::{GlobalStep, Options};
+use crate::next_use::NextUse;
+use crate::options::{GlobalStep, Options, Strategy};
 use crate::output::Allocation;
 use crate::pass::{Pass, Work};
 use crate::pebble::Pebbler;
@@ -74,6 +76,8 @@ pub struct Allocator {
     bd: BlockDag,
     pebbler: Pebbler,
     scratch: crate::pass::Scratch,
+    next_use: NextUse,
+    sweep: Sweep,
 }
 
 impl Allocator {
@@ -122,11 +126,17 @@ impl Allocator {
         self.liveness.compute_input(&input);
         self.loops.compute(graph);
         let fx = Facts::new(&input, &self.liveness, &self.loops, options);
-        let mut work =
-            Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch, rule: options.local_rule };
         let p = options.regs;
         let full = [p.get(RegClass::Scalar), p.get(RegClass::Vector)];
         let none = GlobalAssign::none(fx.nvars);
+        if options.strategy == Strategy::Global {
+            self.next_use.compute(&fx, &input, &self.liveness, &self.loops);
+            let env = Env { fx: &fx, input: &input, liveness: &self.liveness, nu: &self.next_use, regs: full };
+            let pass = self.sweep.run(&env)?;
+            return Ok(pass.into_allocation(&fx, &input, None, &none));
+        }
+        let mut work =
+            Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch, rule: options.local_rule };
         if options.global == GlobalStep::Off {
             let pass = work.pass(&fx, &input, &self.liveness, full, &none)?;
             return Ok(pass.into_allocation(&fx, &input, None, &none));

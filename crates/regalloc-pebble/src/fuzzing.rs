@@ -19,7 +19,7 @@ use crate::dag::{Dag, DagBuilder, ValueId};
 use crate::error::AllocError;
 use crate::game::{LocalRule, Setup, replay};
 use crate::keel::{KeelError, Method, allocate_module};
-use crate::options::{GlobalStep, Options};
+use crate::options::{GlobalStep, Options, Strategy};
 use ir_core::interp::{Config, run};
 use ir_core::{Imm, Module, VerifyOptions, verify_module};
 
@@ -166,14 +166,20 @@ pub fn check_dag_with(dag: &Dag, p: u32, rule: LocalRule, rng: &mut Rng) -> Opti
 /// Every method and option the allocator has, at `p` registers.
 pub fn option_grid(p: u32) -> Vec<(Method, Options)> {
     let mut v = vec![(Method::Briggs, Options::with_regs(p))];
+    // The whole-function allocator (the default).
+    v.push((Method::Pebble, Options::with_regs(p)));
+    v.push((Method::Pebble, Options { webs: false, ..Options::with_regs(p) }));
+    v.push((Method::Pebble, Options { unroll: 3, ..Options::with_regs(p) }));
+    // Block games with a global step.
+    let blocks = Options { strategy: Strategy::Blocks, ..Options::with_regs(p) };
     for global in [GlobalStep::Off, GlobalStep::Weighted, GlobalStep::Lifetime] {
         for carry in [false, true] {
-            v.push((Method::Pebble, Options { global, carry, ..Options::with_regs(p) }));
+            v.push((Method::Pebble, Options { global, carry, ..blocks.clone() }));
         }
     }
-    v.push((Method::Pebble, Options { webs: false, ..Options::with_regs(p) }));
-    v.push((Method::Pebble, Options { local_rule: LocalRule::Document, ..Options::with_regs(p) }));
-    v.push((Method::Pebble, Options { unroll: 3, ..Options::with_regs(p) }));
+    v.push((Method::Pebble, Options { webs: false, ..blocks.clone() }));
+    v.push((Method::Pebble, Options { local_rule: LocalRule::Document, ..blocks.clone() }));
+    v.push((Method::Pebble, Options { unroll: 3, ..blocks }));
     v
 }
 

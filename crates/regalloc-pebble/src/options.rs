@@ -21,11 +21,27 @@ pub enum GlobalStep {
     Lifetime,
 }
 
+/// How values get registers across blocks.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Strategy {
+    /// The whole-function allocator (default): Belady's rule over global
+    /// next-use distances, registers assigned in the same sweep
+    /// (`crate::belady`).
+    #[default]
+    Global,
+    /// Issue 15's allocator: each block's pebble game with
+    /// [`Options::local_rule`], values carried across edges, and the
+    /// global step ([`Options::global`]).
+    Blocks,
+}
+
 /// Allocation options.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Options {
     /// Registers per class (`P`).
     pub regs: Regs,
+    /// The whole-function allocator, or block games with a global step.
+    pub strategy: Strategy,
     /// How each block's game decides spills and registers: document 004's
     /// `Local-Alloc` exactly, or (default) refined by a Belady re-plan
     /// that keeps the cheaper game.
@@ -71,6 +87,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             regs: Regs::new(16, 16),
+            strategy: Strategy::Global,
             local_rule: LocalRule::Refined,
             global: GlobalStep::Weighted,
             local_regs: None,

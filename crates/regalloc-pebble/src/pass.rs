@@ -20,15 +20,15 @@ use smallvec::SmallVec;
 
 /// Where a var is at a block boundary.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-struct Here {
-    reg: u32,
+pub(crate) struct Here {
+    pub(crate) reg: u32,
     /// Entry: the value is not also in memory. Exit: see `home`.
-    dirty: bool,
+    pub(crate) dirty: bool,
 }
 
 /// An item of a block's new code.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum Item {
+pub(crate) enum Item {
     Inst(InstId),
     Edit(Edit),
 }
@@ -36,24 +36,26 @@ enum Item {
 /// One pass's result.
 pub(crate) struct Pass {
     /// Per block: entry registers (var, where), sorted by var.
-    entry: Vec<Vec<(VarId, Here)>>,
+    pub(crate) entry: Vec<Vec<(VarId, Here)>>,
     /// Per block: exit state of its carried vars (var, register, home
     /// current), sorted by var.
-    exit: Vec<Vec<(VarId, u32, bool)>>,
-    items: Vec<Vec<Item>>,
+    pub(crate) exit: Vec<Vec<(VarId, u32, bool)>>,
+    pub(crate) items: Vec<Vec<Item>>,
     /// Fix-ups: (point, edit), points at block starts/ends or edges.
-    fixups: Vec<(Fix, Edit)>,
-    alloc_start: Vec<u32>,
-    allocs: Vec<PReg>,
-    home: Vec<u32>,
-    slots: Vec<SlotInfo>,
+    pub(crate) fixups: Vec<(Fix, Edit)>,
+    pub(crate) alloc_start: Vec<u32>,
+    pub(crate) allocs: Vec<PReg>,
+    pub(crate) home: Vec<u32>,
+    pub(crate) slots: Vec<SlotInfo>,
     pub(crate) costs: Costs,
     pub(crate) var_cost: Vec<u64>,
+    /// Per var: its stores, weighted by loop depth.
+    pub(crate) store_cost: Vec<u64>,
     pub(crate) demand: [u32; 2],
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Fix {
+pub(crate) enum Fix {
     Start(Node),
     End(Node),
     Edge(Node, Node),
@@ -94,27 +96,7 @@ impl Work<'_> {
         let drop_stores = planted(Bug::DropStores);
         let g = input.graph();
         let n = fx.nblocks;
-        let ni = input.num_insts();
-        let mut alloc_start = Vec::with_capacity(ni + 1);
-        let mut total = 0u32;
-        for i in 0..ni as InstId {
-            alloc_start.push(total);
-            total += (input.uses(i).len() + input.defs(i).len()) as u32;
-        }
-        alloc_start.push(total);
-        let mut pass = Pass {
-            entry: vec![Vec::new(); n],
-            exit: vec![Vec::new(); n],
-            items: vec![Vec::new(); n],
-            fixups: Vec::new(),
-            alloc_start,
-            allocs: vec![PReg::scalar(0); total as usize],
-            home: vec![NONE; fx.nvars],
-            slots: Vec::new(),
-            costs: Costs::default(),
-            var_cost: vec![0; fx.nvars],
-            demand: [0, 0],
-        };
+        let mut pass = Pass::empty(fx, input);
         let mut done = vec![false; n];
         let mut setup = Setup { rule: self.rule, ..Setup::default() };
         let mut temp_pool: Vec<u32> = Vec::new();
@@ -295,7 +277,7 @@ impl Work<'_> {
             }
             done[b as usize] = true;
         }
-        self.fixups(fx, input, liveness, ga, q, &mut pass);
+        fixups(fx, input, liveness, ga, q, &mut pass);
         Ok(pass)
     }
 
@@ -454,135 +436,137 @@ impl Work<'_> {
         out.sort_unstable_by_key(|&(x, _)| x);
         out
     }
+}
 
-    /// The parallel move on every edge.
-    fn fixups<G: Graph, C: RegCode>(
-        &mut self,
-        fx: &Facts,
-        input: &Input<'_, G, C>,
-        liveness: &Liveness,
-        ga: &GlobalAssign,
-        q: [u32; 2],
-        pass: &mut Pass,
-    ) {
-        let g = input.graph();
-        let mut wants: Vec<Want> = Vec::new();
-        let mut edits: Vec<Edit> = Vec::new();
-        let mut stays: Vec<PReg> = Vec::new();
-        let mut term_reads: Vec<PReg> = Vec::new();
-        let mut scratch: Vec<PReg> = Vec::new();
-        let mut homes_current: Vec<VarId> = Vec::new();
-        let mut ap: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
-        let mut as_: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
-        for p in 0..fx.nblocks as Node {
-            let nsucc = g.successors(p).count();
-            let exit = &pass.exit[p as usize];
-            for s in g.successors(p) {
-                wants.clear();
-                stays.clear();
-                // Only vars in a register at the predecessor's end or at the
-                // successor's start can need work: merge the two sorted
-                // lists (a var in memory at both ends needs nothing).
-                let entry = &pass.entry[s as usize];
-                let (mut i, mut j) = (0, 0);
-                while i < exit.len() || j < entry.len() {
-                    let xe = exit.get(i).map_or(VarId::MAX, |e| e.0);
-                    let xn = entry.get(j).map_or(VarId::MAX, |e| e.0);
-                    let x = xe.min(xn);
-                    let (reg, home) = if xe == x {
-                        i += 1;
-                        (exit[i - 1].1, exit[i - 1].2)
-                    } else {
-                        (NONE, true)
-                    };
-                    let want = if xn == x {
-                        j += 1;
-                        Some(entry[j - 1].1)
-                    } else {
-                        None
-                    };
-                    if ga.reg[x as usize] != NONE || !liveness.is_live_in(s, x) {
-                        continue;
-                    }
-                    let c = fx.class[x as usize];
-                    if reg != NONE {
-                        stays.push(PReg::new(c, reg));
-                    }
-                    let from_reg = (reg != NONE).then(|| Loc::Reg(PReg::new(c, reg)));
-                    let store = match want {
-                        None => !home,
-                        Some(h) => !h.dirty && !home,
-                    };
-                    if store {
-                        let slot = home_slot(&mut pass.home, &mut pass.slots, x);
-                        note_var(&mut pass.slots[slot as usize], x);
-                        wants.push(Want { from: from_reg.expect("a value is somewhere"), to: Loc::Slot(slot), var: x });
-                    }
-                    if let Some(h) = want {
-                        let to = Loc::Reg(PReg::new(c, h.reg));
-                        match from_reg {
-                            Some(f) => wants.push(Want { from: f, to, var: x }),
-                            None => {
-                                let slot = home_slot(&mut pass.home, &mut pass.slots, x);
-                                wants.push(Want { from: Loc::Slot(slot), to, var: x });
-                            }
-                        }
-                    }
-                }
-                if wants.iter().all(|w| w.from == w.to) {
+/// The parallel move on every edge.
+pub(crate) fn fixups<G: Graph, C: RegCode>(
+    fx: &Facts,
+    input: &Input<'_, G, C>,
+    liveness: &Liveness,
+    ga: &GlobalAssign,
+    q: [u32; 2],
+    pass: &mut Pass,
+) {
+    let g = input.graph();
+    let mut wants: Vec<Want> = Vec::new();
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut stays: Vec<PReg> = Vec::new();
+    let mut term_reads: Vec<PReg> = Vec::new();
+    let mut scratch: Vec<PReg> = Vec::new();
+    let mut homes_current: Vec<VarId> = Vec::new();
+    let mut ap: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+    let mut as_: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+    for p in 0..fx.nblocks as Node {
+        let nsucc = g.successors(p).count();
+        let exit = &pass.exit[p as usize];
+        for s in g.successors(p) {
+            wants.clear();
+            stays.clear();
+            // Only vars in a register at the predecessor's end or at the
+            // successor's start can need work: merge the two sorted
+            // lists (a var in memory at both ends needs nothing).
+            let entry = &pass.entry[s as usize];
+            let (mut i, mut j) = (0, 0);
+            while i < exit.len() || j < entry.len() {
+                let xe = exit.get(i).map_or(VarId::MAX, |e| e.0);
+                let xn = entry.get(j).map_or(VarId::MAX, |e| e.0);
+                let x = xe.min(xn);
+                let (reg, home) = if xe == x {
+                    i += 1;
+                    (exit[i - 1].1, exit[i - 1].2)
+                } else {
+                    (NONE, true)
+                };
+                let want = if xn == x {
+                    j += 1;
+                    Some(entry[j - 1].1)
+                } else {
+                    None
+                };
+                if ga.reg[x as usize] != NONE || !liveness.is_live_in(s, x) {
                     continue;
                 }
-                // Where: the predecessor's end, the successor's start, or
-                // the edge itself.
-                terminator_regs(input, pass, p, &mut term_reads);
-                let writes_reg = |r: PReg| wants.iter().any(|w| w.to == Loc::Reg(r));
-                let at = if nsucc == 1 && !term_reads.iter().any(|&r| writes_reg(r)) {
-                    Fix::End(p)
-                } else if g.predecessors(s).count() == 1 {
-                    Fix::Start(s)
-                } else {
-                    Fix::Edge(p, s)
+                let c = fx.class[x as usize];
+                if reg != NONE {
+                    stays.push(PReg::new(c, reg));
+                }
+                let from_reg = (reg != NONE).then(|| Loc::Reg(PReg::new(c, reg)));
+                let store = match want {
+                    None => !home,
+                    Some(h) => !h.dirty && !home,
                 };
-                scratch.clear();
-                local_regs_into(ga, q, p, &mut ap);
-                local_regs_into(ga, q, s, &mut as_);
-                for c in RegClass::ALL {
-                    for &r in &ap[c.index()] {
-                        let pr = PReg::new(c, r);
-                        if as_[c.index()].contains(&r)
-                            && !stays.contains(&pr)
-                            && !writes_reg(pr)
-                            && (!matches!(at, Fix::End(_)) || !term_reads.contains(&pr))
-                        {
-                            scratch.push(pr);
+                if store {
+                    let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+                    note_var(&mut pass.slots[slot as usize], x);
+                    wants.push(Want { from: from_reg.expect("a value is somewhere"), to: Loc::Slot(slot), var: x });
+                }
+                if let Some(h) = want {
+                    let to = Loc::Reg(PReg::new(c, h.reg));
+                    match from_reg {
+                        Some(f) => wants.push(Want { from: f, to, var: x }),
+                        None => {
+                            let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+                            wants.push(Want { from: Loc::Slot(slot), to, var: x });
                         }
                     }
                 }
-                homes_current.clear();
-                homes_current.extend(
-                    wants.iter().filter(|w| matches!(w.from, Loc::Slot(_)) || exit_of(pass, p, w.var).1).map(|w| w.var),
-                );
-                // A var broken out of a cycle through memory needs a home.
-                for w in &wants {
-                    if matches!((w.from, w.to), (Loc::Reg(_), Loc::Reg(_)))
-                        && pass.home[w.var as usize] == NONE
-                        && is_in_cycle(&wants, w)
+            }
+            if wants.iter().all(|w| w.from == w.to) {
+                continue;
+            }
+            // Where: the predecessor's end, the successor's start, or
+            // the edge itself.
+            terminator_regs(input, pass, p, &mut term_reads);
+            let writes_reg = |r: PReg| wants.iter().any(|w| w.to == Loc::Reg(r));
+            let at = if nsucc == 1 && !term_reads.iter().any(|&r| writes_reg(r)) {
+                Fix::End(p)
+            } else if g.predecessors(s).count() == 1 {
+                Fix::Start(s)
+            } else {
+                Fix::Edge(p, s)
+            };
+            scratch.clear();
+            local_regs_into(ga, q, p, &mut ap);
+            local_regs_into(ga, q, s, &mut as_);
+            for c in RegClass::ALL {
+                for &r in &ap[c.index()] {
+                    let pr = PReg::new(c, r);
+                    if as_[c.index()].contains(&r)
+                        && !stays.contains(&pr)
+                        && !writes_reg(pr)
+                        && (!matches!(at, Fix::End(_)) || !term_reads.contains(&pr))
                     {
-                        home_slot(&mut pass.home, &mut pass.slots, w.var);
+                        scratch.push(pr);
                     }
                 }
-                edits.clear();
-                let home = &pass.home;
-                sequence(&wants, |x| home[x as usize], |x| homes_current.contains(&x), &scratch, &mut edits);
-                let we = fx.weight[p as usize].min(fx.weight[s as usize]);
-                for &e in &edits {
-                    if let Loc::Slot(sl) = e.to {
-                        note_var(&mut pass.slots[sl as usize], e.var);
-                    }
-                    pass.costs.add(e.kind(), we);
-                    pass.var_cost[e.var as usize] += we;
-                    pass.fixups.push((at, e));
+            }
+            homes_current.clear();
+            homes_current.extend(
+                wants.iter().filter(|w| matches!(w.from, Loc::Slot(_)) || exit_of(pass, p, w.var).1).map(|w| w.var),
+            );
+            // A var broken out of a cycle through memory needs a home.
+            for w in &wants {
+                if matches!((w.from, w.to), (Loc::Reg(_), Loc::Reg(_)))
+                    && pass.home[w.var as usize] == NONE
+                    && is_in_cycle(&wants, w)
+                {
+                    home_slot(&mut pass.home, &mut pass.slots, w.var);
                 }
+            }
+            edits.clear();
+            let home = &pass.home;
+            sequence(&wants, |x| home[x as usize], |x| homes_current.contains(&x), &scratch, &mut edits);
+            let we = fx.weight[p as usize].min(fx.weight[s as usize]);
+            for &e in &edits {
+                if let Loc::Slot(sl) = e.to {
+                    note_var(&mut pass.slots[sl as usize], e.var);
+                }
+                pass.costs.add(e.kind(), we);
+                pass.var_cost[e.var as usize] += we;
+                if e.kind() == crate::output::EditKind::Store {
+                    pass.store_cost[e.var as usize] += we;
+                }
+                pass.fixups.push((at, e));
             }
         }
     }
@@ -648,7 +632,7 @@ fn terminator_regs<G: Graph, C: RegCode>(input: &Input<'_, G, C>, pass: &Pass, p
 }
 
 /// Var `x`'s home slot, made on first use.
-fn home_slot(home: &mut [u32], slots: &mut Vec<SlotInfo>, x: VarId) -> u32 {
+pub(crate) fn home_slot(home: &mut [u32], slots: &mut Vec<SlotInfo>, x: VarId) -> u32 {
     if home[x as usize] == NONE {
         slots.push(SlotInfo { home_of: Some(x), vars: vec![x] });
         home[x as usize] = slots.len() as u32 - 1;
@@ -656,13 +640,40 @@ fn home_slot(home: &mut [u32], slots: &mut Vec<SlotInfo>, x: VarId) -> u32 {
     home[x as usize]
 }
 
-fn note_var(s: &mut SlotInfo, x: VarId) {
+pub(crate) fn note_var(s: &mut SlotInfo, x: VarId) {
     if let Err(k) = s.vars.binary_search(&x) {
         s.vars.insert(k, x);
     }
 }
 
 impl Pass {
+    /// A pass with nothing decided: every block empty, no edit, no slot.
+    pub(crate) fn empty<G: Graph, C: RegCode>(fx: &Facts, input: &Input<'_, G, C>) -> Pass {
+        let n = fx.nblocks;
+        let ni = input.num_insts();
+        let mut alloc_start = Vec::with_capacity(ni + 1);
+        let mut total = 0u32;
+        for i in 0..ni as InstId {
+            alloc_start.push(total);
+            total += (input.uses(i).len() + input.defs(i).len()) as u32;
+        }
+        alloc_start.push(total);
+        Pass {
+            entry: vec![Vec::new(); n],
+            exit: vec![Vec::new(); n],
+            items: vec![Vec::new(); n],
+            fixups: Vec::new(),
+            alloc_start,
+            allocs: vec![PReg::scalar(0); total as usize],
+            home: vec![NONE; fx.nvars],
+            slots: Vec::new(),
+            costs: Costs::default(),
+            var_cost: vec![0; fx.nvars],
+            store_cost: vec![0; fx.nvars],
+            demand: [0, 0],
+        }
+    }
+
     pub(crate) fn into_allocation<G: Graph, C: RegCode>(
         mut self,
         fx: &Facts,

@@ -5,8 +5,8 @@
 //! final store — the sinks' stores, which the lower bound counts).
 
 use regalloc_pebble::{
-    Dag, GameError, GlobalStep, LocalRule, Move, Options, Pebbler, RegClass, Regs, Schedule, Setup, Start, allocate,
-    check, min_registers, replay,
+    Dag, GameError, GlobalStep, LocalRule, Move, Options, Pebbler, RegClass, Regs, Schedule, Setup, Start, Strategy,
+    allocate, check, min_registers, replay,
 };
 
 /// The document's DAG: sources x, y, z; sinks q, v.
@@ -138,7 +138,7 @@ fn the_keel_block_in_the_documents_model() {
     let f = m.function(m.function_by_name("pebble").unwrap()).unwrap();
     let g = f.cfg();
     for (p, loads, stores) in [(3, 3, 0), (2, 4, 1)] {
-        let o = Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(p) };
+        let o = Options { global: GlobalStep::Off, carry: false, strategy: Strategy::Blocks, ..Options::with_regs(p) };
         let a = allocate(&g, f, &o).unwrap();
         check(&g, f, &a).unwrap();
         assert_eq!((a.costs.loads, a.costs.stores, a.costs.moves), (loads, stores, 0), "p = {p}");
@@ -150,8 +150,10 @@ fn every_statement_order_gets_the_same_allocation() {
     // The three orders the dependences allow.
     let orders = [[T1, Q, V], [T1, V, Q], [Q, T1, V]];
     for p in [2, 3] {
-        for opts in [Options::with_regs(p), Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(p) }]
-        {
+        for opts in [
+            Options { strategy: Strategy::Blocks, ..Options::with_regs(p) },
+            Options { global: GlobalStep::Off, carry: false, strategy: Strategy::Blocks, ..Options::with_regs(p) },
+        ] {
             let mut seen: Option<Vec<String>> = None;
             for order in orders {
                 let m = keel_block(order);

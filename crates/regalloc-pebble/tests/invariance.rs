@@ -7,7 +7,7 @@
 
 use ir_gen::{GenConfig, generate};
 use regalloc_pebble::fuzzing::{Rng, check_dag, check_dag_with, random_dag, shuffle_statements};
-use regalloc_pebble::{GlobalStep, LocalRule, Options, allocate, check, lower_phis, needs_destruct};
+use regalloc_pebble::{GlobalStep, LocalRule, Options, Strategy, allocate, check, lower_phis, needs_destruct};
 
 #[test]
 fn reshuffled_blocks_get_identical_allocations() {
@@ -35,10 +35,20 @@ fn reshuffled_blocks_get_identical_allocations() {
             let (g1, g2) = (f.cfg(), shuffled.cfg());
             for p in [4, 8] {
                 for opts in [
-                    Options::with_regs(p),
-                    Options { global: GlobalStep::Off, carry: false, ..Options::with_regs(p) },
-                    Options { global: GlobalStep::Lifetime, webs: false, ..Options::with_regs(p) },
-                    Options { local_rule: LocalRule::Document, ..Options::with_regs(p) },
+                    Options { strategy: Strategy::Blocks, ..Options::with_regs(p) },
+                    Options {
+                        global: GlobalStep::Off,
+                        carry: false,
+                        strategy: Strategy::Blocks,
+                        ..Options::with_regs(p)
+                    },
+                    Options {
+                        global: GlobalStep::Lifetime,
+                        webs: false,
+                        strategy: Strategy::Blocks,
+                        ..Options::with_regs(p)
+                    },
+                    Options { local_rule: LocalRule::Document, strategy: Strategy::Blocks, ..Options::with_regs(p) },
                 ] {
                     let (Ok(a1), Ok(a2)) = (allocate(&g1, &f, &opts), allocate(&g2, &shuffled, &opts)) else {
                         continue;
