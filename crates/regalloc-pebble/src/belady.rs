@@ -102,6 +102,16 @@ pub(crate) struct Sweep {
     preds: Vec<Node>,
     /// The position of the instruction being allocated in its block.
     pos: u64,
+    /// Per block: swept already (this sweep).
+    done: Vec<bool>,
+    /// How much further a clean value counts when evicting (this sweep).
+    clean_factor: u64,
+    /// Evictions so far (every sweep of the function).
+    evictions: u64,
+    /// Entry candidates that found no predecessor's register free.
+    later: Vec<(VarId, bool, u64)>,
+    /// Per block: its position in the sweep order.
+    rank: Vec<u32>,
     /// The previous sweep's exit states (empty on the first sweep).
     prev_exit: Vec<Vec<(VarId, u32, bool)>>,
     /// Per var: stored right after each definition.
@@ -264,6 +274,8 @@ impl Sweep {
         self.spill_at_def.clear();
         self.spill_at_def.resize(fx.nvars, false);
         self.prev_exit.clear();
+        self.clean_factor = CLEAN_FACTOR;
+        self.evictions = 0;
         self.use_next.clear();
         self.def_next.clear();
         self.ubase.clear();
@@ -275,36 +287,59 @@ impl Sweep {
         for b in 0..fx.nblocks as Node {
             self.next_reads(env, b);
         }
-        let (first, first_cost) = self.run_once(env)?;
+        self.rank.clear();
+        self.rank.resize(fx.nblocks, 0);
+        for (k, &b) in fx.order.iter().enumerate() {
+            self.rank[b as usize] = k as u32;
+        }
+        let mut best = self.fresh_pass(env);
+        let mut spare = self.fresh_pass(env);
+        let (mut best_cost, mut back) = self.run_once(env, &mut best)?;
         // A var whose stores (at evictions, on edges) cost more than a
         // store after each of its definitions is stored there instead, once
         // per definition, and evicted without a store (regalloc2 and
         // Braun and Hack spill at the definition; we do where it pays).
         let mut any = false;
         for x in 0..fx.nvars {
-            if first.store_cost[x] > self.def_cost[x] {
+            if best.store_cost[x] > self.def_cost[x] {
                 self.spill_at_def[x] = true;
                 any = true;
             }
         }
-        let (mut best, mut best_cost) = (first, first_cost);
         if any {
-            let (second, cost) = self.run_once(env)?;
+            let (cost, b) = self.run_once(env, &mut spare)?;
             if cost < best_cost {
-                (best, best_cost) = (second, cost);
+                std::mem::swap(&mut best, &mut spare);
+                (best_cost, back) = (cost, b);
             } else {
                 self.spill_at_def.fill(false);
             }
         }
-        // Sweeps that see the previous sweep's latches.
+        // Plain Belady (a clean value counts as far as it is): better on
+        // some deep loop nests, worse on others; the cheaper sweep wins.
+        // (Only when a sweep evicted something: the factor decides nothing
+        // else.)
+        if self.evictions > 0 {
+            self.clean_factor = 1;
+            let (cost, b) = self.run_once(env, &mut spare)?;
+            if cost < best_cost {
+                std::mem::swap(&mut best, &mut spare);
+                (best_cost, back) = (cost, b);
+            } else {
+                self.clean_factor = CLEAN_FACTOR;
+            }
+        }
+        // Sweeps that see the previous sweep's latches, while the back
+        // edges still carry work.
         for _ in 0..SWEEPS {
-            if best_cost == 0 {
+            if back == 0 {
                 break;
             }
             self.prev_exit.clone_from(&best.exit);
-            let (next, cost) = self.run_once(env)?;
+            let (cost, b) = self.run_once(env, &mut spare)?;
             if cost < best_cost {
-                (best, best_cost) = (next, cost);
+                std::mem::swap(&mut best, &mut spare);
+                (best_cost, back) = (cost, b);
             } else {
                 break;
             }
@@ -314,14 +349,29 @@ impl Sweep {
         Ok(best)
     }
 
+    /// An empty pass whose rows have room for the block's entry, exit and
+    /// code (one allocation each, not a growth per push).
+    fn fresh_pass<G: Graph, C: RegCode>(&self, env: &Env<'_, G, C>) -> Pass {
+        let mut pass = Pass::empty(env.fx, env.input);
+        for b in 0..env.fx.nblocks {
+            let node = b as Node;
+            pass.entry[b].reserve_exact(env.nu.dist_in(node).len());
+            pass.exit[b].reserve_exact(env.nu.dist_out(node).len());
+            pass.items[b].reserve(env.input.block_insts(node).len() + 4);
+        }
+        pass
+    }
+
     /// The edge work of `pass` (loads, stores and moves the parallel moves
     /// will need, weighted, cycles aside), added to each var's store cost:
-    /// how sweeps are compared before the one kept gets its fix-ups.
-    fn edge_estimate<G: Graph, C: RegCode>(env: &Env<'_, G, C>, pass: &mut Pass) -> u64 {
+    /// how sweeps are compared before the one kept gets its fix-ups. Also
+    /// the part of it on edges back to a block swept earlier.
+    fn edge_estimate<G: Graph, C: RegCode>(&self, env: &Env<'_, G, C>, pass: &mut Pass) -> (u64, u64) {
         let (fx, g) = (env.fx, env.input.graph());
-        let mut total = 0u64;
+        let (mut total, mut back) = (0u64, 0u64);
         for p in 0..fx.nblocks as Node {
             for s in g.successors(p) {
+                let before = total;
                 let we = fx.weight[p as usize].min(fx.weight[s as usize]);
                 let (exit, entry) = (&pass.exit[p as usize], &pass.entry[s as usize]);
                 let (mut i, mut j) = (0, 0);
@@ -348,14 +398,21 @@ impl Sweep {
                     pass.store_cost[x as usize] += stores * we;
                     total = total.saturating_add((loads + stores + moves) * we);
                 }
+                if self.rank[s as usize] <= self.rank[p as usize] {
+                    back = back.saturating_add(total - before);
+                }
             }
         }
-        total
+        (total, back)
     }
 
     /// One sweep, without fix-ups: the pass and its estimated weighted
     /// cost ([`Sweep::edge_estimate`]).
-    fn run_once<G: Graph, C: RegCode>(&mut self, env: &Env<'_, G, C>) -> Result<(Pass, u64), AllocError> {
+    fn run_once<G: Graph, C: RegCode>(
+        &mut self,
+        env: &Env<'_, G, C>,
+        pass: &mut Pass,
+    ) -> Result<(u64, u64), AllocError> {
         let (fx, input) = (env.fx, env.input);
         self.reset(fx, env.regs);
         // Copy groups: a copy's source and destination prefer one register.
@@ -372,20 +429,23 @@ impl Sweep {
                 }
             }
         }
-        let mut pass = Pass::empty(fx, input);
-        let mut done = vec![false; fx.nblocks];
+        pass.clear();
+        let mut done = std::mem::take(&mut self.done);
+        done.clear();
+        done.resize(fx.nblocks, false);
         let mut stamp = 0u32;
         for &b in &fx.order {
-            self.entry(env, &pass, &done, b);
-            let entry = self.entry_list(env, b);
-            self.set_targets(input.graph(), &pass, &done, b);
-            self.block(env, &mut pass, b, &mut stamp)?;
+            self.entry(env, pass, &done, b);
+            let mut entry = std::mem::take(&mut pass.entry[b as usize]);
+            self.entry_list(env, b, &mut entry);
+            self.set_targets(input.graph(), pass, &done, b);
+            self.block(env, pass, b, &mut stamp)?;
             pass.entry[b as usize] = entry;
             done[b as usize] = true;
         }
-        let edges = Self::edge_estimate(env, &mut pass);
-        let cost = pass.costs.weighted().saturating_add(edges);
-        Ok((pass, cost))
+        self.done = done;
+        let (edges, back) = self.edge_estimate(env, pass);
+        Ok((pass.costs.weighted().saturating_add(edges), back))
     }
 
     /// Chooses block `b`'s entry state and installs it (module doc).
@@ -493,7 +553,8 @@ impl Sweep {
         // the lowest free one.
         let mut count = [0u32; 2];
         let cands = std::mem::take(&mut self.cands);
-        let mut later: Vec<(VarId, bool, u64)> = Vec::new();
+        let mut later = std::mem::take(&mut self.later);
+        later.clear();
         for &(_, d, x, dirty) in &cands {
             let c = fx.class[x as usize].index();
             if count[c] >= env.regs[c] {
@@ -544,7 +605,7 @@ impl Sweep {
                 None => later.push((x, dirty, d)),
             }
         }
-        for (x, dirty, d) in later {
+        for &(x, dirty, d) in &later {
             let c = fx.class[x as usize].index();
             let hint = self.prefers(x);
             let r = if hint != NONE && self.is_free(c, hint) { Some(hint) } else { self.lowest_free(c) };
@@ -554,6 +615,7 @@ impl Sweep {
             }
         }
         self.cands = cands;
+        self.later = later;
         if header {
             // Inside the loop, its vars aim for the registers they have at
             // its top, so that the back edges need no moves.
@@ -568,16 +630,16 @@ impl Sweep {
     }
 
     /// The installed entry state of `b`, as the pass records it.
-    fn entry_list<G: Graph, C: RegCode>(&self, env: &Env<'_, G, C>, b: Node) -> Vec<(VarId, Here)> {
-        let mut out: Vec<(VarId, Here)> = env
-            .nu
-            .dist_in(b)
-            .iter()
-            .filter(|&&(x, _)| self.var_reg[x as usize] != NONE)
-            .map(|&(x, _)| (x, Here { reg: self.var_reg[x as usize], dirty: !self.clean[x as usize] }))
-            .collect();
-        out.sort_unstable_by_key(|&(x, _)| x);
-        out
+    fn entry_list<G: Graph, C: RegCode>(&self, env: &Env<'_, G, C>, b: Node, out: &mut Vec<(VarId, Here)>) {
+        // `dist_in` is sorted by var, and so is the list.
+        out.clear();
+        out.extend(
+            env.nu
+                .dist_in(b)
+                .iter()
+                .filter(|&&(x, _)| self.var_reg[x as usize] != NONE)
+                .map(|&(x, _)| (x, Here { reg: self.var_reg[x as usize], dirty: !self.clean[x as usize] })),
+        );
     }
 
     /// Next reads inside `b`, backward: per read and per definition, the
@@ -665,12 +727,13 @@ impl Sweep {
             // as `CLEAN_FACTOR` times as far.
             let clean = self.clean[y as usize];
             let dist = self.reg_next[c][r as usize].saturating_sub(self.pos);
-            let key = (if clean { dist.saturating_mul(CLEAN_FACTOR) } else { dist }, clean);
+            let key = (if clean { dist.saturating_mul(self.clean_factor) } else { dist }, clean);
             if best.is_none_or(|(n, cl, _)| key > (n, cl)) {
                 best = Some((key.0, key.1, r));
             }
         }
         let (_, _, r) = best.expect("an instruction never needs more registers than there are");
+        self.evictions += 1;
         let y = self.reg_var[c][r as usize];
         if !self.clean[y as usize] {
             let slot = home_slot(&mut pass.home, &mut pass.slots, y);

@@ -6,7 +6,7 @@
 
 use crate::class::RegClass;
 use crate::input::RegCode;
-use crate::options::Options;
+use crate::options::{Options, Strategy};
 use cfg_dom::{Dfs, Graph, Input, Liveness, LoopForest, Node, VarId};
 
 /// What the passes share about the function.
@@ -34,7 +34,8 @@ pub(crate) struct Facts {
     pub(crate) entry_live: Vec<VarId>,
     /// Per var: its class.
     pub(crate) class: Vec<RegClass>,
-    /// Per var: blocks where it is live in, live out or referenced (CSR).
+    /// Per var: blocks where it is live in, live out or referenced (CSR;
+    /// empty for [`Strategy::Global`], which does not read it).
     pub(crate) span_start: Vec<u32>,
     pub(crate) span: Vec<Node>,
     /// Per var: static uses.
@@ -110,6 +111,10 @@ impl Facts {
             }
             reads_start.push(reads.len() as u32);
             writes_start.push(writes.len() as u32);
+            // Spans are for the block games' global step only.
+            if o.strategy == Strategy::Global {
+                continue;
+            }
             let mut here: Vec<VarId> = Vec::new();
             here.extend(liveness.live_in(b));
             here.extend(liveness.live_out(b));

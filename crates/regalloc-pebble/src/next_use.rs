@@ -71,6 +71,7 @@ impl NextUse {
         let mut seen: Vec<u32> = vec![u32::MAX; fx.nvars];
         let mut live: Vec<bool> = vec![false; fx.nvars];
         let mut row: Vec<(VarId, u32)> = Vec::new();
+        let mut outs_buf: Vec<VarId> = Vec::new();
         for b in 0..n as Node {
             row.clear();
             for (k, &i) in input.block_insts(b).iter().enumerate() {
@@ -92,7 +93,9 @@ impl NextUse {
             self.first_start.push(self.first.len() as u32);
             // Pressure: backward from the live-out set.
             let mut count = [0u32; 2];
-            let mut outs: Vec<VarId> = liveness.live_out(b).collect();
+            let mut outs = std::mem::take(&mut outs_buf);
+            outs.clear();
+            outs.extend(liveness.live_out(b));
             for &x in &outs {
                 live[x as usize] = true;
                 count[fx.class[x as usize].index()] += 1;
@@ -125,6 +128,7 @@ impl NextUse {
             for &x in &outs {
                 live[x as usize] = false;
             }
+            outs_buf = outs;
             self.pressure.push(most);
         }
         self.loop_pressure.clear();
@@ -199,7 +203,7 @@ impl NextUse {
             vars.extend(liveness.live_out(b));
             let base = self.out.len();
             self.out.extend(vars.iter().map(|&x| (x, u64::MAX)));
-            self.out_row(g, b, base, &mut best);
+            self.out_row(g, b, base, &vars, &mut best);
             self.out_start.push(self.out.len() as u32);
         }
     }
@@ -214,12 +218,11 @@ impl NextUse {
     }
 
     /// Fills `self.out[base..]` (vars set, distances `MAX`) for block `b`.
-    fn out_row<G: Graph>(&mut self, g: &G, b: Node, base: usize, best: &mut Vec<u64>) {
+    fn out_row<G: Graph>(&mut self, g: &G, b: Node, base: usize, vars: &[VarId], best: &mut Vec<u64>) {
         let len = self.out.len() - base;
         best.clear();
         best.resize(len, u64::MAX);
-        let vars: Vec<VarId> = self.out[base..].iter().map(|e| e.0).collect();
-        self.merge_succs(g, b, vars.into_iter(), best);
+        self.merge_succs(g, b, vars.iter().copied(), best);
         for (e, &d) in self.out[base..].iter_mut().zip(best.iter()) {
             e.1 = d;
         }

@@ -674,6 +674,27 @@ impl Pass {
         }
     }
 
+    /// Empties the pass for another sweep over the same function, keeping
+    /// its buffers.
+    pub(crate) fn clear(&mut self) {
+        for v in &mut self.entry {
+            v.clear();
+        }
+        for v in &mut self.exit {
+            v.clear();
+        }
+        for v in &mut self.items {
+            v.clear();
+        }
+        self.fixups.clear();
+        self.home.fill(NONE);
+        self.slots.clear();
+        self.costs = Costs::default();
+        self.var_cost.fill(0);
+        self.store_cost.fill(0);
+        self.demand = [0, 0];
+    }
+
     pub(crate) fn into_allocation<G: Graph, C: RegCode>(
         mut self,
         fx: &Facts,
