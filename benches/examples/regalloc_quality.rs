@@ -16,6 +16,11 @@
 //! A function counts in a row only when all three allocate it (the
 //! refusals, an instruction that reads more vars than there are registers,
 //! are listed).
+//!
+//! Diagnostics on standard error: `KEEL_RA_SPLIT=1` prints each row's
+//! plain loads, stores and moves per peer; `KEEL_RA_WORST=1` names every
+//! function where pebbling's weighted count exceeds regalloc2's by more
+//! than 1,000.
 
 use benches::regalloc::{Prepared, Tally, check_ra2, machine_env};
 use ir_core::Function;
@@ -92,10 +97,12 @@ fn print_header() {
 fn print_row(name: &str, p: u32, r: &Row) {
     if std::env::var_os("KEEL_RA_SPLIT").is_some() {
         for (k, t) in r.tallies.iter().enumerate() {
-            eprintln!(
-                "  {name} P={p} peer {k}: loads {} stores {} moves {} (edit moves {})",
-                t.loads, t.stores, t.moves, r.edit_moves
-            );
+            let peer = ["pebble", "Chaitin-Briggs", "regalloc2"][k];
+            eprint!("  {name} P={p} {peer}: loads {} stores {} moves {}", t.loads, t.stores, t.moves);
+            if k == 0 {
+                eprint!(" (inserted moves {}, over every function allocated)", r.edit_moves);
+            }
+            eprintln!();
         }
     }
     let w = |k: usize| r.tallies[k].weighted;

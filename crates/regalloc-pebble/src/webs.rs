@@ -165,21 +165,24 @@ impl Webs {
         for &w in &self.entry_webs {
             key[w as usize] = (self.web_var[w as usize], 0, 0);
         }
-        let mut count: Vec<(VarId, u32)> = Vec::new();
+        // Per var: the block whose definitions `count` counts, and how many
+        // of them came before (a direct index: a block may define 10^5
+        // distinct vars).
+        let mut counted: Vec<(Node, u32)> = vec![(Node::MAX, 0); code.num_vars()];
         for b in 0..code.num_blocks() as Node {
-            count.clear();
             for i in code.block_insts(b) {
                 for d in sites.defs_of_inst(i) {
                     let var = sites.def_var(d).unwrap_or(0);
-                    let k = match count.iter_mut().find(|(y, _)| *y == var) {
-                        Some(e) => {
+                    let k = match counted.get_mut(var as usize) {
+                        Some(e) if e.0 == b => {
                             e.1 += 1;
                             e.1
                         }
-                        None => {
-                            count.push((var, 0));
+                        Some(e) => {
+                            *e = (b, 0);
                             0
                         }
+                        None => 0,
                     };
                     let web = def_web[d as usize];
                     key[web as usize] = key[web as usize].min((var, 1 + b, k));
