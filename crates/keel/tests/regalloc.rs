@@ -56,6 +56,8 @@ fn the_pebble_block_allocates_verifies_and_runs() {
             &["--method", "briggs"],
             &["--rule", "document", "--global", "lifetime"],
             &["--rule", "refined", "--global", "off"],
+            &["--strategy", "global"],
+            &["--strategy", "blocks"],
             &["--unroll", "4"],
         ] {
             let method = flags.join(" ");
@@ -142,6 +144,11 @@ fn errors_and_exit_codes() {
     assert_eq!(o.status.code(), Some(2));
     let o = run(keel().args(["regalloc", "--method", "chaitin"]).arg(example("pebble_block.kir")));
     assert_eq!(o.status.code(), Some(2));
+    // A block-game option with the whole-function strategy: exit 2, said.
+    let o =
+        run(keel().args(["regalloc", "--strategy", "global", "--rule", "document"]).arg(example("pebble_block.kir")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("apply only to --strategy blocks"), "{}", text(&o.stderr));
     // An unknown function.
     let o = run(keel().args(["regalloc", "--func", "nope"]).arg(example("pebble_block.kir")));
     assert_eq!(o.status.code(), Some(1));
