@@ -12,25 +12,39 @@
 //! `docs/references.md`).
 //!
 //! **Per block** (reverse postorder, then unreachable blocks):
-//! - *Entry.* The function's entry takes its params nearest to a use in
-//!   registers. A join takes first the vars every processed predecessor
-//!   leaves in a register, then those some leave there, nearest first. A
-//!   loop header takes the vars its loop reads (nearest first, even from
-//!   memory: one load before the loop instead of one per iteration), then
-//!   vars that only pass through the loop, as many as the loop's own
-//!   pressure leaves room for. Each var takes the register its heaviest
-//!   predecessor left it in, else its copy group's register, else the
-//!   lowest free one.
-//! - *Instructions.* A var read and not in a register is loaded; a
-//!   register is freed after the last read of its value; a definition
-//!   takes a free register (the copy source's when a copy's source dies,
-//!   else its copy group's); when none is free the register whose value
-//!   is read furthest ahead is emptied (stored first if memory is stale).
-//!   A guarded definition keeps its var's register (the old value flows
-//!   through when the guard is false).
+//! - *Entry* (`belady/entry.rs`). The function's entry takes its params
+//!   nearest to a use in registers. A join takes first the vars every
+//!   swept predecessor leaves in a register, then those some leave there
+//!   when the loads on the other edges cost less than the stores and the
+//!   reload they save, nearest first. A loop header takes the vars its
+//!   loop reads (nearest first, even from memory: one load before the loop
+//!   instead of one per iteration), then vars that only pass through the
+//!   loop, as many as the loop's own pressure leaves room for. Each var
+//!   takes the free register the most predecessor weight leaves it in
+//!   (at a header, the previous sweep's latches vote too), else its
+//!   preferred register, else the lowest free one.
+//! - *Instructions* (`belady/block.rs`). A var read and not in a register
+//!   is loaded; a register is freed after the last read of its value; a
+//!   definition takes a free register: the copy source's when a copy's
+//!   source dies, else the one a swept successor (or a swept sibling
+//!   predecessor of an unswept one) expects the var in, else its copy
+//!   group's; when none is free the register whose value is read furthest
+//!   ahead is emptied (a clean value counts as `CLEAN_FACTOR` times as
+//!   far; stored first if memory is stale). A guarded definition whose
+//!   value is read later keeps its var's register (the old value flows
+//!   through when the guard is false). A var marked to spill at its
+//!   definitions is stored right after each.
 //! - *Exit.* The vars live out, where they are; every edge then gets the
 //!   parallel move from the predecessor's exit to the successor's entry
 //!   ([`crate::pass::fixups`]).
+//!
+//! **Sweeps** ([`Sweep::run`]). The first sweep; then, if some var's
+//! stores cost more than a store after each of its definitions, a sweep
+//! that stores those there; then, if anything was evicted, a sweep with
+//! plain MIN (`clean_factor` 1); then up to [`SWEEPS`] sweeps whose loop
+//! headers read the previous best sweep's latches, while back edges carry
+//! work. Each is compared by its in-block edits plus an estimate of its
+//! edge work ([`Sweep::edge_estimate`]); the cheapest gets its fix-ups.
 //!
 //! Invariants: at every point at most `P` vars of a class are in
 //! registers; a var not in a register has a current home slot; the result
