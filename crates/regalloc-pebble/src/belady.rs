@@ -145,8 +145,6 @@ impl Sweep {
         self.mark.resize(nv, u32::MAX);
         self.written.clear();
         self.written.resize(nv, NONE);
-        self.group.clear();
-        self.group.extend(0..nv as u32);
         self.pref.clear();
         self.pref.resize(nv, NONE);
         self.target.clear();
@@ -223,6 +221,14 @@ impl Sweep {
     }
 }
 
+/// The cheapest sweep so far: its pass, estimated cost, and the part of
+/// that on back edges.
+struct Kept {
+    pass: Pass,
+    cost: u64,
+    back: u64,
+}
+
 /// Everything one sweep reads.
 pub(crate) struct Env<'e, G, C> {
     pub(crate) fx: &'e Facts,
@@ -257,28 +263,41 @@ impl Sweep {
         for (k, &b) in fx.order.iter().enumerate() {
             self.rank[b as usize] = k as u32;
         }
+        // Copy groups (the same for every sweep): a copy's source and
+        // destination prefer one register.
+        self.group.clear();
+        self.group.extend(0..fx.nvars as u32);
+        let input = env.input;
+        for b in 0..fx.nblocks as Node {
+            for &i in input.block_insts(b) {
+                if input.code().is_copy(i)
+                    && let ([u], [d]) = (input.uses(i), input.defs(i))
+                    && fx.class[u.var as usize] == fx.class[*d as usize]
+                {
+                    let (a, z) = (self.root(u.var), self.root(*d));
+                    if a != z {
+                        self.group[z as usize] = a;
+                    }
+                }
+            }
+        }
         let mut best = self.fresh_pass(env);
+        let (cost, back) = self.run_once(env, &mut best)?;
+        let mut kept = Kept { pass: best, cost, back };
         let mut spare = self.fresh_pass(env);
-        let (mut best_cost, mut back) = self.run_once(env, &mut best)?;
         // A var whose stores (at evictions, on edges) cost more than a
         // store after each of its definitions is stored there instead, once
         // per definition, and evicted without a store (regalloc2 and
         // Braun and Hack spill at the definition; we do where it pays).
         let mut any = false;
         for x in 0..fx.nvars {
-            if best.store_cost[x] > self.def_cost[x] {
+            if kept.pass.store_cost[x] > self.def_cost[x] {
                 self.spill_at_def[x] = true;
                 any = true;
             }
         }
-        if any {
-            let (cost, b) = self.run_once(env, &mut spare)?;
-            if cost < best_cost {
-                std::mem::swap(&mut best, &mut spare);
-                (best_cost, back) = (cost, b);
-            } else {
-                self.spill_at_def.fill(false);
-            }
+        if any && !self.try_sweep(env, &mut kept, &mut spare)? {
+            self.spill_at_def.fill(false);
         }
         // Plain Belady (a clean value counts as far as it is): better on
         // some deep loop nests, worse on others; the cheaper sweep wins.
@@ -286,32 +305,42 @@ impl Sweep {
         // else.)
         if self.evictions > 0 {
             self.clean_factor = 1;
-            let (cost, b) = self.run_once(env, &mut spare)?;
-            if cost < best_cost {
-                std::mem::swap(&mut best, &mut spare);
-                (best_cost, back) = (cost, b);
-            } else {
+            if !self.try_sweep(env, &mut kept, &mut spare)? {
                 self.clean_factor = CLEAN_FACTOR;
             }
         }
         // Sweeps that see the previous sweep's latches, while the back
         // edges still carry work.
         for _ in 0..SWEEPS {
-            if back == 0 {
+            if kept.back == 0 {
                 break;
             }
-            self.prev_exit.clone_from(&best.exit);
-            let (cost, b) = self.run_once(env, &mut spare)?;
-            if cost < best_cost {
-                std::mem::swap(&mut best, &mut spare);
-                (best_cost, back) = (cost, b);
-            } else {
+            self.prev_exit.clone_from(&kept.pass.exit);
+            if !self.try_sweep(env, &mut kept, &mut spare)? {
                 break;
             }
         }
+        let mut best = kept.pass;
         let ga = GlobalAssign::none(fx.nvars);
         fixups(fx, env.input, env.liveness, &ga, env.regs, &mut best);
         Ok(best)
+    }
+
+    /// One more sweep into `spare`; kept (swapped into `kept`) when
+    /// cheaper. Returns whether it was.
+    fn try_sweep<G: Graph, C: RegCode>(
+        &mut self,
+        env: &Env<'_, G, C>,
+        kept: &mut Kept,
+        spare: &mut Pass,
+    ) -> Result<bool, AllocError> {
+        let (cost, back) = self.run_once(env, spare)?;
+        if cost >= kept.cost {
+            return Ok(false);
+        }
+        std::mem::swap(&mut kept.pass, spare);
+        (kept.cost, kept.back) = (cost, back);
+        Ok(true)
     }
 
     /// An empty pass whose rows have room for the block's entry, exit and
@@ -380,20 +409,6 @@ impl Sweep {
     ) -> Result<(u64, u64), AllocError> {
         let (fx, input) = (env.fx, env.input);
         self.reset(fx, env.regs);
-        // Copy groups: a copy's source and destination prefer one register.
-        for b in 0..fx.nblocks as Node {
-            for &i in input.block_insts(b) {
-                if input.code().is_copy(i)
-                    && let ([u], [d]) = (input.uses(i), input.defs(i))
-                    && fx.class[u.var as usize] == fx.class[*d as usize]
-                {
-                    let (a, z) = (self.root(u.var), self.root(*d));
-                    if a != z {
-                        self.group[z as usize] = a;
-                    }
-                }
-            }
-        }
         pass.clear();
         let mut done = std::mem::take(&mut self.done);
         done.clear();

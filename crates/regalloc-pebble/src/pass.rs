@@ -613,9 +613,14 @@ fn expected_reg<G: Graph>(g: &G, pass: &Pass, done: &[bool], b: Node, x: VarId) 
 
 /// Var `x` at the end of block `p`: (register or `NONE`, home current).
 fn exit_of(pass: &Pass, p: Node, x: VarId) -> (u32, bool) {
-    let e = &pass.exit[p as usize];
-    match e.binary_search_by_key(&x, |&(y, _, _)| y) {
-        Ok(k) => (e[k].1, e[k].2),
+    exit_loc(&pass.exit[p as usize], x)
+}
+
+/// Var `x` in an exit list (sorted by var): (register or `NONE`, home
+/// current); a var the list does not hold is in memory, current.
+pub(crate) fn exit_loc(exit: &[(VarId, u32, bool)], x: VarId) -> (u32, bool) {
+    match exit.binary_search_by_key(&x, |&(y, _, _)| y) {
+        Ok(k) => (exit[k].1, exit[k].2),
         Err(_) => (NONE, true),
     }
 }

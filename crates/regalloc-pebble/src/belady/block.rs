@@ -113,19 +113,24 @@ impl Sweep {
         self.evictions += 1;
         let y = self.reg_var[c][r as usize];
         if !self.clean[y as usize] {
-            let slot = home_slot(&mut pass.home, &mut pass.slots, y);
-            note_var(&mut pass.slots[slot as usize], y);
-            let class = if c == 0 { RegClass::Scalar } else { RegClass::Vector };
-            let e = Edit { from: Loc::Reg(PReg::new(class, r)), to: Loc::Slot(slot), var: y };
-            pass.costs.add(e.kind(), w);
-            pass.store_cost[y as usize] += w;
-            if !drop_stores {
-                items.push(Item::Edit(e));
-            }
-            self.clean[y as usize] = true;
+            self.store_home(pass, items, w, PReg::new(RegClass::ALL[c], r), y, drop_stores);
         }
         self.free(c, r);
         r
+    }
+
+    /// Stores `x` from `reg` into its home slot (an edit before the next
+    /// instruction, weighted `w`); its home is then current.
+    fn store_home(&mut self, pass: &mut Pass, items: &mut Vec<Item>, w: u64, reg: PReg, x: VarId, drop_stores: bool) {
+        let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+        note_var(&mut pass.slots[slot as usize], x);
+        let e = Edit { from: Loc::Reg(reg), to: Loc::Slot(slot), var: x };
+        pass.costs.add(e.kind(), w);
+        pass.store_cost[x as usize] += w;
+        if !drop_stores {
+            items.push(Item::Edit(e));
+        }
+        self.clean[x as usize] = true;
     }
 
     /// Block `b`'s instructions, from its installed entry state.
@@ -279,15 +284,7 @@ impl Sweep {
                 self.def_cost[d as usize] = self.def_cost[d as usize].saturating_add(w);
                 let r = self.var_reg[d as usize];
                 if self.spill_at_def[d as usize] && r != NONE && self.def_next[jd + t] != INF {
-                    let slot = home_slot(&mut pass.home, &mut pass.slots, d);
-                    note_var(&mut pass.slots[slot as usize], d);
-                    let e = Edit { from: Loc::Reg(PReg::new(fx.class[d as usize], r)), to: Loc::Slot(slot), var: d };
-                    pass.costs.add(e.kind(), w);
-                    pass.store_cost[d as usize] += w;
-                    if !drop_stores {
-                        items.push(Item::Edit(e));
-                    }
-                    self.clean[d as usize] = true;
+                    self.store_home(pass, &mut items, w, PReg::new(fx.class[d as usize], r), d, drop_stores);
                 }
             }
             ju += uses.len();

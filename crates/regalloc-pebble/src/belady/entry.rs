@@ -12,7 +12,7 @@ use super::{Env, INF, Sweep};
 use crate::class::RegClass;
 use crate::dag::NONE;
 use crate::input::RegCode;
-use crate::pass::{Here, Pass};
+use crate::pass::{Here, Pass, exit_loc};
 use cfg_dom::{Graph, Node, VarId};
 
 impl Sweep {
@@ -22,10 +22,7 @@ impl Sweep {
         if self.prev_exit.is_empty() {
             return false;
         }
-        g.predecessors(b).filter(|&q| !done[q as usize]).all(|q| {
-            let e = &self.prev_exit[q as usize];
-            e.binary_search_by_key(&x, |&(y, _, _)| y).is_err()
-        })
+        g.predecessors(b).filter(|&q| !done[q as usize]).all(|q| exit_loc(&self.prev_exit[q as usize], x).0 == NONE)
     }
 
     /// Sets the targets of block `b`'s live-out vars (see `target`).
@@ -83,7 +80,6 @@ impl Sweep {
                 }
             }
         } else {
-            self.preds.clear();
             self.preds.extend(g.predecessors(b).filter(|&p| done[p as usize]));
             if self.preds.is_empty() {
                 return;
@@ -104,19 +100,18 @@ impl Sweep {
                 let (mut missing, mut stores) = (0u64, 0u64);
                 let wb = fx.weight[b as usize];
                 for &p in &self.preds {
-                    let e = &pass.exit[p as usize];
                     let we = fx.weight[p as usize].min(wb);
-                    match e.binary_search_by_key(&x, |&(y, _, _)| y) {
-                        Ok(k) if e[k].1 != NONE => {
-                            some = true;
-                            dirty |= !e[k].2;
-                            if !e[k].2 {
-                                stores += we;
-                            }
-                        }
-                        _ => {
+                    match exit_loc(&pass.exit[p as usize], x) {
+                        (NONE, _) => {
                             all = false;
                             missing += we;
+                        }
+                        (_, home) => {
+                            some = true;
+                            dirty |= !home;
+                            if !home {
+                                stores += we;
+                            }
                         }
                     }
                 }
@@ -165,8 +160,8 @@ impl Sweep {
             }
         }
         self.cands.sort_unstable();
-        // Registers: the heaviest predecessor's, else the group's, else
-        // the lowest free one.
+        // Registers: the free one the most predecessor weight leaves the
+        // var in, else its preferred one, else the lowest free one.
         let mut count = [0u32; 2];
         let cands = std::mem::take(&mut self.cands);
         let mut later = std::mem::take(&mut self.later);
@@ -180,36 +175,25 @@ impl Sweep {
             // The free register the predecessors leave it in, by the
             // total weight of the edges that then need no move.
             let mut votes: smallvec::SmallVec<[(u64, u32); 4]> = smallvec::SmallVec::new();
-            for &p in &self.preds {
-                let e = &pass.exit[p as usize];
-                if let Ok(k) = e.binary_search_by_key(&x, |&(y, _, _)| y)
-                    && e[k].1 != NONE
-                    && self.is_free(c, e[k].1)
-                {
+            let mut vote = |exit: &[(VarId, u32, bool)], p: Node| {
+                let r = exit_loc(exit, x).0;
+                if r != NONE && self.is_free(c, r) {
                     let w = fx.weight[p as usize].min(fx.weight[b as usize]);
-                    match votes.iter_mut().find(|v| v.1 == e[k].1) {
+                    match votes.iter_mut().find(|v| v.1 == r) {
                         Some(v) => v.0 += w,
-                        None => votes.push((w, e[k].1)),
+                        None => votes.push((w, r)),
                     }
                 }
+            };
+            for &p in &self.preds {
+                vote(&pass.exit[p as usize], p);
             }
             // At a loop header, the latches' registers of the previous
             // sweep vote too: a move on the entry edge is cheaper than one
             // on every back edge.
-            for q in g.predecessors(b) {
-                if done[q as usize] {
-                    continue;
-                }
-                let Some(e) = self.prev_exit.get(q as usize) else { continue };
-                if let Ok(k) = e.binary_search_by_key(&x, |&(y, _, _)| y)
-                    && e[k].1 != NONE
-                    && self.is_free(c, e[k].1)
-                {
-                    let w = fx.weight[q as usize].min(fx.weight[b as usize]);
-                    match votes.iter_mut().find(|v| v.1 == e[k].1) {
-                        Some(v) => v.0 += w,
-                        None => votes.push((w, e[k].1)),
-                    }
+            for q in g.predecessors(b).filter(|&q| !done[q as usize]) {
+                if let Some(e) = self.prev_exit.get(q as usize) {
+                    vote(e, q);
                 }
             }
             let best = votes.iter().copied().max_by_key(|&(w, r)| (w, core::cmp::Reverse(r)));
