@@ -39,9 +39,12 @@ pub(crate) enum StrategyArg {
 pub(crate) enum RuleArg {
     /// `Local-Alloc` exactly as the document gives it.
     Document,
-    /// The document's order, re-planned by Belady's rule; the cheaper game
-    /// is kept (the default).
+    /// The document's order and two depth-first orders, re-planned by
+    /// Belady's rule; the cheapest game is kept.
     Refined,
+    /// `refined`, then a local search over the evaluation order (the
+    /// default).
+    Searched,
 }
 
 /// The global step (`--global`).
@@ -102,9 +105,10 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
         (Some(StrategyArg::Global), false) | (None, false) => Strategy::Global,
         (Some(StrategyArg::Blocks), _) | (None, true) => Strategy::Blocks,
     };
-    let local_rule = match a.rule.unwrap_or(RuleArg::Refined) {
+    let local_rule = match a.rule.unwrap_or(RuleArg::Searched) {
         RuleArg::Document => LocalRule::Document,
         RuleArg::Refined => LocalRule::Refined,
+        RuleArg::Searched => LocalRule::Searched,
     };
     let global = match a.global.unwrap_or(GlobalArg::Weighted) {
         GlobalArg::Weighted => GlobalStep::Weighted,
@@ -187,7 +191,7 @@ fn stats_line(module: &Module, f: FuncId, done: &Allocated) -> String {
     let unrolled =
         if done.unroll_factor > 1 { format!("; loops unrolled x{}", done.unroll_factor) } else { String::new() };
     format!(
-        "{name}: loads {} stores {} moves {} (weighted {} {} {}, total {}); spill bytes {}; global registers {}; local registers q = {q}{unrolled}",
+        "{name}: loads {} stores {} moves {} (weighted {} {} {}, total {}); printed with the params' entry copies and stores: loads {} stores {} moves {}; spill bytes {}; global registers {}; local registers q = {q}{unrolled}",
         c.loads,
         c.stores,
         c.moves,
@@ -195,6 +199,9 @@ fn stats_line(module: &Module, f: FuncId, done: &Allocated) -> String {
         c.weighted_stores,
         c.weighted_moves,
         c.weighted(),
+        c.loads,
+        c.stores + u64::from(done.rewritten.param_stores),
+        c.moves + u64::from(done.rewritten.param_copies),
         done.rewritten.spill_bytes,
         done.allocation.globals.len(),
     )
@@ -211,6 +218,8 @@ fn stats_json(module: &Module, f: FuncId, done: &Allocated) -> serde_json::Value
         "weighted_stores": c.weighted_stores,
         "weighted_moves": c.weighted_moves,
         "weighted_total": c.weighted(),
+        "param_entry_stores": done.rewritten.param_stores,
+        "param_entry_copies": done.rewritten.param_copies,
         "spill_bytes": done.rewritten.spill_bytes,
         "split_edges": done.rewritten.split_blocks,
         "global_registers": done.allocation.globals.len(),

@@ -175,3 +175,36 @@ fn dot_draws_a_blocks_dag_with_its_game() {
     let o = run(keel().args(["dot", "--what", "dag", "--block", "bb7"]).arg(example("pebble_block.kir")));
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn the_statistics_count_every_load_store_and_copy_printed() {
+    // The document's block at two registers: the printed totals (with the
+    // params' entry copies and stores) are exactly the printed code's.
+    for strategy in ["global", "blocks"] {
+        let o = run(keel().arg("regalloc").arg(example("pebble_block.kir")).args([
+            "--regs",
+            "2",
+            "--stats",
+            "--strategy",
+            strategy,
+        ]));
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let out = text(&o.stdout);
+        let count = |needle: &str| out.lines().filter(|l| !l.starts_with(';') && l.contains(needle)).count();
+        let printed = format!(
+            "printed with the params' entry copies and stores: loads {} stores {} moves {};",
+            count(" = load "),
+            count("store "),
+            count(" = copy ")
+        );
+        let stats = out.lines().next().unwrap_or_default();
+        assert!(stats.contains(&printed), "{strategy}: {stats}\n{out}");
+    }
+    // The default (whole-function) allocation of this block, exactly.
+    let o = run(keel().arg("regalloc").arg(example("pebble_block.kir")).args(["--regs", "2", "--stats"]));
+    let first = text(&o.stdout).lines().next().unwrap_or_default().to_string();
+    assert!(
+        first.starts_with("; @pebble: loads 3 stores 2 moves 0 (weighted 3 2 0, total 5); printed with the params' entry copies and stores: loads 3 stores 3 moves 2;"),
+        "{first}"
+    );
+}

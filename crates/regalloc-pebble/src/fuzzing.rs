@@ -125,12 +125,12 @@ pub fn renumbered(rng: &mut Rng, dag: &Dag) -> (Dag, Vec<ValueId>) {
     (b.build().expect("a renumbering of a valid DAG"), new_id)
 }
 
-/// The heuristic on `dag` with `p` registers: a legal game, at least the
+/// The heuristic (the default rule, `Searched`) on `dag` with `p` registers: a legal game, at least the
 /// lower bound, and the same loads and stores (and the same moves, up to
 /// the renaming) on a renumbering. Panics otherwise. Returns the cost, or
 /// `None` when `p` is below the DAG's demand.
 pub fn check_dag(dag: &Dag, p: u32, rng: &mut Rng) -> Option<u64> {
-    check_dag_with(dag, p, LocalRule::Refined, rng)
+    check_dag_with(dag, p, LocalRule::Searched, rng)
 }
 
 /// [`check_dag`] under the local rule `rule`.
@@ -179,6 +179,7 @@ pub fn option_grid(p: u32) -> Vec<(Method, Options)> {
     }
     v.push((Method::Pebble, Options { webs: false, ..blocks.clone() }));
     v.push((Method::Pebble, Options { local_rule: LocalRule::Document, ..blocks.clone() }));
+    v.push((Method::Pebble, Options { local_rule: LocalRule::Refined, ..blocks.clone() }));
     v.push((Method::Pebble, Options { unroll: 3, ..blocks }));
     v
 }

@@ -89,9 +89,14 @@ pub enum LocalRule {
     Document,
     /// `Local-Alloc` chooses the order; its register decisions are then
     /// re-planned with the order known (Belady's furthest next read:
-    /// [`crate::replan`]), and the cheaper of the two games is kept.
-    #[default]
+    /// [`crate::replan`]), as are two depth-first orders, and the cheapest
+    /// game is kept.
     Refined,
+    /// [`LocalRule::Refined`], then a local search over the order
+    /// ([`crate::order_search`]) with a budget of [`crate::SEARCH_BUDGET`]
+    /// replanned orders per game: the default.
+    #[default]
+    Searched,
 }
 
 impl Setup {

@@ -9,8 +9,10 @@
 //! loads + stores. The local heuristic is document 004's ([`Pebbler`],
 //! [`LocalRule::Document`]: pick a frontier set `S` by cost/dominated, the
 //! successor with the least cover cost `(c1, c2)`, spill and load, slide or
-//! use a free register); [`LocalRule::Refined`] (the default) replans the
-//! document's order with Belady's rule (MIN) and keeps the cheaper game. The DAG
+//! use a free register); [`LocalRule::Refined`] replans the document's
+//! order and two depth-first orders with Belady's rule (MIN) and keeps the
+//! cheapest game; [`LocalRule::Searched`] (the default) then improves the
+//! order by a local search with a fixed budget of replanned orders. The DAG
 //! does not depend on statement order, and neither does the allocation.
 //! A global step then gives the registers the blocks do not need to the
 //! hottest variables, weighted by loop depth ([`GlobalStep`]). That is
@@ -138,6 +140,7 @@ struct ReadmeDoctests;
 mod class;
 mod dag;
 pub mod game;
+pub mod order_search;
 mod pebble;
 mod picture;
 pub mod replan;
@@ -147,7 +150,7 @@ mod select;
 pub use class::{Loc, PReg, RegClass, Regs};
 pub use dag::{Dag, DagBuilder, DagError, OpId, OpKind, Output, ValueId};
 pub use game::{GameError, LocalRule, Move, PebbleError, Schedule, Setup, SinkNeed, Start, replay};
-pub use pebble::{Pebbler, pebble};
+pub use pebble::{Pebbler, SEARCH_BUDGET, pebble};
 mod block_dag;
 mod input;
 mod output;

@@ -88,7 +88,7 @@ impl Default for Options {
         Options {
             regs: Regs::new(16, 16),
             strategy: Strategy::Global,
-            local_rule: LocalRule::Refined,
+            local_rule: LocalRule::Searched,
             global: GlobalStep::Weighted,
             local_regs: None,
             carry: true,

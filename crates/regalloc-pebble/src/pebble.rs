@@ -48,9 +48,14 @@ use crate::class::{PReg, RegClass};
 use crate::dag::{Dag, NONE, OpId, OpKind, ValueId};
 use crate::game::PebbleError;
 use crate::game::{Board, LocalRule, Move, Schedule, Setup};
+use crate::order_search::OrderSearch;
 use crate::replan::Replanner;
 use crate::select::Selector;
 use smallvec::SmallVec;
+
+/// Most orders the `Searched` rule's local search replays after its three
+/// starting orders.
+pub const SEARCH_BUDGET: u32 = 128;
 
 /// Slide cost of "no input to slide from".
 const NO_SLIDE: u32 = u32::MAX / 2;
@@ -78,6 +83,7 @@ pub struct Pebbler {
     loads: u64,
     stores: u64,
     replanner: Replanner,
+    search: OrderSearch,
     order: Vec<OpId>,
     alt: Schedule,
 }
@@ -140,19 +146,31 @@ impl Pebbler {
         // A game at the lower bound cannot be improved: no replanning.
         let bound = setup.lower_bound(dag);
         debug_assert!(out.cost() >= bound, "a game below the lower bound");
-        if setup.rule == LocalRule::Refined && out.cost() > bound {
-            self.order.clear();
-            self.order.extend(out.order());
-            self.replanner.replan(dag, setup, &self.order, &mut self.alt)?;
-            if self.alt.cost() < out.cost() {
-                std::mem::swap(out, &mut self.alt);
-            }
-            for tallest in [true, false] {
-                self.replanner.depth_first_order(dag, tallest, &mut self.order);
+        if setup.rule != LocalRule::Document && out.cost() > bound {
+            // Three starting orders, each replanned: the heuristic's, and
+            // depth first taller or shorter input first. The cheapest is
+            // then improved by the local search over orders.
+            let mut heuristic_order = std::mem::take(&mut self.order);
+            heuristic_order.clear();
+            heuristic_order.extend(out.order());
+            for start in 0..3 {
+                match start {
+                    0 => {
+                        self.order.clear();
+                        self.order.extend_from_slice(&heuristic_order);
+                    }
+                    _ => self.replanner.depth_first_order(dag, start == 1, &mut self.order),
+                }
                 self.replanner.replan(dag, setup, &self.order, &mut self.alt)?;
                 if self.alt.cost() < out.cost() {
                     std::mem::swap(out, &mut self.alt);
                 }
+            }
+            if setup.rule == LocalRule::Searched && out.cost() > bound {
+                self.order.clear();
+                self.order.extend(out.order());
+                let mut budget = SEARCH_BUDGET;
+                self.search.improve(dag, setup, &mut self.replanner, &mut self.order, out, &mut budget)?;
             }
         }
         Ok(())
@@ -346,15 +364,16 @@ impl Pebbler {
         if self.b.blue[vi] || (dag.is_sink(v) && !self.b.sink_anywhere[vi]) { 1 } else { 2 }
     }
 
-    /// Evicts one value of class `c` that `u` does not read or write;
+    /// Evicts one value of class `c` that `u` does not read or write, from
+    /// a register not in `taken` (already given to another output of `u`);
     /// stores it first if memory does not hold it and it is still wanted.
     /// Returns the freed register.
-    fn evict(&mut self, dag: &Dag, c: RegClass, u: OpId) -> Option<u32> {
+    fn evict(&mut self, dag: &Dag, c: RegClass, u: OpId, taken: &[u32]) -> Option<u32> {
         let ci = c.index();
         let mut best: Option<((bool, u32, u32, u32), ValueId)> = None;
         for &r in &self.b.regs[ci] {
             let v = self.b.holder[ci][r as usize];
-            if v == NONE || dag.inputs(u).contains(&v) || dag.def_op(v) == Some(u) {
+            if v == NONE || taken.contains(&r) || dag.inputs(u).contains(&v) || dag.def_op(v) == Some(u) {
                 continue;
             }
             let key = (self.in_s[v as usize], self.evict_cost(dag, v), self.b.pending[v as usize], dag.value_rank(v));
@@ -409,7 +428,7 @@ impl Pebbler {
         if let Some(r) = self.free_reg(dag, c, u, hint) {
             return Ok(r);
         }
-        self.evict(dag, c, u).ok_or(PebbleError::TooFewRegisters {
+        self.evict(dag, c, u, &[]).ok_or(PebbleError::TooFewRegisters {
             op: u,
             class: c,
             needs: self.local_demand(dag, u, c),
@@ -493,7 +512,13 @@ impl Pebbler {
                 slid.push(i);
                 self.b.red[i as usize]
             } else {
-                self.evict(dag, c, guard).ok_or(PebbleError::TooFewRegisters {
+                let taken: SmallVec<[u32; 4]> = placed
+                    .iter()
+                    .filter(|&&(p, _)| dag.class(p) == c)
+                    .map(|&(_, r)| r)
+                    .chain(reserved.iter().copied())
+                    .collect();
+                self.evict(dag, c, guard, &taken).ok_or(PebbleError::TooFewRegisters {
                     op,
                     class: c,
                     needs: self.local_demand(dag, op, c),

@@ -10,8 +10,8 @@
 //!   computed, red, blue) by A* (P. E. Hart, N. J. Nilsson and B. Raphael,
 //!   "A formal basis for the heuristic determination of minimum cost
 //!   paths", IEEE Trans. SSC, 1968; `docs/references.md`), moves costing 0 (compute, slide, drop) or
-//!   1 (load, store), with an admissible bound and the heuristic as an
-//!   upper bound; practical to 30 values and more at small `P`.
+//!   1 (load, store), with an admissible bound; it shares no code with the
+//!   heuristic it measures; practical to 30 values and more at small `P`.
 //! - `ilp` (feature `ilp`): an integer program over time-indexed pebble
 //!   moves, solved by microlp — issue 15's second oracle, checked against
 //!   [`exhaustive`] on DAGs of at most 10 nodes (beyond about 12 nodes
@@ -144,8 +144,8 @@ pub const EXHAUSTIVE_LIMIT: usize = 32;
 /// An A* search over game states (which values are computed, red, blue),
 /// with a lower bound that cannot overestimate — every computed value some
 /// operation still reads but that is not red needs a load, every sink not
-/// yet in memory a store — and the heuristic's cost as an upper bound that
-/// prunes. States are canonical: a value nothing reads again and that
+/// yet in memory a store. (It takes no upper bound from the heuristic it
+/// is the oracle for.) States are canonical: a value nothing reads again and that
 /// needs no store is dropped at once. `state_limit` bounds the states kept
 /// (`None`: no bound); past it the search gives up with
 /// [`ExactError::Unproven`].
@@ -180,7 +180,6 @@ pub fn exhaustive_limited(dag: &Dag, p: u32, state_limit: Option<usize>) -> Resu
         let needed = c & !done_with(c) & !r;
         u64::from(needed.count_ones()) + u64::from((sinks & !b).count_ones())
     };
-    let upper = crate::pebble::pebble(dag, crate::class::Regs::new(p, 0)).map(|s| s.cost()).unwrap_or(u64::MAX);
     type State = (u32, u32, u32);
     let mut dist: FxHashMap<State, u64> = FxHashMap::default();
     let mut heap: std::collections::BinaryHeap<core::cmp::Reverse<(u64, u64, State)>> =
@@ -233,9 +232,6 @@ pub fn exhaustive_limited(dag: &Dag, p: u32, state_limit: Option<usize>) -> Resu
             }
             let nd = d + cost;
             let f = nd + lower(c2, r2, b2);
-            if f > upper {
-                continue;
-            }
             let k = (c2, r2, b2);
             if dist.get(&k).is_none_or(|&e| nd < e) {
                 dist.insert(k, nd);

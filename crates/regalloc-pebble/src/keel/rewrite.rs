@@ -56,6 +56,11 @@ pub struct Rewritten {
     pub spill_bytes: u64,
     /// Blocks added to split edges.
     pub split_blocks: usize,
+    /// The prologue's copies of params into their registers (the entry
+    /// convention: not in [`crate::Costs`], but in the printed code).
+    pub param_copies: u32,
+    /// The prologue's stores of params into their slots (likewise).
+    pub param_stores: u32,
 }
 
 /// Applies `alloc` (computed on `module`'s function `f` as it is now) to
@@ -193,10 +198,12 @@ pub fn rewrite(module: &mut Module, f: FuncId, alloc: &Allocation) -> Rewritten 
                 Loc::Reg(r) => {
                     let dst = views.var(b.func(), r, t);
                     b.ins().copy(dst, Arg::Var(p));
+                    out.param_copies += 1;
                 }
                 Loc::Slot(s) => {
                     let (m, at) = spill.place(s, t);
                     b.ins().store(m, Arg::from(at), Arg::Var(p));
+                    out.param_stores += 1;
                 }
             }
         }
