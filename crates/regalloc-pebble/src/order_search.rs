@@ -78,9 +78,8 @@ impl OrderSearch {
     }
 
     /// Improves `best`, a game that plays `order`, by moving one operation
-    /// at a time, spending at most `budget` replays (decrementing it); on
-    /// return `best` plays `order` and costs no more than before. Returns
-    /// whether it got cheaper.
+    /// (or one cone) at a time, building at most `budget` trial orders; on
+    /// return `best` plays `order` and costs no more than before.
     pub fn improve(
         &mut self,
         dag: &Dag,
@@ -88,15 +87,14 @@ impl OrderSearch {
         replanner: &mut Replanner,
         order: &mut Vec<OpId>,
         best: &mut Schedule,
-        budget: &mut u32,
-    ) -> Result<bool, PebbleError> {
+        mut budget: u32,
+    ) -> Result<(), PebbleError> {
         let n = order.len();
         let bound = setup.lower_bound(dag);
         self.index(order, dag.num_ops());
         let mut best_span = live_span(dag, order, &mut self.first, &mut self.last);
-        let mut any = false;
         let mut improved = true;
-        while improved && *budget > 0 && best.cost() > bound {
+        while improved && budget > 0 && best.cost() > bound {
             improved = false;
             'ops: for i in 0..n {
                 let op = order[i];
@@ -133,12 +131,12 @@ impl OrderSearch {
                 while k < self.places.len() {
                     let j = self.places[k];
                     k += 1;
-                    if *budget == 0 {
+                    if budget == 0 {
                         break 'ops;
                     }
                     // Building a trial is linear in the DAG: every one is
                     // paid for, even one that turns out to be the same order.
-                    *budget -= 1;
+                    budget -= 1;
                     self.trial.clear();
                     if j < SINK_CONE {
                         self.trial.extend(order.iter().copied().filter(|&o| o != op));
@@ -169,7 +167,6 @@ impl OrderSearch {
                     let span = live_span(dag, &self.trial, &mut self.first, &mut self.last);
                     if (self.alt.cost(), span) < (best.cost(), best_span) {
                         best_span = span;
-                        any |= self.alt.cost() < best.cost();
                         std::mem::swap(best, &mut self.alt);
                         std::mem::swap(order, &mut self.trial);
                         self.index(order, dag.num_ops());
@@ -182,7 +179,7 @@ impl OrderSearch {
                 }
             }
         }
-        Ok(any)
+        Ok(())
     }
 
     /// Marks `op` and everything that depends on it (`down`) or that it

@@ -148,19 +148,16 @@ impl Pebbler {
         debug_assert!(out.cost() >= bound, "a game below the lower bound");
         if setup.rule != LocalRule::Document && out.cost() > bound {
             // Three starting orders, each replanned: the heuristic's, and
-            // depth first taller or shorter input first. The cheapest is
-            // then improved by the local search over orders.
-            let mut heuristic_order = std::mem::take(&mut self.order);
-            heuristic_order.clear();
-            heuristic_order.extend(out.order());
-            for start in 0..3 {
-                match start {
-                    0 => {
-                        self.order.clear();
-                        self.order.extend_from_slice(&heuristic_order);
-                    }
-                    _ => self.replanner.depth_first_order(dag, start == 1, &mut self.order),
-                }
+            // depth first taller or shorter input first; the cheapest game
+            // is kept (and, for `Searched`, improved below).
+            self.order.clear();
+            self.order.extend(out.order());
+            self.replanner.replan(dag, setup, &self.order, &mut self.alt)?;
+            if self.alt.cost() < out.cost() {
+                std::mem::swap(out, &mut self.alt);
+            }
+            for tallest in [true, false] {
+                self.replanner.depth_first_order(dag, tallest, &mut self.order);
                 self.replanner.replan(dag, setup, &self.order, &mut self.alt)?;
                 if self.alt.cost() < out.cost() {
                     std::mem::swap(out, &mut self.alt);
@@ -169,8 +166,7 @@ impl Pebbler {
             if setup.rule == LocalRule::Searched && out.cost() > bound {
                 self.order.clear();
                 self.order.extend(out.order());
-                let mut budget = SEARCH_BUDGET;
-                self.search.improve(dag, setup, &mut self.replanner, &mut self.order, out, &mut budget)?;
+                self.search.improve(dag, setup, &mut self.replanner, &mut self.order, out, SEARCH_BUDGET)?;
             }
         }
         Ok(())
