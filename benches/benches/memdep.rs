@@ -9,6 +9,9 @@
 //!   and output dependences, UD and the DU transpose; symbolic and affine
 //!   offsets);
 //! - `memdep-function`: `MemDep::compute_function` (the adapter included);
+//! - `memdep-flow`: `MemDep::compute` with `anti_and_output: false`: the
+//!   UD chains and their DU transpose only (what the first memdep issue's
+//!   10 ms target named), to show what anti and output dependences cost;
 //! - `naive`: `memdep::Naive::compute`, the baseline the issue names:
 //!   from every use (and every definition, for anti and output), a
 //!   backward search along the reaching paths checking every definition
@@ -179,6 +182,10 @@ fn cell(
         b.iter(|| {
             ctx.compute_function(black_box(m), black_box(f), Some(&summaries)).map_or(0, |d| d.sites().num_uses())
         })
+    });
+    let mut flow_only = MemDep::with_options(Options { anti_and_output: false, ..Options::default() });
+    group.bench_function(BenchmarkId::new("memdep-flow", id), |b| {
+        b.iter(|| flow_only.compute(black_box(&cfg), black_box(&code)).map_or(0, |d| d.sites().num_uses()))
     });
     if run_naive {
         let mut base = Naive::new();

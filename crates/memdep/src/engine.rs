@@ -129,6 +129,9 @@ pub struct MemDep {
     /// Symbol liveness: per block, the symbols accesses name live on
     /// entry.
     symbols: symbols::SymbolLiveness,
+    /// Keep every block's exit state after the fixed point (`explain`
+    /// reads them); otherwise each goes once nothing will read it.
+    keep_exit_states: bool,
 }
 
 impl MemDep {

@@ -79,8 +79,10 @@ impl MemDep {
     ) -> Result<(MemDeps, Option<Explanation>), InputError> {
         let mut input = std::mem::take(&mut self.input);
         let result = MemInput::new(graph, code, &mut input).and_then(|mi| {
-            let deps = self.run(&mi)?;
-            Ok((deps, self.explain_at(&mi, inst)))
+            self.keep_exit_states = true;
+            let deps = self.run(&mi);
+            self.keep_exit_states = false;
+            Ok((deps?, self.explain_at(&mi, inst)))
         });
         self.input = input;
         result
