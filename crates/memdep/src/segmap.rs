@@ -266,8 +266,12 @@ impl SegMap {
                 },
                 _ => self.all(t) == other.all(t) && self.points(t) == other.points(t),
             },
-            // A treap whose sets are all empty equals the empty map.
-            _ => self.all(t) == other.all(t) && self.points(t) == other.points(t),
+            // A small map is never all empty (its first point holds a
+            // set); a treap whose sets are all empty equals the empty map.
+            (Some(m), None) | (None, Some(m)) => match &**m {
+                Repr::Flat(_) => false,
+                Repr::Tree(_) => self.all(t) == other.all(t) && self.points(t) == other.points(t),
+            },
         }
     }
 
@@ -481,6 +485,38 @@ mod tests {
         assert_eq!(v(&again, 127, &mut t), EMPTY);
         assert_eq!(v(&again, 128, &mut t), a);
         assert!(m.advanced(0, &mut t).unwrap().same(&m, &mut t));
+    }
+
+    /// Queries over the whole map (the treap's shortcut through its root's
+    /// aggregate) against the union of the values at every position.
+    #[test]
+    fn whole_map_queries_are_the_union_of_every_value() {
+        let mut t = SetTable::default();
+        let mut m = SegMap::default();
+        for k in 0..3 * FLAT_MAX as i64 {
+            let s = t.single(k as u32);
+            m.assign(10 * k, 10 * k + 5, s, &mut t);
+        }
+        let wide = t.single(99);
+        // A wide site over [0, 400): the last key (400) holds the empty set.
+        m.add(0, 400, wide, &mut t);
+        assert!(matches!(m.body.as_deref(), Some(Repr::Tree(_))));
+        for (lo, hi) in [(-5, INF), (0, 400), (0, 235), (-1, 400), (0, 401), (1, 400), (5, 399), (400, 500)] {
+            let mut expect = EMPTY;
+            for x in lo.max(-10)..hi.min(600) {
+                let v = m.value_at(x, &mut t);
+                expect = t.union(expect, v);
+            }
+            assert_eq!(m.query(lo, hi, &mut t), expect, "query [{lo}, {hi})");
+        }
+        // A last key that holds a set (to the end): the query up to it
+        // leaves it out.
+        let last = t.single(77);
+        m.assign(400, INF, last, &mut t);
+        let q = m.query(0, 400, &mut t);
+        assert!(!t.meets(q, last));
+        let q = m.query(0, 401, &mut t);
+        assert!(t.meets(q, last));
     }
 
     #[test]

@@ -393,6 +393,14 @@ fn min_key(n: &Rc<Node>) -> Option<i64> {
     Some(n.key)
 }
 
+fn max_key(n: &Rc<Node>) -> i64 {
+    let mut n = n;
+    while let Some(r) = &n.right {
+        n = r;
+    }
+    n.key
+}
+
 /// The set of the largest key of a subtree (with its pending tags).
 fn last_set(n: &Link, t: &mut SetTable) -> Option<SetId> {
     let mut n = n.as_ref()?;
@@ -547,7 +555,20 @@ impl Tree {
     }
 
     /// The union of the sets on `[lo, hi)` (`lo < hi`).
+    ///
+    /// A range from the first key on that reaches past the last one, or
+    /// to the last one when it holds the empty set (the end of an object
+    /// that its wide sites cover), is the whole map: its union aggregate,
+    /// kept at the root, instead of two walks down the spines.
     pub fn query(&self, lo: i64, hi: i64, t: &mut SetTable) -> SetId {
+        if let Some(root) = &self.root
+            && min_key(root).is_some_and(|k| lo <= k)
+        {
+            let last = max_key(root);
+            if hi > last || (hi == last && last_set(&self.root, t) == Some(EMPTY)) {
+                return agg(root, false, t);
+            }
+        }
         let first = at(&self.root, lo, t).0;
         match range(&self.root, lo, hi, EMPTY, false, t) {
             Some(s) => t.union(first, s),
