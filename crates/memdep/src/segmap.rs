@@ -519,6 +519,75 @@ mod tests {
         assert!(t.meets(q, last));
     }
 
+    /// Maps whose updates are mostly adds over the whole object (what
+    /// makes a treap keep its end beside it, see `treap::Tree`), mixed
+    /// with kills, narrow adds and updates past the end, against a
+    /// pointwise model; joins and equality of every pair of versions
+    /// against the pointwise union and equality.
+    #[test]
+    fn whole_object_adds_match_a_pointwise_model() {
+        const END: i64 = 200;
+        let mut t = SetTable::default();
+        let mut seed = 7u64;
+        let mut rnd = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n) as i64
+        };
+        let values =
+            |m: &SegMap, t: &mut SetTable| -> Vec<SetId> { (-2..END + 20).map(|x| m.value_at(x, t)).collect() };
+        for _ in 0..60 {
+            let mut m = SegMap::default();
+            for k in 0..2 * FLAT_MAX as i64 {
+                let s = t.single(100 + k as u32);
+                m.assign(10 * k, 10 * k + 5, s, &mut t);
+            }
+            let mut model = values(&m, &mut t);
+            let mut history = vec![(m.clone(), model.clone())];
+            for step in 0..24 {
+                let item = t.single(rnd(12) as u32);
+                let (lo, hi, kill) = match rnd(6) {
+                    0..=2 => (0, END, false),
+                    3 => (rnd(END as u64), rnd(END as u64) + 1, false),
+                    4 => (rnd(END as u64), rnd(END as u64) + 1, true),
+                    _ => (rnd(END as u64 + 10), END + rnd(10) + 1, rnd(2) == 0),
+                };
+                if lo >= hi {
+                    continue;
+                }
+                if kill {
+                    m.assign(lo, hi, item, &mut t);
+                } else {
+                    m.add(lo, hi, item, &mut t);
+                }
+                for x in lo.max(-2)..hi.min(END + 20) {
+                    let v = &mut model[(x + 2) as usize];
+                    *v = if kill { item } else { t.union(*v, item) };
+                }
+                check_invariants(&m, &mut t);
+                assert_eq!(values(&m, &mut t), model, "step {step}: [{lo}, {hi}) kill {kill}");
+                for (qlo, qhi) in
+                    [(0, END), (-2, END + 20), (rnd(END as u64), END), (rnd(END as u64), rnd(END as u64) + 1)]
+                {
+                    if qlo >= qhi {
+                        continue;
+                    }
+                    let expect = (qlo..qhi).fold(EMPTY, |acc, x| t.union(acc, model[(x + 2) as usize]));
+                    assert_eq!(m.query(qlo, qhi, &mut t), expect, "query [{qlo}, {qhi})");
+                }
+                history.push((m.clone(), model.clone()));
+            }
+            for (a, va) in &history {
+                for (b, vb) in &history {
+                    let u = a.join(b, &mut t);
+                    check_invariants(&u, &mut t);
+                    let expect: Vec<SetId> = va.iter().zip(vb).map(|(&x, &y)| t.union(x, y)).collect();
+                    assert_eq!(values(&u, &mut t), expect);
+                    assert_eq!(a.same(b, &mut t), va == vb);
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_long_map_stays_shallow() {
         let mut t = SetTable::default();
