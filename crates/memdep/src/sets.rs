@@ -25,8 +25,7 @@
 //! exact; ids are never reused within one table's life ([`SetTable::clear`]
 //! starts over).
 
-use rustc_hash::FxHashMap;
-use std::collections::hash_map::Entry;
+use hashbrown::hash_table::{Entry, HashTable};
 use std::hash::{Hash, Hasher};
 
 /// Log2 of the entries of [`SetTable`]'s cache of recent operations.
@@ -49,10 +48,12 @@ pub const EMPTY: SetId = 0;
 pub(crate) struct SetTable {
     starts: Vec<u32>,
     ranges: Vec<(u32, u32)>,
-    /// Hash of a range list -> first set with that hash; `next` chains
-    /// sets sharing a hash.
-    by_hash: FxHashMap<u64, SetId>,
-    next: Vec<SetId>,
+    /// Every set, by the hash of its range list: a table of bare ids (4
+    /// bytes and a control byte a slot, where a map from hash to id took
+    /// 17), since on large functions the probe of each new set misses the
+    /// processor's caches and the table's size is what decides how often
+    /// (see the module doc).
+    table: HashTable<SetId>,
     /// `{x}` by `x` (`NONE` where not interned yet).
     singles: Vec<SetId>,
     /// A direct-mapped cache of recent operations: `(key, result)` by a
@@ -74,8 +75,7 @@ impl Default for SetTable {
         let mut t = SetTable {
             starts: Vec::new(),
             ranges: Vec::new(),
-            by_hash: FxHashMap::default(),
-            next: Vec::new(),
+            table: HashTable::new(),
             singles: Vec::new(),
             recent: Vec::new(),
             scratch: Vec::new(),
@@ -99,15 +99,13 @@ impl SetTable {
     pub fn clear(&mut self) {
         self.starts.clear();
         self.ranges.clear();
-        self.by_hash.clear();
-        self.next.clear();
+        self.table.clear();
         self.singles.clear();
         self.recent.clear();
         self.recent.resize(RECENT, (NO_KEY, EMPTY));
         self.exceeded = false;
         self.starts.extend([0, 0]);
-        self.next.push(EMPTY);
-        self.by_hash.insert(hash_of(&[]), EMPTY);
+        self.table.insert_unique(hash_of(&[]), EMPTY, |_| hash_of(&[]));
     }
 
     /// Number of distinct sets so far (the empty one included).
@@ -140,20 +138,19 @@ impl SetTable {
     }
 
     /// Bytes the table would hold with `extra` more ranges and one more
-    /// set: the range, start and chain vectors at the capacity their growth
-    /// would reach, the hash map at its capacity (16 bytes an entry, with
-    /// control bytes), the singletons and the cache.
+    /// set: the range and start vectors at the capacity their growth would
+    /// reach, the hash table likewise (6 bytes a slot: an id, a control
+    /// byte, and the slots a table keeps free), the singletons and the
+    /// cache.
     fn bytes_with(&self, extra: usize) -> u64 {
         let grown = |len: usize, cap: usize, add: usize| -> u64 {
             let need = len + add;
             (if need > cap { need.max(cap * 2) } else { cap }) as u64
         };
-        let maps = self.by_hash.capacity();
         grown(self.ranges.len(), self.ranges.capacity(), extra) * 8
             + (self.singles.capacity() * 4 + RECENT * 16) as u64
             + grown(self.starts.len(), self.starts.capacity(), 1) * 4
-            + grown(self.next.len(), self.next.capacity(), 1) * 4
-            + maps as u64 * 16
+            + grown(self.table.len(), self.table.capacity(), 1) * 6
     }
 
     fn intern_scratch(&mut self) -> SetId {
@@ -162,35 +159,24 @@ impl SetTable {
         }
         let h = hash_of(&self.scratch);
         let need = self.bytes_with(self.scratch.len());
-        let fits = need <= self.limit;
         let id = self.len() as SetId;
-        // One probe of the hash map, whether the set is found or added.
-        let chain_head = match self.by_hash.entry(h) {
-            Entry::Occupied(mut e) => {
-                let mut s = *e.get();
-                loop {
-                    if cfg_dom::csr::row(&self.starts, &self.ranges, s as usize) == self.scratch.as_slice() {
-                        return s;
-                    }
-                    let n = self.next[s as usize];
-                    if n == s {
-                        break;
-                    }
-                    s = n;
-                }
-                // Chain: the new set points at the previous head.
-                fits.then(|| e.insert(id))
+        // One probe of the table, whether the set is found or added; a
+        // table that grows rehashes each set from its ranges.
+        let (starts, ranges, scratch) = (&self.starts, &self.ranges, &self.scratch);
+        let row = |s: SetId| cfg_dom::csr::row(starts, ranges, s as usize);
+        match self.table.entry(h, |&s| row(s) == scratch.as_slice(), |&s| hash_of(row(s))) {
+            Entry::Occupied(e) => return *e.get(),
+            Entry::Vacant(e) if need <= self.limit => {
+                e.insert(id);
             }
-            Entry::Vacant(e) => fits.then(|| *e.insert(id)),
-        };
-        let Some(chain_head) = chain_head else {
-            self.exceeded = true;
-            self.refused_bytes = need;
-            return EMPTY;
-        };
+            Entry::Vacant(_) => {
+                self.exceeded = true;
+                self.refused_bytes = need;
+                return EMPTY;
+            }
+        }
         self.ranges.extend_from_slice(&self.scratch);
         self.starts.push(self.ranges.len() as u32);
-        self.next.push(chain_head);
         id
     }
 
