@@ -346,6 +346,9 @@ impl MemDep {
         };
         by_inst(&uses, &use_ids, &mut self.sites.use_start, &mut self.sites.use_list);
         by_inst(&defs, &def_ids, &mut self.sites.def_start, &mut self.sites.def_list);
+        // Every site's singleton is made on its first visit: all at once.
+        let singles = self.sites.uses.len().max(self.sites.defs.len());
+        self.sets.reserve_singletons(u32::try_from(singles).unwrap_or(u32::MAX - 1));
         self.flow.clear();
         self.flow.resize(self.sites.uses.len(), EMPTY);
         let nd = if self.options.anti_and_output { self.sites.defs.len() } else { 0 };

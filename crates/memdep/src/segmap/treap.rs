@@ -16,7 +16,15 @@
 //!   O(1) per object;
 //! - equality is pointwise, with a pointer test first.
 //!
-//! Invariants: keys are distinct; a node's `set`, `union` and `inter`
+//! - an add over the whole map up to its end (a site with an unknown
+//!   offset, live over its object) is one tag at the root: the last
+//!   breakpoint, when it holds the empty set, is kept beside the treap as
+//!   its *cap* ([`Tree`]), so such adds do not split and merge the right
+//!   spine down to it.
+//!
+//! Invariants: keys are distinct, and below the cap when there is one (a
+//! treap of two keys or more whose last key would hold the empty set has
+//! a cap instead); a node's `set`, `union` and `inter`
 //! are exact once its ancestors' tags are applied; `tag` is what remains
 //! to be united into every set below the node. Recursion (split, merge,
 //! join, range aggregates) is as deep as the treap, O(log n) with high
