@@ -224,6 +224,17 @@ impl SetTable {
         self.ranges.extend((0..n).map(|x| (x, x + 1)));
         self.starts.extend(1..=n);
         self.reserved = n;
+        // The dataflow makes about two sets a site (1.8 on the kernels):
+        // room for them now, where growing copies the vectors and rehashes
+        // every set from its ranges, a cache miss each on large functions.
+        // Only what fits the budget with room to spare is reserved.
+        let sets = 2 * n as usize;
+        if self.bytes_with(2 * sets) + 6 * sets as u64 <= self.limit / 2 {
+            self.ranges.reserve(2 * sets);
+            self.starts.reserve(sets);
+            let (starts, ranges) = (&self.starts, &self.ranges);
+            self.table.reserve(sets, |&s| hash_of(cfg_dom::csr::row(starts, ranges, s as usize)));
+        }
     }
 
     /// `{x}`.
