@@ -28,7 +28,7 @@ mod treap;
 use crate::sets::{EMPTY, SetId, SetTable};
 use flat::{Flat, Joined, Points};
 use std::rc::Rc;
-use treap::Tree;
+use treap::tree::Tree;
 
 pub(crate) use bounds::{INF, NEG_INF};
 
