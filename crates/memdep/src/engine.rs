@@ -113,6 +113,11 @@ pub struct MemDep {
     def_shape: Vec<u32>,
     /// Per instruction: first shape index.
     shape_start: Vec<u32>,
+    /// Per shape (access): only a possible access (`Access::may`), kept
+    /// beside the shapes so that a block's transfer does not go back to
+    /// the input's accesses (a cache miss per definition on large
+    /// functions).
+    shape_may: Vec<bool>,
     work: State,
     #[cfg(feature = "keel")]
     pub(crate) keel: crate::keel::KeelState,
@@ -166,6 +171,7 @@ impl MemDep {
         self.use_shape.clear();
         self.def_shape.clear();
         self.shape_start.clear();
+        self.shape_may.clear();
         self.work.clear();
         self.loops.clear();
         self.louts.clear();
@@ -257,6 +263,7 @@ impl MemDep {
         self.sites.clear();
         self.shapes.clear();
         self.shape_start.clear();
+        self.shape_may.clear();
         self.shape_start.resize(ni + 1, 0);
         self.use_shape.clear();
         self.def_shape.clear();
@@ -266,6 +273,7 @@ impl MemDep {
             self.shape_start[inst as usize] = self.shapes.len() as u32;
             for a in input.accesses(inst) {
                 self.shapes.push(shape(a, input.object_len(a.object), symbolic));
+                self.shape_may.push(a.may);
             }
         }
         self.shape_start[ni] = self.shapes.len() as u32;
@@ -441,9 +449,8 @@ impl MemDep {
                     }
                     continue;
                 }
-                let site = self.sites.defs[d as usize];
                 let guarded = e.guarded && !self.planted.has(Bug::GuardedKills);
-                let certain = !guarded && !input.accesses(inst)[site.access as usize].may;
+                let certain = !guarded && !self.shape_may[k as usize];
                 let s = self.shapes[k as usize];
                 if carried {
                     if certain {
