@@ -39,8 +39,6 @@ const RECENT_BITS: u32 = 12;
 const RECENT: usize = 1 << RECENT_BITS;
 /// A key no operation has (an op of 3 does not exist).
 const NO_KEY: u64 = u64::MAX;
-/// A `{x}` not interned yet.
-const NONE: SetId = u32::MAX;
 
 /// An interned set.
 pub type SetId = u32;
@@ -59,9 +57,6 @@ pub(crate) struct SetTable {
     /// processor's caches and the table's size is what decides how often
     /// (see the module doc).
     table: HashTable<SetId>,
-    /// `{x}` by `x` (`NONE` where not interned yet), for `x` past the
-    /// reserved singletons.
-    singles: Vec<SetId>,
     /// `{0}` … `{reserved - 1}` are the sets `1` … `reserved`, stored in
     /// order and kept out of the hash table ([`SetTable::reserve_singletons`]).
     reserved: u32,
@@ -85,7 +80,6 @@ impl Default for SetTable {
             starts: Vec::new(),
             ranges: Vec::new(),
             table: HashTable::new(),
-            singles: Vec::new(),
             reserved: 0,
             recent: Vec::new(),
             scratch: Vec::new(),
@@ -104,13 +98,18 @@ fn hash_of(r: &[(u32, u32)]) -> u64 {
     h.finish()
 }
 
+/// The hash of set `s`'s range list, from the table's vectors (what the
+/// hash table rehashes with when it grows).
+fn row_hash(starts: &[u32], ranges: &[(u32, u32)], s: SetId) -> u64 {
+    hash_of(cfg_dom::csr::row(starts, ranges, s as usize))
+}
+
 impl SetTable {
     /// Forgets every set but the empty one, keeping capacity.
     pub fn clear(&mut self) {
         self.starts.clear();
         self.ranges.clear();
         self.table.clear();
-        self.singles.clear();
         self.reserved = 0;
         self.recent.clear();
         self.recent.resize(RECENT, (NO_KEY, EMPTY));
@@ -151,15 +150,14 @@ impl SetTable {
     /// Bytes the table would hold with `extra` more ranges and one more
     /// set: the range and start vectors at the capacity their growth would
     /// reach, the hash table likewise (6 bytes a slot: an id, a control
-    /// byte, and the slots a table keeps free), the singletons and the
-    /// cache.
+    /// byte, and the slots a table keeps free), and the cache.
     fn bytes_with(&self, extra: usize) -> u64 {
         let grown = |len: usize, cap: usize, add: usize| -> u64 {
             let need = len + add;
             (if need > cap { need.max(cap * 2) } else { cap }) as u64
         };
         grown(self.ranges.len(), self.ranges.capacity(), extra) * 8
-            + (self.singles.capacity() * 4 + RECENT * 16) as u64
+            + (RECENT * 16) as u64
             + grown(self.starts.len(), self.starts.capacity(), 1) * 4
             + grown(self.table.len(), self.table.capacity(), 1) * 6
     }
@@ -181,7 +179,7 @@ impl SetTable {
         // table that grows rehashes each set from its ranges.
         let (starts, ranges, scratch) = (&self.starts, &self.ranges, &self.scratch);
         let row = |s: SetId| cfg_dom::csr::row(starts, ranges, s as usize);
-        match self.table.entry(h, |&s| row(s) == scratch.as_slice(), |&s| hash_of(row(s))) {
+        match self.table.entry(h, |&s| row(s) == scratch.as_slice(), |&s| row_hash(starts, ranges, s)) {
             Entry::Occupied(e) => return *e.get(),
             Entry::Vacant(e) if need <= self.limit => {
                 e.insert(id);
@@ -233,7 +231,7 @@ impl SetTable {
             self.ranges.reserve(2 * sets);
             self.starts.reserve(sets);
             let (starts, ranges) = (&self.starts, &self.ranges);
-            self.table.reserve(sets, |&s| hash_of(cfg_dom::csr::row(starts, ranges, s as usize)));
+            self.table.reserve(sets, |&s| row_hash(starts, ranges, s));
         }
     }
 
@@ -242,21 +240,9 @@ impl SetTable {
         if x < self.reserved {
             return x + 1;
         }
-        if let Some(&s) = self.singles.get(x as usize)
-            && s != NONE
-        {
-            return s;
-        }
         self.scratch.clear();
         self.scratch.push((x, x + 1));
-        let s = self.intern_scratch();
-        if !self.exceeded {
-            if self.singles.len() <= x as usize {
-                self.singles.resize(x as usize + 1, NONE);
-            }
-            self.singles[x as usize] = s;
-        }
-        s
+        self.intern_scratch()
     }
 
     /// `a ∪ b`.

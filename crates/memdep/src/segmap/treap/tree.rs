@@ -94,23 +94,8 @@ impl Tree {
 
     /// Sets every position in `[lo, hi)` to `s` (`lo < hi`).
     pub fn assign(&mut self, lo: i64, hi: i64, s: SetId, t: &mut SetTable) {
-        let end_kept = self.end_kept(hi);
         self.assign_keys(lo, hi, s, t);
-        if !end_kept {
-            self.normalize(t);
-        }
-    }
-
-    /// True when an update of positions below `hi` leaves the map's end
-    /// as it is: capped below the cap, or a last key past `hi` that stays
-    /// last with its set (a treap of two keys or more), so that the update
-    /// needs no [`Tree::normalize`].
-    fn end_kept(&self, hi: i64) -> bool {
-        match (&self.root, self.end) {
-            (_, Some(e)) => hi < e,
-            (Some(root), None) => root.count >= 2 && hi < max_key(root),
-            (None, None) => false,
-        }
+        self.normalize(t);
     }
 
     /// [`Tree::assign`] without the normalization.
@@ -142,12 +127,8 @@ impl Tree {
 
     /// Adds `s` (not empty) to every position in `[lo, hi)` (`lo < hi`).
     pub fn add(&mut self, lo: i64, hi: i64, s: SetId, t: &mut SetTable) {
-        if self.add_to_all(lo, hi, s, t) {
-            return;
-        }
-        let end_kept = self.end_kept(hi);
-        self.add_keys(lo, hi, s, t);
-        if !end_kept {
+        if !self.add_to_all(lo, hi, s, t) {
+            self.add_keys(lo, hi, s, t);
             self.normalize(t);
         }
     }
@@ -182,8 +163,7 @@ impl Tree {
     }
 
     /// The add of `s` on `[lo, hi)` when the range starts at the first key
-    /// and ends at the cap (made here from a last key `hi` that holds the
-    /// empty set): a tag at the root, after a look at the root's
+    /// and ends at the cap: a tag at the root, after a look at the root's
     /// intersection aggregate (`s` everywhere already: nothing changes).
     /// False, changing nothing, for any other add.
     fn add_to_all(&mut self, lo: i64, hi: i64, s: SetId, t: &mut SetTable) -> bool {
@@ -191,7 +171,6 @@ impl Tree {
         if min_key(root) != Some(lo) || self.end != Some(hi) {
             return false;
         }
-        let root = self.root.as_ref().expect("a capped treap is not empty");
         let everywhere = agg(root, true, t);
         if t.union(everywhere, s) != everywhere {
             self.root = Some(tagged(root, s, t));
