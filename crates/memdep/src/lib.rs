@@ -40,7 +40,7 @@
 //! memdep`). Keel's IR is one implementation ([`KeelCode`], with
 //! [`Summaries`] for calls; [`MemDep::compute_function`]), behind the
 //! default feature `keel`; without it the crate depends on `cfg-dom`,
-//! `rustc-hash`, `smallvec` and `hashbrown` only.
+//! `smallvec` and `hashbrown` only.
 //!
 //! # Results are plain data
 //!

@@ -27,9 +27,7 @@ impl MemDep {
         for (d, &k) in self.def_shape.iter().enumerate() {
             let d = d as u32;
             let site = self.sites.defs[d as usize];
-            let certain = k != u32::MAX
-                && !input.effects(site.inst).guarded
-                && !input.accesses(site.inst)[site.access as usize].may;
+            let certain = k != u32::MAX && !input.effects(site.inst).guarded && !self.shape_may[k as usize];
             if !certain {
                 match uncertain.last_mut() {
                     Some(last) if last.1 == d => last.1 = d + 1,
