@@ -100,6 +100,8 @@ pub struct MemDep {
     dfs: Dfs,
     pub(crate) dt: DomTree,
     sets: SetTable,
+    /// Per access, its extent, in the order sites are visited (blocks in
+    /// site order, each instruction's accesses in order).
     shapes: Vec<Shape>,
     outs: Vec<State>,
     pending: Vec<bool>,
@@ -111,13 +113,14 @@ pub struct MemDep {
     /// Per use/def site, its shape index (`u32::MAX` for ANY).
     use_shape: Vec<u32>,
     def_shape: Vec<u32>,
-    /// Per instruction: first shape index.
-    shape_start: Vec<u32>,
     /// Per shape (access): only a possible access (`Access::may`), kept
     /// beside the shapes so that a block's transfer does not go back to
     /// the input's accesses (a cache miss per definition on large
     /// functions).
     shape_may: Vec<bool>,
+    /// Buffers of the join at a block's entry (`engine/fixpoint.rs`).
+    spare: State,
+    carried_state: State,
     work: State,
     #[cfg(feature = "keel")]
     pub(crate) keel: crate::keel::KeelState,
@@ -170,9 +173,10 @@ impl MemDep {
         self.anti.clear();
         self.use_shape.clear();
         self.def_shape.clear();
-        self.shape_start.clear();
         self.shape_may.clear();
         self.work.clear();
+        self.spare.clear();
+        self.carried_state.clear();
         self.loops.clear();
         self.louts.clear();
         self.carried_flow.clear();
@@ -262,23 +266,15 @@ impl MemDep {
         let no = input.num_objects() as u32;
         self.sites.clear();
         self.shapes.clear();
-        self.shape_start.clear();
         self.shape_may.clear();
-        self.shape_start.resize(ni + 1, 0);
         self.use_shape.clear();
         self.def_shape.clear();
         let symbolic = self.options.symbolic;
-        // Shapes by instruction id, so a block's transfer finds them fast.
-        for inst in 0..ni as u32 {
-            self.shape_start[inst as usize] = self.shapes.len() as u32;
-            for a in input.accesses(inst) {
-                self.shapes.push(shape(a, input.object_len(a.object), symbolic));
-                self.shape_may.push(a.may);
-            }
-        }
-        self.shape_start[ni] = self.shapes.len() as u32;
         // Sites in block order (reverse postorder, then unreachable blocks),
         // with the object they group under ("anything" after every object).
+        // Shapes are made in the same pass, in block order, so a block's
+        // transfer reads them in one forward run (one pass over the input's
+        // access records: a large function's are read once).
         let reachable_blocks = self.dfs.reverse_postorder().len();
         let order = self.block_order(n);
         let mut uses: Vec<(u32, Site, u32, bool)> = Vec::new();
@@ -286,14 +282,16 @@ impl MemDep {
         for (pos, &b) in order.iter().enumerate() {
             let live = pos < reachable_blocks;
             for &inst in input.block_insts(b) {
-                let base = self.shape_start[inst as usize];
                 for (k, a) in input.accesses(inst).iter().enumerate() {
                     let site = Site { inst, access: k as u32 };
+                    let shape = self.shapes.len() as u32;
+                    let extent = self::shape(a, input.object_len(a.object), symbolic);
+                    self.shapes.push(extent);
+                    self.shape_may.push(a.may);
                     // Exact sites of an object, then its wide ones (inexact
                     // or symbolic, live over the object's bounds): what is
                     // live at a point is then a run of each.
-                    let shape = base + k as u32;
-                    let group = 2 * a.object + u32::from(!self.shapes[shape as usize].exact);
+                    let group = 2 * a.object + u32::from(!extent.exact);
                     let entry = (group, site, shape, live);
                     if a.write { defs.push(entry) } else { uses.push(entry) }
                 }
@@ -328,12 +326,12 @@ impl MemDep {
         let (def_order, def_ids) = number(&defs);
         self.written.clear();
         self.written.resize(no as usize, false);
-        for &(_, site, shape, _) in &defs {
+        for &(group, site, _, _) in &defs {
             if site.access == ANY {
                 self.written.fill(true);
                 break;
             }
-            self.written[self.shapes[shape as usize].obj as usize] = true;
+            self.written[(group / 2) as usize] = true;
         }
         for &i in &use_order {
             let (_, site, shape, live) = uses[i as usize];

@@ -30,6 +30,7 @@
 use crate::planted::{Bug, Planted};
 use crate::segmap::{INF, SegMap};
 use crate::sets::{EMPTY, SetId, SetTable};
+use smallvec::SmallVec;
 
 /// Where an access lies, prepared once per access.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -240,24 +241,28 @@ impl Layer {
         });
     }
 
-    /// The join of two layers (see the module invariants).
-    pub fn join(&self, other: &Layer, t: &mut SetTable, planted: Planted) -> Layer {
+    /// The join of two layers (see the module invariants), into `out`,
+    /// whose vectors are reused (its content is replaced).
+    pub fn join_into(&self, other: &Layer, t: &mut SetTable, planted: Planted, out: &mut Layer) {
         let n = self.objs.len().max(other.objs.len());
         let empty = SegMap::default();
-        let objs: Vec<SegMap> = (0..n)
-            .map(|o| {
-                let a = self.objs.get(o).unwrap_or(&empty);
-                let b = other.objs.get(o).unwrap_or(&empty);
-                if planted.has(Bug::JoinIntersects) { a.meet(b, t) } else { a.join(b, t) }
-            })
-            .collect();
-        let mut classes = Vec::with_capacity(self.classes.len().max(other.classes.len()));
+        out.objs.clear();
+        out.objs.extend((0..n).map(|o| {
+            let a = self.objs.get(o).unwrap_or(&empty);
+            let b = other.objs.get(o).unwrap_or(&empty);
+            if planted.has(Bug::JoinIntersects) { a.meet(b, t) } else { a.join(b, t) }
+        }));
+        let classes = &mut out.classes;
+        classes.clear();
         let (a, b) = (&self.classes, &other.classes);
+        if a.is_empty() && b.is_empty() {
+            return;
+        }
         let (mut i, mut j) = (0, 0);
         // Lazily: the union of every site live in an object, per side.
-        let mut all_a: Vec<Option<SetId>> = vec![None; n];
-        let mut all_b: Vec<Option<SetId>> = vec![None; n];
-        let all = |side: &Layer, cache: &mut Vec<Option<SetId>>, o: u32, t: &mut SetTable| -> SetId {
+        let mut all_a: SmallVec<[Option<SetId>; 16]> = smallvec::smallvec![None; n];
+        let mut all_b: SmallVec<[Option<SetId>; 16]> = smallvec::smallvec![None; n];
+        let all = |side: &Layer, cache: &mut [Option<SetId>], o: u32, t: &mut SetTable| -> SetId {
             *cache[o as usize].get_or_insert_with(|| side.obj(o).map_or(EMPTY, |m| m.all(t)))
         };
         while i < a.len() || j < b.len() {
@@ -303,7 +308,6 @@ impl Layer {
                 classes.push(c);
             }
         }
-        Layer { objs, classes }
     }
 }
 
@@ -334,8 +338,10 @@ impl State {
         self.defs.same(&other.defs, t) && self.reads.same(&other.reads, t)
     }
 
-    pub fn join(&self, other: &State, t: &mut SetTable, planted: Planted) -> State {
-        State { defs: self.defs.join(&other.defs, t, planted), reads: self.reads.join(&other.reads, t, planted) }
+    /// The join of two states, into `out` (its vectors reused).
+    pub fn join_into(&self, other: &State, t: &mut SetTable, planted: Planted, out: &mut State) {
+        self.defs.join_into(&other.defs, t, planted, &mut out.defs);
+        self.reads.join_into(&other.reads, t, planted, &mut out.reads);
     }
 
     pub fn forget(&mut self, sym: u32) {
