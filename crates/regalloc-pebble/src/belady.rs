@@ -110,8 +110,12 @@ pub(crate) struct Sweep {
     dbase: Vec<usize>,
     touched: Vec<VarId>,
     reads: Vec<VarId>,
-    /// (tier, distance, var, dirty) of an entry's candidates.
-    cands: Vec<(u8, u64, VarId, bool)>,
+    /// (tier, distance, var, dirty, index in the block's live list) of an
+    /// entry's candidates.
+    cands: Vec<(u8, u64, VarId, bool, u32)>,
+    /// Per live var and done predecessor of the block being entered: its
+    /// register there (or `NONE`) and whether its home is current.
+    locs: Vec<(u32, bool)>,
     preds: Vec<Node>,
     /// The position of the instruction being allocated in its block.
     pos: u64,

@@ -76,7 +76,7 @@ impl Sweep {
             for &x in &fx.params {
                 let d = nu.at_entry(b, x);
                 if d != INF && !self.cands.iter().any(|c| c.2 == x) {
-                    self.cands.push((0, d, x, true));
+                    self.cands.push((0, d, x, true, u32::MAX));
                 }
             }
         } else {
@@ -92,16 +92,37 @@ impl Sweep {
                     }
                 }
             }
+            // Where each done predecessor leaves each live var (`locs`,
+            // by live var, then predecessor): one merged walk of the live
+            // list and each exit list (both sorted by var), where a search
+            // per pair was a sixth of the allocation on small blocks.
+            let np = self.preds.len();
+            self.locs.clear();
+            self.locs.resize(live.len() * np, (NONE, true));
+            for (j, &p) in self.preds.iter().enumerate() {
+                let exit = &pass.exit[p as usize];
+                let mut e = 0;
+                for (k, &(x, _)) in live.iter().enumerate() {
+                    while exit.get(e).is_some_and(|&(y, _, _)| y < x) {
+                        e += 1;
+                    }
+                    if let Some(&(y, r, home)) = exit.get(e)
+                        && y == x
+                    {
+                        self.locs[k * np + j] = (r, home);
+                    }
+                }
+            }
             let mut through = [0u32; 2];
-            for &(x, d) in live {
+            for (k, &(x, d)) in live.iter().enumerate() {
                 let (mut all, mut some, mut dirty) = (true, false, false);
                 // Edge work either way: loads where it is missing, if taken;
                 // stores where it is dirty, if not.
                 let (mut missing, mut stores) = (0u64, 0u64);
                 let wb = fx.weight[b as usize];
-                for &p in &self.preds {
+                for (j, &p) in self.preds.iter().enumerate() {
                     let we = fx.weight[p as usize].min(wb);
-                    match exit_loc(&pass.exit[p as usize], x) {
+                    match self.locs[k * np + j] {
                         (NONE, _) => {
                             all = false;
                             missing += we;
@@ -136,7 +157,7 @@ impl Sweep {
                     (some && missing < stores + wb).then_some(1)
                 };
                 if let Some(t) = tier {
-                    self.cands.push((t, d, x, dirty));
+                    self.cands.push((t, d, x, dirty, k as u32));
                 }
             }
             if header {
@@ -149,7 +170,7 @@ impl Sweep {
                 }
                 self.cands.sort_unstable();
                 let mut kept = [0u32; 2];
-                self.cands.retain(|&(t, _, x, _)| {
+                self.cands.retain(|&(t, _, x, _, _)| {
                     if t < 2 {
                         return true;
                     }
@@ -166,7 +187,8 @@ impl Sweep {
         let cands = std::mem::take(&mut self.cands);
         let mut later = std::mem::take(&mut self.later);
         later.clear();
-        for &(_, d, x, dirty) in &cands {
+        let np = self.preds.len();
+        for &(_, d, x, dirty, k) in &cands {
             let c = fx.class[x as usize].index();
             if count[c] >= env.regs[c] {
                 continue;
@@ -175,8 +197,7 @@ impl Sweep {
             // The free register the predecessors leave it in, by the
             // total weight of the edges that then need no move.
             let mut votes: smallvec::SmallVec<[(u64, u32); 4]> = smallvec::SmallVec::new();
-            let mut vote = |exit: &[(VarId, u32, bool)], p: Node| {
-                let r = exit_loc(exit, x).0;
+            let mut vote = |r: u32, p: Node| {
                 if r != NONE && self.is_free(c, r) {
                     let w = fx.weight[p as usize].min(fx.weight[b as usize]);
                     match votes.iter_mut().find(|v| v.1 == r) {
@@ -185,15 +206,17 @@ impl Sweep {
                     }
                 }
             };
-            for &p in &self.preds {
-                vote(&pass.exit[p as usize], p);
+            // (The entry block's candidates, `k` unset, have no done
+            // predecessor.)
+            for (j, &p) in self.preds.iter().enumerate() {
+                vote(self.locs[k as usize * np + j].0, p);
             }
             // At a loop header, the latches' registers of the previous
             // sweep vote too: a move on the entry edge is cheaper than one
             // on every back edge.
             for q in g.predecessors(b).filter(|&q| !done[q as usize]) {
                 if let Some(e) = self.prev_exit.get(q as usize) {
-                    vote(e, q);
+                    vote(exit_loc(e, x).0, q);
                 }
             }
             let best = votes.iter().copied().max_by_key(|&(w, r)| (w, core::cmp::Reverse(r)));
