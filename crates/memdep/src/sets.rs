@@ -364,7 +364,7 @@ fn unite(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
         for &r in short {
             let end = k + long[k..].partition_point(|&(lo, _)| lo <= r.0);
             extend_merged(out, &long[k..end]);
-            extend_merged(out, &[r]);
+            push_merged(out, r);
             k = end;
         }
         extend_merged(out, &long[k..]);
@@ -379,10 +379,16 @@ fn unite(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
             j += 1;
             b[j - 1]
         };
-        match out.last_mut() {
-            Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
-            _ => out.push(r),
-        }
+        push_merged(out, r);
+    }
+}
+
+/// Appends range `r` to the canonical list `out`, whose last range starts
+/// no later than `r`: merged into that range when they meet or touch.
+fn push_merged(out: &mut Vec<(u32, u32)>, r: (u32, u32)) {
+    match out.last_mut() {
+        Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
+        _ => out.push(r),
     }
 }
 
