@@ -176,24 +176,28 @@ fn merge(a: Link, b: Link, t: &mut SetTable) -> Link {
 }
 
 /// The set at position `x`, and whether `x` is a key.
+///
+/// The last key below `x` is remembered with the tag above it, and only
+/// its set is made: uniting each key's set on the way down would intern a
+/// set per level that nothing reads (on a long right spine, one per
+/// append).
 fn at(root: &Link, x: i64, t: &mut SetTable) -> (SetId, bool) {
     let mut n = root.as_ref();
     let mut tag = EMPTY;
-    let mut best = EMPTY;
+    let mut best = (EMPTY, EMPTY);
     while let Some(node) = n {
         if node.key == x {
             return (t.union(node.set, tag), true);
         }
         if node.key < x {
-            best = t.union(node.set, tag);
-            tag = t.union(tag, node.tag);
+            best = (node.set, tag);
             n = node.right.as_ref();
         } else {
-            tag = t.union(tag, node.tag);
             n = node.left.as_ref();
         }
+        tag = t.union(tag, node.tag);
     }
-    (best, false)
+    (t.union(best.0, best.1), false)
 }
 
 /// Union (or intersection) of the sets of the nodes with keys in
