@@ -107,7 +107,7 @@ impl Allocator {
                 }
             }
         }
-        let webs = Webs::compute(graph, code)?;
+        let webs = Webs::compute(graph, code, options.max_memory)?;
         let view = WebView::new(code, &webs);
         let alloc = self.compute_names(graph, &view, options)?;
         let params: Vec<VarId> = code.params().collect();

@@ -8,10 +8,11 @@
 //! has the full entries.
 //!
 //! - **Live ranges are webs** (Chaitin's "names"): definitions joined by a
-//!   use they both reach, from `defuse`'s DU/UD chains; every var live into
-//!   the entry block gets an entry definition (params, and vars read before
-//!   any definition). A guarded definition joins the web of what reaches
-//!   it through any later use, so its tie to the old value holds.
+//!   use they both reach ([`crate::webs`], the partition `defuse`'s DU/UD
+//!   chains give); every var live into the entry block gets an entry
+//!   definition (params, and vars read before any definition). A guarded
+//!   definition joins the web of what reaches it through any later use, so
+//!   its tie to the old value holds.
 //! - **Interference graph**: a backward walk per block over web-level
 //!   liveness (`cfg-dom`'s [`cfg_dom::Liveness`] on the code renamed to
 //!   webs); a definition interferes with every web live after it and with
@@ -65,7 +66,7 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, options: &Options) ->
     let loops = LoopForest::of(graph);
     let n = input.num_blocks();
     let ni = input.num_insts();
-    let webs = Webs::compute(graph, code)?;
+    let webs = Webs::compute(graph, code, options.max_memory)?;
     let nwebs = webs.len();
     let web_var: Vec<VarId> = (0..nwebs as u32).map(|w| webs.var_of(w)).collect();
     let (entry_live, entry_webs): (Vec<VarId>, Vec<u32>) = webs.entry().unzip();

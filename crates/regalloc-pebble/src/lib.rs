@@ -123,9 +123,9 @@
 //! - `keel` (default): Keel IR's binding: `ir_core::Function` as
 //!   [`RegCode`], [`allocate_module`] / [`allocate_in_module`],
 //!   [`lower_phis`], the `rewrite` and `unroll` modules. Without it the
-//!   crate depends on `cfg-dom`, `defuse` (the allocator's live ranges
-//!   are def-use webs), `rustc-hash` and `smallvec` only, and nothing of
-//!   Keel's IR.
+//!   crate depends on `cfg-dom`, `rustc-hash` and `smallvec` only, and
+//!   nothing of Keel's IR (the live ranges, def-use webs, are built in
+//!   [`webs`] by one walk; `defuse`'s chains are their test oracle).
 //! - `ilp`: [`exact`]'s integer-program optimum (microlp).
 //! - `fuzzing`: the generate-allocate-check-interpret property and the
 //!   planted bugs (implies `keel` and `ilp`).

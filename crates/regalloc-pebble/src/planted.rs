@@ -13,6 +13,10 @@ pub enum Bug {
     /// Spill stores are not emitted, so a later reload reads a slot that
     /// never got the value.
     DropStores,
+    /// Webs treat guarded definitions as killing: a guarded definition no
+    /// longer joins what reached it when read, so the old value's web and
+    /// the new one's split where they must be one.
+    WebsIgnoreGuards,
 }
 
 /// True when `bug` is planted on this thread (always `false` without the

@@ -7,14 +7,34 @@
 //! what both allocators want as their unit (a web can take its own
 //! register and its own spill slot).
 //!
-//! Built from `defuse`'s UD chains: a union-find over definitions, joining
-//! all the definitions reaching each use. Every var live into the entry
-//! block gets an entry definition (params, and vars read before any
-//! definition, undefined there), so every read in reachable code has one.
-//! A guarded definition whose value some use reads is joined, through that
-//! use, with what reached it (it does not kill), so its tie to the old
-//! value holds; reads in unreachable code that nothing reaches get webs of
-//! their own.
+//! Built in one walk, without SSA: a union-find over the definitions
+//! and one *entry point* per (block, var live into it). In each reachable
+//! block a use joins the point that reaches it: the latest definition of
+//! its var in the block, or the block's entry point for the var; at the
+//! block's end, the entry point of each var live into a successor joins
+//! what reaches the end. Every var live into the entry block gets an
+//! entry definition (params, and vars read before any definition,
+//! undefined there), and the entry block's entry points are those, so
+//! every read in reachable code has one. A guarded definition does not
+//! kill: it remembers what reached it, and the first read through it
+//! (a use, or a successor's entry point) joins the two, so a guarded
+//! definition that nothing reads stays apart, as in the chains. Defs and
+//! reads in unreachable code take no part: each is a web of its own.
+//!
+//! The partition is the one the def-use chains give (all the definitions
+//! reaching one use in one web, Chaitin's construction): a successor's
+//! entry point for a live var is read by some use below it without an
+//! unguarded definition between, so what joins there reaches that use.
+//! `tests/webs.rs` checks it against `defuse`'s chains (the construction
+//! this module used before, through SSA) on generated programs; the walk
+//! is linear in instructions plus, per edge, the successor's live-in set.
+//!
+//! Invariants: element ids are the definitions first (entry definitions,
+//! then each listed instruction's, by instruction id), then the entry
+//! points of the reachable blocks but the entry; a union keeps the smaller
+//! root, so a component's root is its first definition (a component's
+//! entry points always join a definition: every path from the entry to a
+//! point where a var is live passes a definition of it or the entry's).
 //!
 //! [`WebView`] is the renamed code as a [`RegCode`] (same graph, same
 //! instructions, web ids for var ids): the allocators run on it and map
@@ -22,47 +42,10 @@
 
 use crate::class::RegClass;
 use crate::dag::NONE;
+use crate::error::AllocError;
 use crate::input::{InstKind, RegCode};
-use cfg_dom::{Graph, InputError, InstId, Liveness, Node, Use, VarCode, VarId, Versioned};
-
-/// The code seen with every var live into the entry as a param, so the
-/// chains give those reads an entry definition.
-struct EntryDefs<'c, C> {
-    code: &'c C,
-    params: Vec<VarId>,
-}
-
-impl<C: VarCode> Versioned for EntryDefs<'_, C> {}
-
-impl<C: VarCode> VarCode for EntryDefs<'_, C> {
-    fn num_blocks(&self) -> usize {
-        self.code.num_blocks()
-    }
-    fn num_vars(&self) -> usize {
-        self.code.num_vars()
-    }
-    fn num_insts(&self) -> usize {
-        self.code.num_insts()
-    }
-    fn params(&self) -> impl Iterator<Item = VarId> + '_ {
-        self.params.iter().copied()
-    }
-    fn block_insts(&self, b: Node) -> impl Iterator<Item = InstId> + '_ {
-        self.code.block_insts(b)
-    }
-    fn defs(&self, inst: InstId) -> impl Iterator<Item = VarId> + '_ {
-        self.code.defs(inst)
-    }
-    fn uses(&self, inst: InstId) -> impl Iterator<Item = Use> + '_ {
-        self.code.uses(inst)
-    }
-    fn is_guarded(&self, inst: InstId) -> bool {
-        self.code.is_guarded(inst)
-    }
-    fn is_phi(&self, inst: InstId) -> bool {
-        self.code.is_phi(inst)
-    }
-}
+use crate::planted::{Bug, planted};
+use cfg_dom::{Dfs, Graph, InstId, Liveness, Node, Use, VarCode, VarId, Versioned};
 
 fn find(parent: &mut [u32], mut x: u32) -> u32 {
     while parent[x as usize] != x {
@@ -71,6 +54,38 @@ fn find(parent: &mut [u32], mut x: u32) -> u32 {
         x = p;
     }
     x
+}
+
+fn unite(parent: &mut [u32], a: u32, b: u32) {
+    let (a, b) = (find(parent, a), find(parent, b));
+    if a != b {
+        parent[a.max(b) as usize] = a.min(b);
+    }
+}
+
+/// The union-find of one [`Webs::compute`]: elements as in the module
+/// doc, and per guarded definition what reached it until a read joins
+/// them ([`NONE`] once joined, or for an unguarded one).
+struct Joins {
+    parent: Vec<u32>,
+    before: Vec<u32>,
+}
+
+impl Joins {
+    /// A read of the value `x` (a definition or an entry point) stands:
+    /// `x` joins `into` (another element, or itself), and so does every
+    /// guarded definition's predecessor down the chain, each once.
+    fn read(&mut self, into: u32, x: u32) {
+        unite(&mut self.parent, into, x);
+        let mut y = x;
+        while let Some(&p) = self.before.get(y as usize)
+            && p != NONE
+        {
+            self.before[y as usize] = NONE;
+            unite(&mut self.parent, y, p);
+            y = p;
+        }
+    }
 }
 
 /// A function's webs.
@@ -91,65 +106,137 @@ pub struct Webs {
 }
 
 impl Webs {
-    /// The webs of `code` on `graph` (which must have no phis).
-    pub fn compute<G: Graph, C: VarCode>(graph: &G, code: &C) -> Result<Webs, InputError> {
+    /// The webs of `code` on `graph` (which must have no phis). The entry
+    /// points take four bytes each, one per var live into each reachable
+    /// block: past `limit` bytes, [`AllocError::TooLarge`].
+    pub fn compute<G: Graph, C: VarCode>(graph: &G, code: &C, limit: u64) -> Result<Webs, AllocError> {
         let liveness = Liveness::of(graph, code)?;
-        let entry_vars: Vec<VarId> = graph.entry().map(|e| liveness.live_in(e).collect()).unwrap_or_default();
-        let wrapped = EntryDefs { code, params: entry_vars.clone() };
-        let chains = defuse::via_ssa(graph, &wrapped)?;
-        let sites = chains.sites();
-        let ndefs = sites.num_defs();
-        let mut parent: Vec<u32> = (0..ndefs as u32).collect();
-        for u in 0..sites.num_uses() as u32 {
-            let ds = chains.defs_of(u);
-            if let Some((&first, rest)) = ds.split_first() {
-                for &d in rest {
-                    let (a, b) = (find(&mut parent, first), find(&mut parent, d));
-                    if a != b {
-                        parent[a.max(b) as usize] = a.min(b);
+        let mut dfs = Dfs::new();
+        dfs.compute(graph);
+        let entry = graph.entry();
+        let entry_vars: Vec<VarId> = entry.map(|e| liveness.live_in(e).collect()).unwrap_or_default();
+        let nblocks = graph.num_nodes();
+        let ni = code.num_insts();
+        // Definitions: the entry's, then each listed instruction's.
+        let mut listed = vec![false; ni];
+        for b in 0..nblocks as Node {
+            for i in code.block_insts(b) {
+                listed[i as usize] = true;
+            }
+        }
+        let mut def_var: Vec<VarId> = entry_vars.clone();
+        let (mut def_start, mut use_start) = (Vec::with_capacity(ni + 1), Vec::with_capacity(ni + 1));
+        let mut nuses = 0u32;
+        for i in 0..ni as InstId {
+            def_start.push(def_var.len() as u32);
+            use_start.push(nuses);
+            if listed[i as usize] {
+                def_var.extend(code.defs(i));
+                nuses += code.uses(i).count() as u32;
+            }
+        }
+        def_start.push(def_var.len() as u32);
+        use_start.push(nuses);
+        let ndefs = def_var.len();
+        // Entry points: the entry block's are its entry definitions.
+        let mut point_base: Vec<u32> = vec![NONE; nblocks];
+        let mut npoints = 0usize;
+        for b in 0..nblocks as Node {
+            if Some(b) == entry {
+                point_base[b as usize] = 0;
+            } else if dfs.is_reachable(b) {
+                point_base[b as usize] = (ndefs + npoints) as u32;
+                npoints += liveness.live_in(b).count();
+            }
+        }
+        let bytes = 4 * (ndefs + npoints) as u64;
+        if bytes > limit {
+            let names = code.num_vars().saturating_add(ndefs);
+            return Err(AllocError::TooLarge { blocks: nblocks, names, bytes, limit });
+        }
+        let mut joins = Joins { parent: (0..(ndefs + npoints) as u32).collect(), before: vec![NONE; ndefs] };
+        let ignore_guards = planted(Bug::WebsIgnoreGuards);
+        // Per use: the element it reads (NONE in unreachable code).
+        let mut use_elem: Vec<u32> = vec![NONE; nuses as usize];
+        let mut current: Vec<u32> = vec![NONE; code.num_vars()];
+        let mut touched: Vec<VarId> = Vec::new();
+        for b in (0..nblocks as Node).filter(|&b| dfs.is_reachable(b)) {
+            let base = point_base[b as usize];
+            for (k, v) in liveness.live_in(b).enumerate() {
+                current[v as usize] = base + k as u32;
+                touched.push(v);
+            }
+            for i in code.block_insts(b) {
+                let first_use = use_start[i as usize];
+                for (k, u) in code.uses(i).enumerate() {
+                    let x = current[u.var as usize];
+                    if x != NONE {
+                        joins.read(x, x);
+                        use_elem[first_use as usize + k] = x;
+                    }
+                }
+                let guarded = code.is_guarded(i) && !ignore_guards;
+                for (k, v) in code.defs(i).enumerate() {
+                    let d = def_start[i as usize] + k as u32;
+                    if guarded {
+                        joins.before[d as usize] = current[v as usize];
+                    }
+                    current[v as usize] = d;
+                    touched.push(v);
+                }
+            }
+            for s in graph.successors(b) {
+                let base = point_base[s as usize];
+                for (k, v) in liveness.live_in(s).enumerate() {
+                    let x = current[v as usize];
+                    if x != NONE {
+                        joins.read(base + k as u32, x);
                     }
                 }
             }
+            for v in touched.drain(..) {
+                current[v as usize] = NONE;
+            }
         }
+        let parent = &mut joins.parent;
         let mut w = Webs { entry_vars, ..Webs::default() };
+        let mut read = vec![false; ndefs];
+        for &x in use_elem.iter().filter(|&&x| x != NONE) {
+            read[find(parent, x) as usize] = true;
+        }
         let mut web_of_root: Vec<u32> = vec![NONE; ndefs];
         let mut def_web: Vec<u32> = vec![0; ndefs];
         for d in 0..ndefs as u32 {
-            let r = find(&mut parent, d);
+            let r = find(parent, d);
             if web_of_root[r as usize] == NONE {
                 web_of_root[r as usize] = w.web_var.len() as u32;
-                w.web_var.push(sites.def_var(r).expect("a definition"));
-                w.unread.push(true);
+                w.web_var.push(def_var[r as usize]);
+                w.unread.push(!read[r as usize]);
             }
             def_web[d as usize] = web_of_root[r as usize];
-            if !chains.uses_of(d).is_empty() {
-                w.unread[def_web[d as usize] as usize] = false;
-            }
         }
-        w.entry_webs = (0..w.entry_vars.len() as u32)
-            .map(|k| def_web[sites.param_def(k).expect("an entry def") as usize])
-            .collect();
-        for i in 0..code.num_insts() as InstId {
+        w.entry_webs = def_web[..w.entry_vars.len()].to_vec();
+        for i in 0..ni {
             w.start.push(w.webs.len() as u32);
-            for d in sites.defs_of_inst(i) {
-                w.webs.push(def_web[d as usize]);
-            }
+            w.webs.extend_from_slice(&def_web[def_start[i] as usize..def_start[i + 1] as usize]);
             w.use_at.push(w.webs.len() as u32);
-            for (k, u) in sites.uses_of_inst(i).enumerate() {
-                let web = match chains.defs_of(u).first() {
-                    Some(&d) => def_web[d as usize],
-                    None => {
-                        let x = code.uses(i).nth(k).map_or(0, |u| u.var);
-                        w.web_var.push(x);
+            if !listed[i] {
+                continue;
+            }
+            for (k, u) in code.uses(i as InstId).enumerate() {
+                let web = match use_elem[use_start[i] as usize + k] {
+                    NONE => {
+                        w.web_var.push(u.var);
                         w.unread.push(false);
                         w.web_var.len() as u32 - 1
                     }
+                    x => web_of_root[find(parent, x) as usize],
                 };
                 w.webs.push(web);
             }
         }
         w.start.push(w.webs.len() as u32);
-        w.canonical_numbering(code, &def_web, sites);
+        w.canonical_numbering(code);
         Ok(w)
     }
 
@@ -159,7 +246,7 @@ impl Webs {
     /// legal reordering); entry definitions first. So web ids — the names
     /// the allocator ranks by — are the same for every statement order of
     /// the same blocks.
-    fn canonical_numbering<C: VarCode>(&mut self, code: &C, def_web: &[u32], sites: &defuse::Sites) {
+    fn canonical_numbering<C: VarCode>(&mut self, code: &C) {
         let n = self.web_var.len();
         let mut key: Vec<(u32, u32, u32)> = (0..n).map(|w| (self.web_var[w], u32::MAX, u32::MAX)).collect();
         for &w in &self.entry_webs {
@@ -171,8 +258,7 @@ impl Webs {
         let mut counted: Vec<(Node, u32)> = vec![(Node::MAX, 0); code.num_vars()];
         for b in 0..code.num_blocks() as Node {
             for i in code.block_insts(b) {
-                for d in sites.defs_of_inst(i) {
-                    let var = sites.def_var(d).unwrap_or(0);
+                for (var, &web) in code.defs(i).zip(self.defs(i)) {
                     let k = match counted.get_mut(var as usize) {
                         Some(e) if e.0 == b => {
                             e.1 += 1;
@@ -184,7 +270,6 @@ impl Webs {
                         }
                         None => 0,
                     };
-                    let web = def_web[d as usize];
                     key[web as usize] = key[web as usize].min((var, 1 + b, k));
                 }
                 // Reads nothing reaches (in unreachable code): their own

@@ -150,10 +150,14 @@ impl RegCode for MluCode<'_> {
 /// registers for unrelated values; as webs, each value has its own name,
 /// which is what the allocation checker follows (one abstract value per
 /// name) and what lets the allocator reorder two unrelated definitions of
-/// one register. Semantics are unchanged: every read reads one web.
-pub fn rename_webs(code: &VirtualCode) -> Result<VirtualCode, CompileError> {
+/// one register. Semantics are unchanged: every read reads one web. The
+/// webs' working memory is held to `max_memory` bytes.
+pub fn rename_webs(code: &VirtualCode, max_memory: u64) -> Result<VirtualCode, CompileError> {
     let mlu = MluCode::new(code)?;
-    let webs = regalloc_pebble::webs::Webs::compute(&mlu, &mlu).map_err(CompileError::MalformedVirtualCode)?;
+    let webs = regalloc_pebble::webs::Webs::compute(&mlu, &mlu, max_memory).map_err(|e| match e {
+        regalloc_pebble::AllocError::Input(e) => CompileError::MalformedVirtualCode(e),
+        e => CompileError::Regalloc(e),
+    })?;
     if webs.len() > super::emit::MAX_VREGS as usize {
         return Err(CompileError::TooManyWebs { webs: webs.len(), limit: super::emit::MAX_VREGS });
     }
@@ -216,7 +220,7 @@ impl Allocator for PebbleAllocator {
             );
             return Ok(alloc);
         }
-        let webbed = rename_webs(code)?;
+        let webbed = rename_webs(code, self.options.max_memory)?;
         let code = &webbed;
         let mlu = MluCode::new(code)?;
         let options = Options { regs: Regs::new(config.gprs, 0), ..self.options.clone() };
