@@ -40,8 +40,10 @@
 //!
 //! **Sweeps** ([`Sweep::run`]). The first sweep; then, if some var's
 //! stores cost more than a store after each of its definitions, a sweep
-//! that stores those there; then, if anything was evicted, a sweep with
-//! plain MIN (`clean_factor` 1); then up to [`SWEEPS`] sweeps whose loop
+//! that stores those there; then a sweep with plain MIN (`clean_factor`
+//! 1), unless the sweep it would replay never let the factor change an
+//! eviction (it would then make the same pass: the same choices from the
+//! same states); then up to [`SWEEPS`] sweeps whose loop
 //! headers read the previous best sweep's latches, while back edges carry
 //! work. Each is compared by its in-block edits plus an estimate of its
 //! edge work ([`Sweep::edge_estimate`]); the cheapest gets its fix-ups.
@@ -123,8 +125,9 @@ pub(crate) struct Sweep {
     done: Vec<bool>,
     /// How much further a clean value counts when evicting (this sweep).
     clean_factor: u64,
-    /// Evictions so far (every sweep of the function).
-    evictions: u64,
+    /// This sweep: some eviction chose another register than plain MIN
+    /// (`clean_factor` 1) would have.
+    factor_mattered: bool,
     /// Entry candidates that found no predecessor's register free.
     later: Vec<(VarId, bool, u64)>,
     /// Per block: its position in the sweep order.
@@ -250,7 +253,6 @@ impl Sweep {
         self.spill_at_def.resize(fx.nvars, false);
         self.prev_exit.clear();
         self.clean_factor = CLEAN_FACTOR;
-        self.evictions = 0;
         self.use_next.clear();
         self.def_next.clear();
         self.ubase.clear();
@@ -287,6 +289,7 @@ impl Sweep {
         }
         let mut best = self.fresh_pass(env);
         let (cost, back) = self.run_once(env, &mut best)?;
+        let mut mattered = self.factor_mattered;
         let mut kept = Kept { pass: best, cost, back };
         let mut spare = self.fresh_pass(env);
         // A var whose stores (at evictions, on edges) cost more than a
@@ -300,14 +303,19 @@ impl Sweep {
                 any = true;
             }
         }
-        if any && !self.try_sweep(env, &mut kept, &mut spare)? {
-            self.spill_at_def.fill(false);
+        if any {
+            if self.try_sweep(env, &mut kept, &mut spare)? {
+                mattered = self.factor_mattered;
+            } else {
+                self.spill_at_def.fill(false);
+            }
         }
         // Plain Belady (a clean value counts as far as it is): better on
         // some deep loop nests, worse on others; the cheaper sweep wins.
-        // (Only when a sweep evicted something: the factor decides nothing
-        // else.)
-        if self.evictions > 0 {
+        // Only when the factor changed an eviction in the sweep of the
+        // settings kept: it decides nothing else, so otherwise plain MIN
+        // would replay that sweep exactly.
+        if mattered {
             self.clean_factor = 1;
             if !self.try_sweep(env, &mut kept, &mut spare)? {
                 self.clean_factor = CLEAN_FACTOR;
@@ -413,6 +421,7 @@ impl Sweep {
     ) -> Result<(u64, u64), AllocError> {
         let (fx, input) = (env.fx, env.input);
         self.reset(fx, env.regs);
+        self.factor_mattered = false;
         pass.clear();
         let mut done = std::mem::take(&mut self.done);
         done.clear();

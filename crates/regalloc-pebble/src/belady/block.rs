@@ -94,6 +94,8 @@ impl Sweep {
             return r;
         }
         let mut best: Option<(u64, bool, u32)> = None;
+        // What plain MIN (a clean value as far as it is) would choose.
+        let mut plain: Option<(u64, bool, u32)> = None;
         for r in 0..self.reg_var[c].len() as u32 {
             if self.busy[c][r as usize] == stamp {
                 continue;
@@ -108,9 +110,12 @@ impl Sweep {
             if best.is_none_or(|(n, cl, _)| key > (n, cl)) {
                 best = Some((key.0, key.1, r));
             }
+            if plain.is_none_or(|(n, cl, _)| (dist, clean) > (n, cl)) {
+                plain = Some((dist, clean, r));
+            }
         }
         let (_, _, r) = best.expect("an instruction never needs more registers than there are");
-        self.evictions += 1;
+        self.factor_mattered |= plain.is_some_and(|p| p.2 != r);
         let y = self.reg_var[c][r as usize];
         if !self.clean[y as usize] {
             self.store_home(pass, items, w, PReg::new(RegClass::ALL[c], r), y, drop_stores);
