@@ -98,7 +98,7 @@ impl Allocator {
         }
         // Phis are refused before webs are formed (they would be ordinary
         // definitions there).
-        {
+        let webs = {
             let input = Input::new(graph, code, &mut self.input)?;
             check_size(&input, options.max_memory)?;
             for b in 0..input.num_blocks() as Node {
@@ -106,8 +106,8 @@ impl Allocator {
                     return Err(AllocError::Code(CodeError::Phi { inst: i }));
                 }
             }
-        }
-        let webs = Webs::compute(graph, code, options.max_memory)?;
+            Webs::compute_input(&input, options.max_memory)?
+        };
         let view = WebView::new(code, &webs);
         let alloc = self.compute_names(graph, &view, options)?;
         let params: Vec<VarId> = code.params().collect();

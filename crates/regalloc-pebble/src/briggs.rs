@@ -66,7 +66,7 @@ pub fn allocate<G: Graph, C: RegCode>(graph: &G, code: &C, options: &Options) ->
     let loops = LoopForest::of(graph);
     let n = input.num_blocks();
     let ni = input.num_insts();
-    let webs = Webs::compute(graph, code, options.max_memory)?;
+    let webs = Webs::compute_input(&input, options.max_memory)?;
     let nwebs = webs.len();
     let web_var: Vec<VarId> = (0..nwebs as u32).map(|w| webs.var_of(w)).collect();
     let (entry_live, entry_webs): (Vec<VarId>, Vec<u32>) = webs.entry().unzip();

@@ -45,7 +45,7 @@ use crate::dag::NONE;
 use crate::error::AllocError;
 use crate::input::{InstKind, RegCode};
 use crate::planted::{Bug, planted};
-use cfg_dom::{Dfs, Graph, InstId, Liveness, Node, Use, VarCode, VarId, Versioned};
+use cfg_dom::{Dfs, Graph, Input, InputBuffers, InstId, Liveness, Node, Use, VarCode, VarId, Versioned};
 
 fn find(parent: &mut [u32], mut x: u32) -> u32 {
     while parent[x as usize] != x {
@@ -110,34 +110,27 @@ impl Webs {
     /// points take four bytes each, one per var live into each reachable
     /// block: past `limit` bytes, [`AllocError::TooLarge`].
     pub fn compute<G: Graph, C: VarCode>(graph: &G, code: &C, limit: u64) -> Result<Webs, AllocError> {
-        let liveness = Liveness::of(graph, code)?;
+        let mut buffers = InputBuffers::default();
+        let input = Input::new(graph, code, &mut buffers)?;
+        Webs::compute_input(&input, limit)
+    }
+
+    /// [`Webs::compute`] on an input already checked.
+    pub fn compute_input<G: Graph, C: VarCode>(input: &Input<'_, G, C>, limit: u64) -> Result<Webs, AllocError> {
+        let mut liveness = Liveness::new();
+        liveness.compute_input(input);
+        let graph = input.graph();
         let mut dfs = Dfs::new();
         dfs.compute(graph);
         let entry = graph.entry();
         let entry_vars: Vec<VarId> = entry.map(|e| liveness.live_in(e).collect()).unwrap_or_default();
-        let nblocks = graph.num_nodes();
-        let ni = code.num_insts();
-        // Definitions: the entry's, then each listed instruction's.
-        let mut listed = vec![false; ni];
-        for b in 0..nblocks as Node {
-            for i in code.block_insts(b) {
-                listed[i as usize] = true;
-            }
-        }
-        let mut def_var: Vec<VarId> = entry_vars.clone();
-        let (mut def_start, mut use_start) = (Vec::with_capacity(ni + 1), Vec::with_capacity(ni + 1));
-        let mut nuses = 0u32;
-        for i in 0..ni as InstId {
-            def_start.push(def_var.len() as u32);
-            use_start.push(nuses);
-            if listed[i as usize] {
-                def_var.extend(code.defs(i));
-                nuses += code.uses(i).count() as u32;
-            }
-        }
-        def_start.push(def_var.len() as u32);
-        use_start.push(nuses);
-        let ndefs = def_var.len();
+        let nblocks = input.num_blocks();
+        let ni = input.num_insts();
+        // Definitions: the entry's, then each listed instruction's (the
+        // input's own numbering, by instruction id, after the entry's).
+        let nentry = entry_vars.len();
+        let (def_start, use_start) = (input.def_starts(), input.use_starts());
+        let ndefs = nentry + input.all_defs().len();
         // Entry points: the entry block's are its entry definitions.
         let mut point_base: Vec<u32> = vec![NONE; nblocks];
         let mut npoints = 0usize;
@@ -151,14 +144,14 @@ impl Webs {
         }
         let bytes = 4 * (ndefs + npoints) as u64;
         if bytes > limit {
-            let names = code.num_vars().saturating_add(ndefs);
+            let names = input.num_vars().saturating_add(ndefs);
             return Err(AllocError::TooLarge { blocks: nblocks, names, bytes, limit });
         }
         let mut joins = Joins { parent: (0..(ndefs + npoints) as u32).collect(), before: vec![NONE; ndefs] };
         let ignore_guards = planted(Bug::WebsIgnoreGuards);
         // Per use: the element it reads (NONE in unreachable code).
-        let mut use_elem: Vec<u32> = vec![NONE; nuses as usize];
-        let mut current: Vec<u32> = vec![NONE; code.num_vars()];
+        let mut use_elem: Vec<u32> = vec![NONE; input.all_uses().len()];
+        let mut current: Vec<u32> = vec![NONE; input.num_vars()];
         let mut touched: Vec<VarId> = Vec::new();
         for b in (0..nblocks as Node).filter(|&b| dfs.is_reachable(b)) {
             let base = point_base[b as usize];
@@ -166,18 +159,19 @@ impl Webs {
                 current[v as usize] = base + k as u32;
                 touched.push(v);
             }
-            for i in code.block_insts(b) {
-                let first_use = use_start[i as usize];
-                for (k, u) in code.uses(i).enumerate() {
+            for &i in input.block_insts(b) {
+                let first_use = use_start[i as usize] as usize;
+                for (k, u) in input.uses(i).iter().enumerate() {
                     let x = current[u.var as usize];
                     if x != NONE {
                         joins.read(x, x);
-                        use_elem[first_use as usize + k] = x;
+                        use_elem[first_use + k] = x;
                     }
                 }
-                let guarded = code.is_guarded(i) && !ignore_guards;
-                for (k, v) in code.defs(i).enumerate() {
-                    let d = def_start[i as usize] + k as u32;
+                let guarded = input.is_guarded(i) && !ignore_guards;
+                let first_def = nentry + def_start[i as usize] as usize;
+                for (k, &v) in input.defs(i).iter().enumerate() {
+                    let d = (first_def + k) as u32;
                     if guarded {
                         joins.before[d as usize] = current[v as usize];
                     }
@@ -198,32 +192,31 @@ impl Webs {
                 current[v as usize] = NONE;
             }
         }
+        let var_of_def = |d: usize| if d < nentry { entry_vars[d] } else { input.all_defs()[d - nentry] };
         let parent = &mut joins.parent;
-        let mut w = Webs { entry_vars, ..Webs::default() };
         let mut read = vec![false; ndefs];
         for &x in use_elem.iter().filter(|&&x| x != NONE) {
             read[find(parent, x) as usize] = true;
         }
+        let mut w = Webs::default();
         let mut web_of_root: Vec<u32> = vec![NONE; ndefs];
         let mut def_web: Vec<u32> = vec![0; ndefs];
         for d in 0..ndefs as u32 {
             let r = find(parent, d);
             if web_of_root[r as usize] == NONE {
                 web_of_root[r as usize] = w.web_var.len() as u32;
-                w.web_var.push(def_var[r as usize]);
+                w.web_var.push(var_of_def(r as usize));
                 w.unread.push(!read[r as usize]);
             }
             def_web[d as usize] = web_of_root[r as usize];
         }
-        w.entry_webs = def_web[..w.entry_vars.len()].to_vec();
+        w.entry_webs = def_web[..nentry].to_vec();
+        w.entry_vars = entry_vars;
         for i in 0..ni {
             w.start.push(w.webs.len() as u32);
-            w.webs.extend_from_slice(&def_web[def_start[i] as usize..def_start[i + 1] as usize]);
+            w.webs.extend_from_slice(&def_web[nentry + def_start[i] as usize..nentry + def_start[i + 1] as usize]);
             w.use_at.push(w.webs.len() as u32);
-            if !listed[i] {
-                continue;
-            }
-            for (k, u) in code.uses(i as InstId).enumerate() {
+            for (k, u) in input.uses(i as InstId).iter().enumerate() {
                 let web = match use_elem[use_start[i] as usize + k] {
                     NONE => {
                         w.web_var.push(u.var);
@@ -236,7 +229,7 @@ impl Webs {
             }
         }
         w.start.push(w.webs.len() as u32);
-        w.canonical_numbering(code);
+        w.canonical_numbering(input);
         Ok(w)
     }
 
@@ -246,7 +239,7 @@ impl Webs {
     /// legal reordering); entry definitions first. So web ids — the names
     /// the allocator ranks by — are the same for every statement order of
     /// the same blocks.
-    fn canonical_numbering<C: VarCode>(&mut self, code: &C) {
+    fn canonical_numbering<G: Graph, C: VarCode>(&mut self, input: &Input<'_, G, C>) {
         let n = self.web_var.len();
         let mut key: Vec<(u32, u32, u32)> = (0..n).map(|w| (self.web_var[w], u32::MAX, u32::MAX)).collect();
         for &w in &self.entry_webs {
@@ -255,10 +248,10 @@ impl Webs {
         // Per var: the block whose definitions `count` counts, and how many
         // of them came before (a direct index: a block may define 10^5
         // distinct vars).
-        let mut counted: Vec<(Node, u32)> = vec![(Node::MAX, 0); code.num_vars()];
-        for b in 0..code.num_blocks() as Node {
-            for i in code.block_insts(b) {
-                for (var, &web) in code.defs(i).zip(self.defs(i)) {
+        let mut counted: Vec<(Node, u32)> = vec![(Node::MAX, 0); input.num_vars()];
+        for b in 0..input.num_blocks() as Node {
+            for &i in input.block_insts(b) {
+                for (&var, &web) in input.defs(i).iter().zip(self.defs(i)) {
                     let k = match counted.get_mut(var as usize) {
                         Some(e) if e.0 == b => {
                             e.1 += 1;
