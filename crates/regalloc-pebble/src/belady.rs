@@ -64,6 +64,7 @@ use crate::global::GlobalAssign;
 use crate::input::RegCode;
 use crate::next_use::NextUse;
 use crate::pass::{Pass, fixups};
+use crate::planted::{Bug, planted};
 use cfg_dom::{Graph, Input, Liveness, Node, VarId};
 
 const INF: u64 = u64::MAX;
@@ -128,6 +129,9 @@ pub(crate) struct Sweep {
     /// This sweep: some eviction chose another register than plain MIN
     /// (`clean_factor` 1) would have.
     factor_mattered: bool,
+    /// Blocks entered from one done predecessor take the shortcut
+    /// (`Sweep::enter_from_one`); off only under `Bug::NoEntryShortcut`.
+    entry_shortcut: bool,
     /// Entry candidates that found no predecessor's register free.
     later: Vec<(VarId, bool, u64)>,
     /// Per block: its position in the sweep order.
@@ -253,6 +257,7 @@ impl Sweep {
         self.spill_at_def.resize(fx.nvars, false);
         self.prev_exit.clear();
         self.clean_factor = CLEAN_FACTOR;
+        self.entry_shortcut = !planted(Bug::NoEntryShortcut);
         self.use_next.clear();
         self.def_next.clear();
         self.ubase.clear();

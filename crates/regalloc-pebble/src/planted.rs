@@ -17,6 +17,11 @@ pub enum Bug {
     /// longer joins what reached it when read, so the old value's web and
     /// the new one's split where they must be one.
     WebsIgnoreGuards,
+    /// Not a bug: the whole-function sweep's shortcut for blocks entered
+    /// from one predecessor is turned off, every entry going through the
+    /// register votes, so that a test can check that the shortcut decides
+    /// what the votes decide (`tests/invariance.rs`).
+    NoEntryShortcut,
 }
 
 /// True when `bug` is planted on this thread (always `false` without the

@@ -92,6 +92,10 @@ impl Sweep {
                     }
                 }
             }
+            if !header && self.preds.len() == 1 && self.entry_shortcut {
+                self.enter_from_one(env, pass, b);
+                return;
+            }
             // Where each done predecessor leaves each live var (`locs`,
             // by live var, then predecessor): one merged walk of the live
             // list and each exit list (both sorted by var), where a search
@@ -250,6 +254,42 @@ impl Sweep {
                 }
             }
         }
+    }
+
+    /// The entry of a block whose one predecessor is done and which heads
+    /// no loop (most blocks): what [`Sweep::entry`] decides there, without
+    /// its votes. Every live var the predecessor leaves in a register is a
+    /// candidate of the first tier and keeps that register (the
+    /// predecessor's registers are distinct, and no more than there are),
+    /// dirty where its home is not current; the candidates are placed in
+    /// the same order, which decides the preferred registers of copy
+    /// groups.
+    fn enter_from_one<G: Graph, C: RegCode>(&mut self, env: &Env<'_, G, C>, pass: &Pass, b: Node) {
+        let (fx, live) = (env.fx, env.nu.dist_in(b));
+        let exit = &pass.exit[self.preds[0] as usize];
+        self.cands.clear();
+        self.locs.clear();
+        let mut e = 0;
+        for &(x, d) in live {
+            while exit.get(e).is_some_and(|&(y, _, _)| y < x) {
+                e += 1;
+            }
+            if let Some(&(y, r, home)) = exit.get(e)
+                && y == x
+                && r != NONE
+            {
+                self.cands.push((0, d, x, !home, self.locs.len() as u32));
+                self.locs.push((r, home));
+            }
+        }
+        self.cands.sort_unstable();
+        let cands = std::mem::take(&mut self.cands);
+        for &(_, d, x, dirty, k) in &cands {
+            let c = fx.class[x as usize].index();
+            self.place(c, self.locs[k as usize].0, x, d);
+            self.clean[x as usize] = !dirty;
+        }
+        self.cands = cands;
     }
 
     /// The installed entry state of `b`, as the pass records it.
