@@ -94,6 +94,10 @@ pub(crate) struct Sweep {
     group: Vec<u32>,
     /// Per group representative: the register the group prefers.
     pref: Vec<u32>,
+    /// Per group representative: the entry (`group_stamp`) that last met
+    /// it among its candidates (`Sweep::enter_from_one`).
+    group_seen: Vec<u32>,
+    group_stamp: u32,
     /// Per var: the register the current block's successors expect it in
     /// (an allocated successor's entry, else an allocated sibling
     /// predecessor's exit), or `NONE`.
@@ -158,6 +162,9 @@ impl Sweep {
         self.written.resize(nv, NONE);
         self.pref.clear();
         self.pref.resize(nv, NONE);
+        self.group_seen.clear();
+        self.group_seen.resize(nv, 0);
+        self.group_stamp = 0;
         self.target.clear();
         self.target.resize(nv, NONE);
         self.def_cost.clear();

@@ -262,8 +262,8 @@ impl Sweep {
     /// candidate of the first tier and keeps that register (the
     /// predecessor's registers are distinct, and no more than there are),
     /// dirty where its home is not current; the candidates are placed in
-    /// the same order, which decides the preferred registers of copy
-    /// groups.
+    /// the votes' order where that order decides something (the preferred
+    /// register of a copy group).
     fn enter_from_one<G: Graph, C: RegCode>(&mut self, env: &Env<'_, G, C>, pass: &Pass, b: Node) {
         let (fx, live) = (env.fx, env.nu.dist_in(b));
         let exit = &pass.exit[self.preds[0] as usize];
@@ -282,7 +282,25 @@ impl Sweep {
                 self.locs.push((r, home));
             }
         }
-        self.cands.sort_unstable();
+        // The order of placement decides only the preferred register of a
+        // copy group none of whose vars has one yet, the first placed
+        // giving it: sorted only when two candidates are of such a group.
+        self.group_stamp = self.group_stamp.wrapping_add(1);
+        if self.group_stamp == 0 {
+            self.group_seen.fill(0);
+            self.group_stamp = 1;
+        }
+        let mut clash = false;
+        for k in 0..self.cands.len() {
+            let g = self.root(self.cands[k].2) as usize;
+            if self.pref[g] == NONE {
+                clash |= self.group_seen[g] == self.group_stamp;
+                self.group_seen[g] = self.group_stamp;
+            }
+        }
+        if clash {
+            self.cands.sort_unstable();
+        }
         let cands = std::mem::take(&mut self.cands);
         for &(_, d, x, dirty, k) in &cands {
             let c = fx.class[x as usize].index();
