@@ -81,7 +81,7 @@ fn renumbered_dags_get_the_same_moves() {
 fn the_single_predecessor_entry_shortcut_changes_nothing() {
     let mut compared = 0;
     for seed in 0..150u64 {
-        let cfg = GenConfig { blocks: 30, vars: 16, predication: 0.3, memory: 0.2, ..GenConfig::default() };
+        let cfg = GenConfig { blocks: 30, vars: 16, predication: 0.3, memory: 0.2, phis: 0.4, ..GenConfig::default() };
         let g = generate(&cfg, seed);
         let mut f = g.module.function(g.main).expect("main").clone();
         lower_phis(&mut f);
