@@ -73,10 +73,9 @@ struct Joins {
 
 impl Joins {
     /// A read of the value `x` (a definition or an entry point) stands:
-    /// `x` joins `into` (another element, or itself), and so does every
-    /// guarded definition's predecessor down the chain, each once.
-    fn read(&mut self, into: u32, x: u32) {
-        unite(&mut self.parent, into, x);
+    /// every guarded definition down the chain from `x` joins what reached
+    /// it, each once.
+    fn read(&mut self, x: u32) {
         let mut y = x;
         while let Some(&p) = self.before.get(y as usize)
             && p != NONE
@@ -164,7 +163,7 @@ impl Webs {
                 for (k, u) in input.uses(i).iter().enumerate() {
                     let x = current[u.var as usize];
                     if x != NONE {
-                        joins.read(x, x);
+                        joins.read(x);
                         use_elem[first_use + k] = x;
                     }
                 }
@@ -184,7 +183,8 @@ impl Webs {
                 for (k, v) in liveness.live_in(s).enumerate() {
                     let x = current[v as usize];
                     if x != NONE {
-                        joins.read(base + k as u32, x);
+                        unite(&mut joins.parent, base + k as u32, x);
+                        joins.read(x);
                     }
                 }
             }
