@@ -18,9 +18,10 @@
 //! are listed).
 //!
 //! Diagnostics on standard error: `KEEL_RA_SPLIT=1` prints each row's
-//! plain loads, stores and moves per peer; `KEEL_RA_WORST=1` names every
-//! function where pebbling's weighted count exceeds regalloc2's by more
-//! than 1,000.
+//! plain loads, stores and moves per peer, and the weighted sum of each;
+//! `KEEL_RA_WORST=1` names every function (with its index in the row)
+//! where pebbling's weighted count exceeds regalloc2's by more than 1,000,
+//! with both weighted splits.
 
 use benches::regalloc::{Prepared, Tally, check_ra2, machine_env};
 use ir_core::Function;
@@ -43,7 +44,7 @@ fn run_row(fs: &[Prepared], p: u32) -> Row {
     let mut ra2_ctx = regalloc2::Ctx::default();
     let env = machine_env(p);
     let ra2_opts = regalloc2::RegallocOptions { validate_ssa: true, ..Default::default() };
-    for f in fs {
+    for (index, f) in fs.iter().enumerate() {
         let a = ctx.compute(&f.cfg, &f.lowered, &Options::with_regs(p));
         let b = briggs::allocate(&f.cfg, &f.lowered, &Options::with_regs(p));
         let c = regalloc2::run_with_ctx(&f.ra2, &env, &ra2_opts, &mut ra2_ctx).cloned();
@@ -75,7 +76,10 @@ fn run_row(fs: &[Prepared], p: u32) -> Row {
             }
         }
         if ok && std::env::var_os("KEEL_RA_WORST").is_some() && t[0].weighted > t[2].weighted + 1000 {
-            eprintln!("  worse: @{} pebble {} regalloc2 {}", f.name, t[0].weighted, t[2].weighted);
+            eprintln!(
+                "  worse: @{} (#{}) pebble {} {:?} regalloc2 {} {:?}",
+                f.name, index, t[0].weighted, t[0].weighted_split, t[2].weighted, t[2].weighted_split
+            );
         }
         if ok {
             row.functions += 1;
@@ -98,7 +102,11 @@ fn print_row(name: &str, p: u32, r: &Row) {
     if std::env::var_os("KEEL_RA_SPLIT").is_some() {
         for (k, t) in r.tallies.iter().enumerate() {
             let peer = ["pebble", "Chaitin-Briggs", "regalloc2"][k];
-            eprint!("  {name} P={p} {peer}: loads {} stores {} moves {}", t.loads, t.stores, t.moves);
+            let [wl, ws, wm] = t.weighted_split;
+            eprint!(
+                "  {name} P={p} {peer}: loads {} stores {} moves {} (weighted {wl} {ws} {wm})",
+                t.loads, t.stores, t.moves
+            );
             if k == 0 {
                 eprint!(" (inserted moves {}, over every function allocated)", r.edit_moves);
             }

@@ -60,6 +60,8 @@ pub struct Tally {
     pub moves: u64,
     /// Each of the above weighted by `10^depth`.
     pub weighted: u64,
+    /// The weighted loads, stores and moves apart (their sum is `weighted`).
+    pub weighted_split: [u64; 3],
 }
 
 impl Tally {
@@ -74,20 +76,20 @@ impl Tally {
         self.stores += other.stores;
         self.moves += other.moves;
         self.weighted = self.weighted.saturating_add(other.weighted);
+        for (sum, one) in self.weighted_split.iter_mut().zip(other.weighted_split) {
+            *sum = sum.saturating_add(one);
+        }
     }
 
     fn count(&mut self, load: bool, store: bool, w: u64) {
-        match (load, store) {
-            (true, false) => self.loads += 1,
-            (false, true) => self.stores += 1,
-            (true, true) => {
-                self.loads += 1;
-                self.stores += 1;
+        let kinds = [load, store, !load && !store];
+        for (k, on) in kinds.into_iter().enumerate() {
+            if on {
+                *[&mut self.loads, &mut self.stores, &mut self.moves][k] += 1;
+                self.weighted_split[k] = self.weighted_split[k].saturating_add(w);
                 self.weighted = self.weighted.saturating_add(w);
             }
-            (false, false) => self.moves += 1,
         }
-        self.weighted = self.weighted.saturating_add(w);
     }
 }
 

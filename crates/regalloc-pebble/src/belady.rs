@@ -33,7 +33,10 @@
 //!   far; stored first if memory is stale). A guarded definition whose
 //!   value is read later keeps its var's register (the old value flows
 //!   through when the guard is false). A var marked to spill at its
-//!   definitions is stored right after each.
+//!   definitions is stored right after each. The vars of a copy group
+//!   that are never live at once share one home slot
+//!   ([`crate::slot_share`]): a copy whose source's home is current leaves
+//!   the destination's current too, with no store.
 //! - *Exit.* The vars live out, where they are; every edge then gets the
 //!   parallel move from the predecessor's exit to the successor's entry
 //!   ([`crate::pass::fixups`]).
@@ -65,6 +68,7 @@ use crate::input::RegCode;
 use crate::next_use::NextUse;
 use crate::pass::{Pass, fixups};
 use crate::planted::{Bug, planted};
+use crate::slot_share::SlotShare;
 use cfg_dom::{Graph, Input, Liveness, Node, VarId};
 
 const INF: u64 = u64::MAX;
@@ -147,6 +151,11 @@ pub(crate) struct Sweep {
     /// Per var: its definitions, weighted by loop depth (a definition that
     /// cannot be followed by a store, a terminator's, counts as never).
     def_cost: Vec<u64>,
+    /// Per var: its copy group's representative, found once per function
+    /// (the groups are the same for every sweep).
+    roots: Vec<VarId>,
+    /// The shared homes' buffers.
+    slot_share: SlotShare,
 }
 
 impl Sweep {
@@ -201,7 +210,7 @@ impl Sweep {
         if self.target[x as usize] != NONE {
             return self.target[x as usize];
         }
-        let r = self.root(x);
+        let r = self.roots[x as usize];
         self.pref[r as usize]
     }
 
@@ -210,7 +219,7 @@ impl Sweep {
         self.reg_next[c][r as usize] = next;
         self.taken[c][r as usize / 64] |= 1 << (r % 64);
         self.var_reg[x as usize] = r;
-        let g = self.root(x);
+        let g = self.roots[x as usize];
         if self.pref[g as usize] == NONE {
             self.pref[g as usize] = r;
         }
@@ -271,16 +280,6 @@ impl Sweep {
         self.ubase.resize(fx.nblocks, 0);
         self.dbase.clear();
         self.dbase.resize(fx.nblocks, 0);
-        self.next.clear();
-        self.next.resize(fx.nvars, INF);
-        for b in 0..fx.nblocks as Node {
-            self.next_reads(env, b);
-        }
-        self.rank.clear();
-        self.rank.resize(fx.nblocks, 0);
-        for (k, &b) in fx.order.iter().enumerate() {
-            self.rank[b as usize] = k as u32;
-        }
         // Copy groups (the same for every sweep): a copy's source and
         // destination prefer one register.
         self.group.clear();
@@ -299,11 +298,31 @@ impl Sweep {
                 }
             }
         }
+        let mut roots = std::mem::take(&mut self.roots);
+        roots.clear();
+        roots.extend((0..fx.nvars as VarId).map(|x| self.root(x)));
+        self.slot_share.begin(&roots);
+        self.roots = roots;
+        self.next.clear();
+        self.next.resize(fx.nvars, INF);
+        for b in 0..fx.nblocks as Node {
+            self.next_reads(env, b);
+        }
+        // Shared homes (the same for every sweep).
+        let mut key = Vec::new();
+        self.slot_share.keys(&mut key);
+        self.rank.clear();
+        self.rank.resize(fx.nblocks, 0);
+        for (k, &b) in fx.order.iter().enumerate() {
+            self.rank[b as usize] = k as u32;
+        }
         let mut best = self.fresh_pass(env);
+        best.home_key.clone_from(&key);
         let (cost, back) = self.run_once(env, &mut best)?;
         let mut mattered = self.factor_mattered;
         let mut kept = Kept { pass: best, cost, back };
         let mut spare = self.fresh_pass(env);
+        spare.home_key = key;
         // A var whose stores (at evictions, on edges) cost more than a
         // store after each of its definitions is stored there instead, once
         // per definition, and evicted without a store (regalloc2 and

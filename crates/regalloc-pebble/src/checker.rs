@@ -16,7 +16,9 @@
 //! Transfer: an instruction writes each definition's register with its new
 //! value (a guarded one keeps it only if the register already held the
 //! var's previous value, since a failed guard leaves it; a copy's register
-//! holds the source's value as well); an edit copies
+//! holds the source's value as well, and so does each slot the allocation
+//! lists for the destination (`SlotInfo::vars`) that holds the source's
+//! value at the copy: a slot a copy group shares); an edit copies
 //! its source's set to its destination; edges apply their edits; a block's
 //! entry is the intersection over its reachable predecessors (and, for the
 //! entry block, the function's start: params where `entry_locs` puts them,
@@ -113,6 +115,10 @@ struct Checker<'a, 'i, G, C> {
     want: Vec<Sym>,
     /// Per block: the final symbol of each var it writes, sorted by var.
     finals: Vec<Vec<(VarId, Sym)>>,
+    /// Per var: the slots the allocation says may hold it
+    /// ([`crate::SlotInfo::vars`]), CSR by var.
+    slots_start: Vec<u32>,
+    slots_of: Vec<u32>,
 }
 
 impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
@@ -150,10 +156,42 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             want_start: Vec::new(),
             want: Vec::new(),
             finals: vec![Vec::new(); n],
+            slots_start: Vec::new(),
+            slots_of: Vec::new(),
         };
+        c.slot_index();
         c.structure()?;
         c.expectations();
         Ok(c)
+    }
+
+    /// The slots of each var, from the allocation's slot list (vars out of
+    /// range are left out: no copy names them).
+    fn slot_index(&mut self) {
+        let nv = self.input.num_vars();
+        let mut count = vec![0u32; nv + 1];
+        for info in self.alloc.slots() {
+            for &x in &info.vars {
+                if (x as usize) < nv {
+                    count[x as usize + 1] += 1;
+                }
+            }
+        }
+        for k in 0..nv {
+            count[k + 1] += count[k];
+        }
+        let mut fill = count.clone();
+        let mut of = vec![0u32; count[nv] as usize];
+        for (k, info) in self.alloc.slots().iter().enumerate() {
+            for &x in &info.vars {
+                if (x as usize) < nv {
+                    of[fill[x as usize] as usize] = k as u32;
+                    fill[x as usize] += 1;
+                }
+            }
+        }
+        self.slots_start = count;
+        self.slots_of = of;
     }
 
     fn loc_index(&self, l: Loc) -> usize {
@@ -443,6 +481,22 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             }
             for (li, set) in writes {
                 st[li] = set;
+            }
+            // A copy makes its destination's value equal to the source's:
+            // a slot of the destination that holds the source's value
+            // holds the destination's new value as well (a slot shared by
+            // a copy group, `crate::slot_share`).
+            if copy {
+                let d = defs[0] as usize;
+                let new = sym(defs[0], i + 1);
+                for &k in &self.slots_of[self.slots_start[d] as usize..self.slots_start[d + 1] as usize] {
+                    let set = &mut st[self.loc_index(Loc::Slot(k))];
+                    if set.binary_search(&want[0]).is_ok()
+                        && let Err(at) = set.binary_search(&new)
+                    {
+                        set.insert(at, new);
+                    }
+                }
             }
         }
         // Into var names: the block's last value of each var.

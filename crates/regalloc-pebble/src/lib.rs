@@ -166,6 +166,7 @@ mod next_use;
 mod options;
 mod parallel_move;
 mod pass;
+mod slot_share;
 pub use alloc::{Allocator, allocate};
 pub use error::AllocError;
 pub use options::{DEFAULT_MAX_MEMORY, GlobalStep, Options, Strategy};

@@ -46,6 +46,8 @@ pub(crate) struct Pass {
     pub(crate) alloc_start: Vec<u32>,
     pub(crate) allocs: Vec<PReg>,
     pub(crate) home: Vec<u32>,
+    /// Per var, the var whose home slot it shares (empty: its own).
+    pub(crate) home_key: Vec<VarId>,
     pub(crate) slots: Vec<SlotInfo>,
     pub(crate) costs: Costs,
     pub(crate) var_cost: Vec<u64>,
@@ -193,7 +195,7 @@ impl Work<'_> {
                     Move::Load { value, reg } => {
                         let x = bd.value_var[value as usize];
                         let slot = if bd.is_source(value) || is_exit[value as usize] {
-                            home_slot(&mut pass.home, &mut pass.slots, x)
+                            home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, x)
                         } else {
                             temp[value as usize]
                         };
@@ -207,7 +209,7 @@ impl Work<'_> {
                     Move::Store { value } => {
                         let x = bd.value_var[value as usize];
                         let slot = if bd.is_source(value) || is_exit[value as usize] {
-                            home_slot(&mut pass.home, &mut pass.slots, x)
+                            home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, x)
                         } else {
                             let t = temp_pool.pop().unwrap_or_else(|| {
                                 pass.slots.push(SlotInfo::default());
@@ -496,7 +498,7 @@ pub(crate) fn fixups<G: Graph, C: RegCode>(
                     Some(h) => !h.dirty && !home,
                 };
                 if store {
-                    let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+                    let slot = home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, x);
                     note_var(&mut pass.slots[slot as usize], x);
                     wants.push(Want { from: from_reg.expect("a value is somewhere"), to: Loc::Slot(slot), var: x });
                 }
@@ -505,7 +507,7 @@ pub(crate) fn fixups<G: Graph, C: RegCode>(
                     match from_reg {
                         Some(f) => wants.push(Want { from: f, to, var: x }),
                         None => {
-                            let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+                            let slot = home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, x);
                             wants.push(Want { from: Loc::Slot(slot), to, var: x });
                         }
                     }
@@ -550,7 +552,7 @@ pub(crate) fn fixups<G: Graph, C: RegCode>(
                     && pass.home[w.var as usize] == NONE
                     && is_in_cycle(&wants, w)
                 {
-                    home_slot(&mut pass.home, &mut pass.slots, w.var);
+                    home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, w.var);
                 }
             }
             edits.clear();
@@ -636,11 +638,17 @@ fn terminator_regs<G: Graph, C: RegCode>(input: &Input<'_, G, C>, pass: &Pass, p
     out.extend_from_slice(&pass.allocs[at..at + input.uses(last).len()]);
 }
 
-/// Var `x`'s home slot, made on first use.
-pub(crate) fn home_slot(home: &mut [u32], slots: &mut Vec<SlotInfo>, x: VarId) -> u32 {
+/// Var `x`'s home slot, made on first use: the slot of `key[x]`, the var
+/// whose home it shares ([`crate::slot_share`]; itself when `key` is
+/// empty or says so).
+pub(crate) fn home_slot(home: &mut [u32], key: &[VarId], slots: &mut Vec<SlotInfo>, x: VarId) -> u32 {
     if home[x as usize] == NONE {
-        slots.push(SlotInfo { home_of: Some(x), vars: vec![x] });
-        home[x as usize] = slots.len() as u32 - 1;
+        let k = key.get(x as usize).copied().unwrap_or(x);
+        if home[k as usize] == NONE {
+            slots.push(SlotInfo { home_of: Some(k), vars: vec![k] });
+            home[k as usize] = slots.len() as u32 - 1;
+        }
+        home[x as usize] = home[k as usize];
     }
     home[x as usize]
 }
@@ -671,6 +679,7 @@ impl Pass {
             alloc_start,
             allocs: vec![PReg::scalar(0); total as usize],
             home: vec![NONE; fx.nvars],
+            home_key: Vec::new(),
             slots: Vec::new(),
             costs: Costs::default(),
             var_cost: vec![0; fx.nvars],
@@ -770,7 +779,7 @@ impl Pass {
             {
                 Some(Loc::Reg(PReg::new(c, h.reg)))
             } else if live {
-                Some(Loc::Slot(home_slot(&mut self.home, &mut self.slots, x)))
+                Some(Loc::Slot(home_slot(&mut self.home, &self.home_key, &mut self.slots, x)))
             } else {
                 None
             };
@@ -787,7 +796,7 @@ impl Pass {
             {
                 Loc::Reg(PReg::new(c, h.reg))
             } else {
-                Loc::Slot(home_slot(&mut self.home, &mut self.slots, x))
+                Loc::Slot(home_slot(&mut self.home, &self.home_key, &mut self.slots, x))
             };
             entry_locs.push((x, loc));
         }

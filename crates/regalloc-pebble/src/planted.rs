@@ -17,6 +17,10 @@ pub enum Bug {
     /// longer joins what reached it when read, so the old value's web and
     /// the new one's split where they must be one.
     WebsIgnoreGuards,
+    /// Shared spill slots ignore conflicts: every copy group shares one
+    /// slot even where two of its vars are live at once, so a store of one
+    /// overwrites a value the other still needs (`crate::slot_share`).
+    ShareConflictingSlots,
     /// Not a bug: the whole-function sweep's shortcut for blocks entered
     /// from one predecessor is turned off, every entry going through the
     /// register votes, so that a test can check that the shortcut decides

@@ -22,7 +22,8 @@ impl Sweep {
     /// Next reads inside `b`, backward: per read and per definition, the
     /// position of the value's next read after the instruction (appended
     /// to `use_next` and `def_next`, from `ubase[b]` and `dbase[b]`; the
-    /// same for every sweep, so computed once).
+    /// same for every sweep, so computed once). The same walk tells the
+    /// shared homes which vars are live where ([`crate::slot_share`]).
     pub(super) fn next_reads<G: Graph, C: RegCode>(&mut self, env: &Env<'_, G, C>, b: Node) {
         let input = env.input;
         let insts = input.block_insts(b);
@@ -31,6 +32,7 @@ impl Sweep {
         for &(x, d) in env.nu.dist_out(b) {
             self.next[x as usize] = len.saturating_add(d);
             self.touched.push(x);
+            self.slot_share.live(x);
         }
         let nu_total: usize = insts.iter().map(|&i| input.uses(i).len()).sum();
         let nd_total: usize = insts.iter().map(|&i| input.defs(i).len()).sum();
@@ -46,10 +48,14 @@ impl Sweep {
             let uses = input.uses(i);
             jd -= defs.len();
             ju -= uses.len();
+            for &d in defs {
+                self.slot_share.defined(d);
+            }
             for (t, &d) in defs.iter().enumerate() {
                 self.def_next[jd + t] = self.next[d as usize];
                 if !guarded {
                     self.next[d as usize] = INF;
+                    self.slot_share.killed(d);
                 }
             }
             for (t, u) in uses.iter().enumerate() {
@@ -58,6 +64,7 @@ impl Sweep {
             for u in uses {
                 self.next[u.var as usize] = k as u64;
                 self.touched.push(u.var);
+                self.slot_share.live(u.var);
             }
             // A guarded definition whose value is read later reads the old
             // value too (it flows through when the guard is false).
@@ -71,6 +78,7 @@ impl Sweep {
         for &x in &self.touched {
             self.next[x as usize] = INF;
         }
+        self.slot_share.end_block(Some(b) == input.graph().entry());
     }
 
     /// Takes a register of class `c` for `x` before instruction `stamp`:
@@ -127,7 +135,7 @@ impl Sweep {
     /// Stores `x` from `reg` into its home slot (an edit before the next
     /// instruction, weighted `w`); its home is then current.
     fn store_home(&mut self, pass: &mut Pass, items: &mut Vec<Item>, w: u64, reg: PReg, x: VarId, drop_stores: bool) {
-        let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+        let slot = home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, x);
         note_var(&mut pass.slots[slot as usize], x);
         let e = Edit { from: Loc::Reg(reg), to: Loc::Slot(slot), var: x };
         pass.costs.add(e.kind(), w);
@@ -214,7 +222,7 @@ impl Sweep {
                 }
                 let hint = self.prefers(x);
                 let r = self.take(pass, &mut items, w, c, hint, st, drop_stores);
-                let slot = home_slot(&mut pass.home, &mut pass.slots, x);
+                let slot = home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, x);
                 let class = fx.class[x as usize];
                 let e = Edit { from: Loc::Slot(slot), to: Loc::Reg(PReg::new(class, r)), var: x };
                 pass.costs.add(e.kind(), w);
@@ -255,6 +263,21 @@ impl Sweep {
                 let r = self.var_reg[d as usize];
                 self.busy[fx.class[d as usize].index()][r as usize] = st + 1;
             }
+            // A copy whose source's home is current, into a var that
+            // shares that home: the destination's home is current too.
+            let copy_home = match (uses, defs) {
+                ([u], [d])
+                    if u.var != *d
+                        && pass.home_key.get(u.var as usize).is_some_and(|&k| pass.home_key[*d as usize] == k)
+                        && self.clean[u.var as usize]
+                        && pass.home[u.var as usize] != NONE
+                        && !guarded
+                        && input.code().is_copy(i) =>
+                {
+                    Some(*d)
+                }
+                _ => None,
+            };
             // Definitions.
             for (t, &d) in defs.iter().enumerate() {
                 let c = fx.class[d as usize].index();
@@ -284,11 +307,17 @@ impl Sweep {
                 }
             }
             items.push(Item::Inst(i));
+            if let Some(d) = copy_home {
+                self.clean[d as usize] = true;
+                let slot = home_slot(&mut pass.home, &pass.home_key, &mut pass.slots, d);
+                note_var(&mut pass.slots[slot as usize], d);
+            }
             // (A terminator defines nothing: checked above.)
             for (t, &d) in defs.iter().enumerate() {
                 self.def_cost[d as usize] = self.def_cost[d as usize].saturating_add(w);
                 let r = self.var_reg[d as usize];
-                if self.spill_at_def[d as usize] && r != NONE && self.def_next[jd + t] != INF {
+                if self.spill_at_def[d as usize] && r != NONE && self.def_next[jd + t] != INF && !self.clean[d as usize]
+                {
                     self.store_home(pass, &mut items, w, PReg::new(fx.class[d as usize], r), d, drop_stores);
                 }
             }

@@ -256,7 +256,7 @@ impl Sweep {
             for &(x, _) in live {
                 let r = self.var_reg[x as usize];
                 if r != NONE {
-                    let g = self.root(x);
+                    let g = self.roots[x as usize];
                     self.pref[g as usize] = r;
                 }
             }
@@ -293,7 +293,7 @@ impl Sweep {
         }
         let mut clash = false;
         for k in 0..self.cands.len() {
-            let g = self.root(self.cands[k].2) as usize;
+            let g = self.roots[self.cands[k].2 as usize] as usize;
             if self.pref[g] == NONE {
                 clash |= self.group_seen[g] == self.group_stamp;
                 self.group_seen[g] = self.group_stamp;
