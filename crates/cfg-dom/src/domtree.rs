@@ -26,7 +26,7 @@
 use crate::csr::{bucket_by, row};
 use crate::graph::{Graph, NONE, Node};
 use crate::stamp::Versioned;
-use crate::stamp::{Stale, check};
+use crate::stamp::{Stale, check_stamp};
 
 /// A dominator tree (a forest of one tree: unreachable nodes are outside).
 #[derive(Clone, Debug, Default)]
@@ -225,7 +225,7 @@ impl DomTree {
     /// `Ok` when the tree was computed on `func`'s CFG as it is now (see
     /// [`crate::Stale`]).
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        check(self.stamp, func.cfg_stamp())
+        check_stamp(self.stamp, func.cfg_stamp())
     }
 }
 

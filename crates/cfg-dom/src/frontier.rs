@@ -33,7 +33,7 @@ use crate::csr::{bucket_by, row};
 use crate::domtree::DomTree;
 use crate::graph::{Graph, NONE, Node};
 use crate::stamp::Versioned;
-use crate::stamp::{Mismatch, Stale, belongs, check};
+use crate::stamp::{Mismatch, Stale, belongs, check_stamp};
 
 /// Dominance frontiers of every node.
 #[derive(Clone, Debug, Default)]
@@ -132,7 +132,7 @@ impl DominanceFrontiers {
 
     /// `Ok` when the frontiers were computed on `func`'s CFG as it is now.
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        check(self.stamp, func.cfg_stamp())
+        check_stamp(self.stamp, func.cfg_stamp())
     }
 
     /// Number of nodes of the graph the frontiers were computed on (0 when
@@ -248,7 +248,7 @@ impl IteratedFrontiers {
 
     /// `Ok` when the index was computed on `func`'s CFG as it is now.
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        check(self.stamp, func.cfg_stamp())
+        check_stamp(self.stamp, func.cfg_stamp())
     }
 
     fn next_query(&mut self) {

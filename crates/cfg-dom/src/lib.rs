@@ -123,5 +123,5 @@ pub use loops::{LoopForest, LoopId};
 pub use petgraph_impl::Petgraph;
 pub use pruned::PrunedPhis;
 pub use reverse::{PostDomTree, ReverseGraph};
-pub use stamp::{Mismatch, Stale, Versioned, belongs};
+pub use stamp::{Mismatch, Stale, Versioned, belongs, check_stamp};
 pub use traversal::{Dfs, is_reducible};

@@ -48,7 +48,7 @@
 use crate::code::{Input, InputBuffers, InputError, InstId, VarCode, VarId};
 use crate::dataflow::{BitDataflow, Confluence, Direction, Flow, GenKill, Scope, ones};
 use crate::graph::{Graph, Node};
-use crate::stamp::{Stale, Versioned, check};
+use crate::stamp::{Stale, Versioned, check_stamp};
 
 /// The shape of the liveness problem.
 const FLOW: Flow = Flow::new(Direction::Backward, Confluence::May).with_scope(Scope::All);
@@ -216,6 +216,6 @@ impl Liveness {
     /// `Ok` when the sets were computed on `func` as it is now (any change
     /// to its code, not only to its CFG, makes them stale).
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        check(self.stamp, func.code_stamp())
+        check_stamp(self.stamp, func.code_stamp())
     }
 }

@@ -83,7 +83,7 @@
 
 use crate::graph::{Graph, NONE, Node};
 use crate::stamp::Versioned;
-use crate::stamp::{Stale, check};
+use crate::stamp::{Stale, check_stamp};
 
 /// A loop of a [`LoopForest`]: a dense id, in the order headers are found
 /// (reverse DFS preorder of headers; inner loops have smaller ids than the
@@ -502,7 +502,7 @@ impl LoopForest {
 
     /// `Ok` when the forest was computed on `func`'s CFG as it is now.
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        check(self.stamp, func.cfg_stamp())
+        check_stamp(self.stamp, func.cfg_stamp())
     }
 }
 

@@ -72,8 +72,10 @@ impl fmt::Display for Stale {
 
 impl std::error::Error for Stale {}
 
-/// Compares a result's stamp with the version it must match.
-pub(crate) fn check(stamp: Option<u64>, current: Option<u64>) -> Result<(), Stale> {
+/// Compares a result's stamp with the version it must match: what every
+/// stamped result's `check` does (this crate's analyses, and the results
+/// of the crates above: def-use chains, memory dependences, PRE plans).
+pub fn check_stamp(stamp: Option<u64>, current: Option<u64>) -> Result<(), Stale> {
     match stamp {
         None => Err(Stale::Unstamped),
         Some(computed) if Some(computed) == current => Ok(()),

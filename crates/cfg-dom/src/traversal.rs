@@ -11,7 +11,7 @@
 
 use crate::graph::{Graph, NONE, Node};
 use crate::stamp::Versioned;
-use crate::stamp::{Mismatch, Stale, belongs, check};
+use crate::stamp::{Mismatch, Stale, belongs, check_stamp};
 use fixedbitset::FixedBitSet;
 
 /// A depth-first search from the entry, with its numberings.
@@ -166,7 +166,7 @@ impl Dfs {
 
     /// `Ok` when the traversal was computed on `func`'s CFG as it is now.
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        check(self.stamp, func.cfg_stamp())
+        check_stamp(self.stamp, func.cfg_stamp())
     }
 
     /// The set of reachable nodes.

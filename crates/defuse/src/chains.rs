@@ -79,11 +79,7 @@ impl Chains {
 
     /// `Ok` when the chains were computed on `func` as it is now.
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        match self.stamp {
-            None => Err(Stale::Unstamped),
-            Some(e) if Some(e) == func.code_stamp() => Ok(()),
-            Some(e) => Err(Stale::Changed { computed: e, current: func.code_stamp() }),
-        }
+        cfg_dom::check_stamp(self.stamp, func.code_stamp())
     }
 
     /// The uses whose definition lists differ between `self` and `other`

@@ -11,7 +11,7 @@
 //!
 //! Run it with `cargo run -p foreign-ir --example pre`.
 
-use foreign_ir::ssa_toy::{Func, Outcome, Trap, apply, loop_example, run, semantic_example};
+use foreign_ir::ssa_toy::{Func, Outcome, Trap, apply, apply_cleanup, loop_example, run, semantic_example};
 use svfg_pre::{Method, PlanArg, PlanBlock};
 
 /// The two arrays the programs read, 100 elements each.
@@ -80,8 +80,30 @@ fn pre(before: &Func, runs: &[[i64; 3]]) -> Func {
             _ => panic!("{args:?}: {x:?} before, {y:?} after"),
         }
     }
+    // The clean-up (document 001's last step): PRE's copies forwarded,
+    // what nothing reads deleted; the same results, no more computations.
+    let cleanup = svfg_pre::cleanup(&after.cfg(), &after).expect("PRE's output is SSA");
+    let c = &cleanup.stats;
+    println!(
+        "clean-up: {} copies forwarded, {} phis, {} copies and {} computations deleted",
+        c.copies_forwarded, c.phis_deleted, c.copies_deleted, c.computations_deleted
+    );
+    let mut clean = after.clone();
+    apply_cleanup(&mut clean, &cleanup);
+    println!("after the clean-up:\n{clean}");
+    for args in runs {
+        let (x, y) = (run(&after, args, arrays(), 100), run(&clean, args, arrays(), 100));
+        match (&x, &y) {
+            (Ok(x), Ok(y)) => {
+                assert_eq!((x.result, &x.arrays), (y.result, &y.arrays), "{args:?}");
+                assert!(y.computations <= x.computations, "{args:?}: more computations after the clean-up");
+            }
+            (Err(Trap), Err(Trap)) => {}
+            _ => panic!("{args:?}: {x:?} before the clean-up, {y:?} after"),
+        }
+    }
     println!();
-    after
+    clean
 }
 
 fn main() {

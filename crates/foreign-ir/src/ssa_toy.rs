@@ -26,7 +26,7 @@
 
 use cfg_dom::{CsrGraph, InstId, Node, Versioned};
 use std::fmt;
-use svfg_pre::{InstKind, InstOrder, Operand, Plan, PlanArg, PlanBlock, PreCode, ValueId};
+use svfg_pre::{Cleanup, InstKind, InstOrder, Operand, Plan, PlanArg, PlanBlock, PreCode, ValueId};
 
 /// A binary operator.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -349,6 +349,26 @@ impl PreCode for Func {
         })
     }
 
+    fn reads(&self, inst: InstId) -> impl Iterator<Item = ValueId> + '_ {
+        let args: Vec<Arg> = match &self.insts[inst as usize] {
+            Inst::Store { index, value, .. } => vec![*index, *value],
+            _ => self
+                .operands(inst)
+                .filter_map(|o| if let Operand::Value(v) = o { Some(Arg::Val(v)) } else { None })
+                .collect(),
+        };
+        args.into_iter().filter_map(|a| if let Arg::Val(v) = a { Some(v) } else { None })
+    }
+
+    /// The terminator is no instruction: its condition or returned value.
+    fn block_reads(&self, b: Node) -> impl Iterator<Item = ValueId> + '_ {
+        let arg = match self.blocks[b as usize].term {
+            Term::Jump(_) => None,
+            Term::Branch(a, _, _) | Term::Return(a) => Some(a),
+        };
+        arg.into_iter().filter_map(|a| if let Arg::Val(v) = a { Some(v) } else { None })
+    }
+
     fn phi_preds(&self, inst: InstId) -> impl Iterator<Item = Node> + '_ {
         let incoming: &[(u32, Arg)] = match &self.insts[inst as usize] {
             Inst::Phi { incoming, .. } => incoming,
@@ -433,6 +453,48 @@ pub fn apply(f: &mut Func, plan: &Plan<ToyOp, i64>) {
         if let Some(dst) = inst.dst() {
             *inst = Inst::Copy { dst, src: arg(r.by) };
         }
+    }
+}
+
+/// Applies a clean-up ([`svfg_pre::cleanup`]) made for `f`: every read of
+/// a forwarded value (operands, phi operands, terminators) reads the copied
+/// value, and the deleted instructions leave their blocks (their slots in
+/// `insts` stay, unlisted, so that ids do not move).
+pub fn apply_cleanup(f: &mut Func, c: &Cleanup) {
+    let mut to: Vec<u32> = (0..f.num_values).collect();
+    for &(v, s) in &c.forward {
+        if let Some(slot) = to.get_mut(v as usize) {
+            *slot = s;
+        }
+    }
+    let fix = |a: &mut Arg| {
+        if let Arg::Val(v) = a
+            && let Some(&s) = to.get(*v as usize)
+        {
+            *v = s;
+        }
+    };
+    for inst in &mut f.insts {
+        match inst {
+            Inst::Bin { a, b, .. } => {
+                fix(a);
+                fix(b);
+            }
+            Inst::Copy { src, .. } => fix(src),
+            Inst::Phi { incoming, .. } => incoming.iter_mut().for_each(|(_, a)| fix(a)),
+            Inst::Load { index, .. } => fix(index),
+            Inst::Store { index, value, .. } => {
+                fix(index);
+                fix(value);
+            }
+        }
+    }
+    for block in &mut f.blocks {
+        match &mut block.term {
+            Term::Jump(_) => {}
+            Term::Branch(a, _, _) | Term::Return(a) => fix(a),
+        }
+        block.insts.retain(|i| c.delete.binary_search(i).is_err());
     }
 }
 

@@ -350,9 +350,12 @@ enum Command {
     /// Partial redundancy elimination: semantic PRE on the sparse value flow
     /// graph (default), lazy code motion or plain GVN; prints the module.
     ///
-    /// Each function is put in SSA form first. FILE may be IR text or a
-    /// WebAssembly module. `--stats` adds computations removed and inserted,
-    /// phis placed, created and deleted, and phase times.
+    /// Each function is put in SSA form first. After the transform, copies
+    /// are forwarded and unused phis, copies and pure computations deleted
+    /// (`--no-cleanup` keeps them). FILE may be IR text or a WebAssembly
+    /// module. `--stats` adds computations removed and inserted, phis
+    /// placed, created and deleted, what the clean-up forwarded and
+    /// deleted, and phase times.
     ///
     /// Exit status: 0 on success, 1 on bad input or an unwritable output, 2
     /// on bad usage.
@@ -369,6 +372,11 @@ enum Command {
         /// copies in the predecessors.
         #[arg(long)]
         destruct: bool,
+        /// Keep what the transform leaves unused: no copy forwarding, no
+        /// deletion of unused phis, copies and pure computations (the
+        /// clean-up of source document 001's last step, on by default).
+        #[arg(long)]
+        no_cleanup: bool,
         /// Add statistics.
         #[arg(long)]
         stats: bool,
@@ -502,8 +510,9 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Memdep { file, func, format, expand, explain } => {
             memdep_cmd::run(&file, func.as_deref(), format, expand, explain.as_deref(), out)
         }
-        Command::Pre { file, func, method, destruct, stats, format } => {
-            pre_cmd::pre(&file, func.as_deref(), method, destruct, stats, format, out)
+        Command::Pre { file, func, method, destruct, no_cleanup, stats, format } => {
+            let opts = pre_cmd::PreOptions { method, destruct, cleanup: !no_cleanup, stats, format };
+            pre_cmd::pre(&file, func.as_deref(), &opts, out)
         }
         Command::Vectorize(a) => vectorize_cmd::vectorize(&a, out),
         Command::Gen(args) => {

@@ -44,16 +44,24 @@ pub(crate) enum Format {
     Json,
 }
 
+/// How the command transforms and prints.
+#[derive(Clone, Copy)]
+pub(crate) struct PreOptions {
+    /// The transform.
+    pub(crate) method: PreMethod,
+    /// Take the result out of SSA form.
+    pub(crate) destruct: bool,
+    /// Forward copies and delete what is unused after the transform.
+    pub(crate) cleanup: bool,
+    /// Add statistics.
+    pub(crate) stats: bool,
+    /// Output format.
+    pub(crate) format: Format,
+}
+
 /// Runs the command.
-pub(crate) fn pre(
-    file: &str,
-    func: Option<&str>,
-    method: PreMethod,
-    destruct: bool,
-    stats: bool,
-    format: Format,
-    out: &mut dyn Write,
-) -> std::io::Result<ExitCode> {
+pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let PreOptions { method, destruct, cleanup, stats, format } = *opts;
     let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
     let Some(loaded) = input.load("") else { return Ok(ExitCode::FAILURE) };
     let mut module = loaded.module;
@@ -83,13 +91,31 @@ pub(crate) fn pre(
                         return Ok(ExitCode::FAILURE);
                     }
                 };
+                // LCM's output is not SSA (its temporaries are plain
+                // vars): the clean-up takes it out of SSA and back in.
+                let cleaned = if cleanup {
+                    ssa::destruct(body);
+                    if let Err(e) = ssa::construct(body, &ssa::Options::default()) {
+                        crate::out::say(format_args!("SSA construction of {name} after LCM failed: {e}"));
+                        return Ok(ExitCode::FAILURE);
+                    }
+                    match svfg_pre::cleanup_function(body) {
+                        Ok(c) => Some(c),
+                        Err(e) => {
+                            crate::out::say(format_args!("{name}: {e}"));
+                            return Ok(ExitCode::FAILURE);
+                        }
+                    }
+                } else {
+                    None
+                };
                 if destruct {
-                    // LCM's output is not SSA: its temporaries are plain
-                    // vars, and the input's phis are all that is left.
                     ssa::destruct(body);
                 }
-                json!({"name": name, "method": "lcm", "expressions": s.expressions, "removed": s.removed,
-                       "inserted": s.inserted, "edges_split": s.edges_split})
+                let mut row = json!({"name": name, "method": "lcm", "expressions": s.expressions, "removed": s.removed,
+                       "inserted": s.inserted, "edges_split": s.edges_split});
+                add_cleanup(&mut row, cleaned);
+                row
             }
             PreMethod::Svfg | PreMethod::Semi | PreMethod::Gvn => {
                 let m = match method {
@@ -99,17 +125,30 @@ pub(crate) fn pre(
                 };
                 // Loads are numbered through memdep's dependences.
                 let result = svfg_pre::run_in(&mut module, f, m);
-                if destruct && let Some(body) = module.function_mut(f) {
+                let Some(body) = module.function_mut(f) else { continue };
+                let cleaned = match (&result, cleanup) {
+                    (Ok(_), true) => match svfg_pre::cleanup_function(body) {
+                        Ok(c) => Some(c),
+                        Err(e) => {
+                            crate::out::say(format_args!("{name}: {e}"));
+                            return Ok(ExitCode::FAILURE);
+                        }
+                    },
+                    _ => None,
+                };
+                if destruct {
                     ssa::destruct(body);
                 }
                 match result {
                     Ok(s) => {
-                        json!({"name": name, "method": match m { Method::Svfg => "svfg", Method::SemiSvfg => "semi", _ => "gvn" },
+                        let mut row = json!({"name": name, "method": match m { Method::Svfg => "svfg", Method::SemiSvfg => "semi", _ => "gvn" },
                         "removed": s.removed, "inserted": s.inserted, "phis_placed": s.phis_placed,
                         "phis_created": s.phis_created, "phis_deleted": s.phis_deleted, "edges_split": s.edges_split,
                         "extended": s.extended, "extension_rounds": s.extension_rounds,
                         "time_vn_us": s.time_vn.as_micros() as u64, "time_svfg_us": s.time_svfg.as_micros() as u64,
-                        "time_rewrite_us": s.time_rewrite.as_micros() as u64})
+                        "time_rewrite_us": s.time_rewrite.as_micros() as u64});
+                        add_cleanup(&mut row, cleaned);
+                        row
                     }
                     Err(e) => {
                         crate::out::say(format_args!("{name}: {e}"));
@@ -153,6 +192,17 @@ pub(crate) fn pre(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The clean-up's counts as statistics fields (nothing without a
+/// clean-up).
+fn add_cleanup(row: &mut serde_json::Value, cleaned: Option<svfg_pre::CleanupStats>) {
+    if let Some(c) = cleaned {
+        row["copies_forwarded"] = json!(c.copies_forwarded);
+        row["dead_phis"] = json!(c.phis_deleted);
+        row["dead_copies"] = json!(c.copies_deleted);
+        row["dead_computations"] = json!(c.computations_deleted);
+    }
 }
 
 /// `keel dot --what svfg`: the function in SSA form as a CFG of blocks

@@ -22,23 +22,109 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `keel pre` on the semantic example, exactly: PRE inserts `a + b` on
+/// the path without it, and the clean-up forwards the copies (the
+/// program's `%y.1 = copy %a` and PRE's `%z.1 = copy %pre5`) and deletes
+/// them: no unused phi or copy is left (issue 33).
+const SEMANTIC_PRE: &str = "func @main(%a: i32, %b: i32, %c: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %z: i32
+    var %p: i1
+    var %x.1: i32 of %x
+    var %p.1: i1 of %p
+    var %x.2: i32 of %x
+    var %y.1: i32 of %y
+    var %z.1: i32 of %z
+    var %z.2: i32 of %z
+    var %x.3: i32 of %x
+    var %pre5: i32
+    var %pre5.i: i32
+bb0:
+    %x.1 = const 0
+    %p.1 = setp.slt %c, 0
+    br %p.1, bb1, bb2
+bb1:
+    %x.3 = add %a, %b
+    jump bb3
+bb2:
+    %pre5.i = add %a, %b
+    jump bb3
+bb3:
+    %pre5 = phi(bb1: %x.3, bb2: %pre5.i)
+    %x.2 = phi(bb1: %x.3, bb2: %x.1)
+    %z.2 = add %pre5, %x.2
+    ret %z.2
+}
+";
+
+/// The same for the translation example: the program's `%w` phis and
+/// copies are gone (nothing reads them once `w + b` is a phi of the three
+/// sums), `d + b` reads `%d` directly, and `ret` reads the phi.
+const TRANSLATE_PRE: &str = "func @main(%a: i32, %b: i32, %c: i32, %d: i32, %s: i32) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %w: i32
+    var %z: i32
+    var %p: i1
+    var %p.1: i1 of %p
+    var %p.2: i1 of %p
+    var %w.1: i32 of %w
+    var %w.2: i32 of %w
+    var %y.1: i32 of %y
+    var %w.3: i32 of %w
+    var %w.4: i32 of %w
+    var %z.1: i32 of %z
+    var %x.1: i32 of %x
+    var %w.5: i32 of %w
+    var %pre13: i32
+    var %pre14: i32
+    var %pre14.i: i32
+bb0:
+    %p.1 = setp.slt %s, 0
+    br %p.1, bb1, bb2
+bb1:
+    %x.1 = add %a, %b
+    jump bb6
+bb2:
+    %p.2 = setp.sgt %s, 5
+    br %p.2, bb3, bb4
+bb3:
+    %y.1 = add %c, %b
+    jump bb5
+bb4:
+    %pre14.i = add %b, %d
+    jump bb5
+bb5:
+    %pre14 = phi(bb3: %y.1, bb4: %pre14.i)
+    jump bb6
+bb6:
+    %pre13 = phi(bb1: %x.1, bb5: %pre14)
+    ret %pre13
+}
+";
+
 #[test]
 fn semantic_example_by_each_method() {
     let f = example("pre_semantic.kir");
-    let o = run(&["pre", &f, "--stats"]);
+    let o = run(&["pre", &f]);
     assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o), SEMANTIC_PRE);
+    let o = run(&["pre", &f, "--stats"]);
     let t = stdout(&o);
-    assert!(t.contains("%pre5.i = add %a, %b"), "{t}");
-    assert!(t.contains("%z.1 = copy %pre5"), "{t}");
     assert!(
         t.contains(
-            "; @main (svfg): edges_split 0, extended 0, extension_rounds 0, inserted 1, phis_created 1, phis_deleted 0, phis_placed 1, removed 1"
+            "; @main (svfg): copies_forwarded 2, dead_computations 0, dead_copies 2, dead_phis 0, edges_split 0, extended 0, extension_rounds 0, inserted 1, phis_created 1, phis_deleted 0, phis_placed 1, removed 1"
         ),
         "{t}"
     );
+    // Without the clean-up, PRE's copy and the program's stay.
+    let t = stdout(&run(&["pre", &f, "--no-cleanup"]));
+    assert!(t.contains("%z.1 = copy %pre5") && t.contains("%y.1 = copy %a"), "{t}");
     let o = run(&["pre", &f, "--method", "lcm", "--stats"]);
     let t = stdout(&o);
-    assert!(t.contains("%z.1 = add %y.1, %b") && t.contains("inserted 0, removed 0"), "{t}");
+    assert!(t.contains("%z.3 = add %a, %b") && t.contains("inserted 0, removed 0"), "{t}");
+    assert!(!t.contains("copy"), "LCM + the clean-up leaves no copy: {t}");
     let o = run(&["pre", &f, "--method", "gvn", "--stats"]);
     let t = stdout(&o);
     assert!(t.contains("removed 0") && t.contains("inserted 0"), "{t}");
@@ -152,20 +238,25 @@ fn bad_input_and_usage() {
 #[test]
 fn translation_example_extends_two_joins() {
     let f = example("pre_translate.kir");
-    let o = run(&["pre", &f, "--stats"]);
+    let o = run(&["pre", &f]);
     assert!(o.status.success(), "{o:?}");
-    let t = stdout(&o);
+    assert_eq!(stdout(&o), TRANSLATE_PRE);
+    let t = stdout(&run(&["pre", &f, "--stats"]));
+    assert!(t.contains("copies_forwarded 4, dead_computations 0, dead_copies 4, dead_phis 2"), "{t}");
+    assert!(t.contains("extended 2, extension_rounds 2, inserted 1"), "{t}");
+    // Without the clean-up: the plan's own output.
+    let t = stdout(&run(&["pre", &f, "--no-cleanup"]));
     assert!(t.contains("bb4:\n    %w.1 = copy %d\n    %pre14.i = add %b, %w.1\n"), "{t}");
     assert!(t.contains("%pre14 = phi(bb3: %y.1, bb4: %pre14.i)"), "{t}");
     assert!(t.contains("%pre13 = phi(bb1: %x.1, bb5: %pre14)"), "{t}");
     assert!(t.contains("%z.1 = copy %pre13"), "{t}");
-    assert!(t.contains("extended 2, extension_rounds 2, inserted 1"), "{t}");
     let o = run(&["dot", &f, "--what", "svfg"]);
     let t = stdout(&o);
     assert!(t.contains("style=bold") && t.contains("ext v11, v14"), "{t}");
-    // On the semi-SVFG alone, no translation: nothing to do here.
+    // On the semi-SVFG alone, no translation: nothing to do here but the
+    // clean-up (the program's own unused `x` and `y` go).
     let o = run(&["pre", &f, "--method", "semi", "--stats"]);
     let t = stdout(&o);
-    assert!(t.contains("; @main (semi): edges_split 0, extended 0, extension_rounds 0, inserted 0"), "{t}");
+    assert!(t.contains("dead_computations 2") && t.contains("extended 0, extension_rounds 0, inserted 0"), "{t}");
     assert!(t.contains("removed 0") && t.contains("%z.1 = add %w.4, %b"), "{t}");
 }

@@ -428,11 +428,7 @@ impl MemDeps {
 
     /// `Ok` when the dependences were computed on `func` as it is now.
     pub fn check(&self, func: &impl Versioned) -> Result<(), Stale> {
-        match self.stamp {
-            None => Err(Stale::Unstamped),
-            Some(e) if Some(e) == func.code_stamp() => Ok(()),
-            Some(e) => Err(Stale::Changed { computed: e, current: func.code_stamp() }),
-        }
+        cfg_dom::check_stamp(self.stamp, func.code_stamp())
     }
 
     /// The code stamp the dependences were computed at.

@@ -173,6 +173,19 @@ pub trait PreCode: Versioned {
     /// operations and loads.
     fn operands(&self, inst: InstId) -> impl Iterator<Item = Operand<Self::Imm>> + '_;
 
+    /// Every value `inst` reads: its operands and whatever else it reads (a
+    /// guard, the values a guarded definition keeps when its guard fails,
+    /// the operands of a call or a store). Asked for every instruction, by
+    /// the clean-up ([`crate::cleanup`]): a value no read lists may have
+    /// its definition deleted, so an IR must list every read here.
+    fn reads(&self, inst: InstId) -> impl Iterator<Item = ValueId> + '_;
+
+    /// The values block `b` reads outside its instructions (a terminator
+    /// the IR does not list as an instruction: a branch condition, a
+    /// returned value); nothing when terminators are instructions. Asked
+    /// by the clean-up, for the same reason as [`PreCode::reads`].
+    fn block_reads(&self, b: Node) -> impl Iterator<Item = ValueId> + '_;
+
     /// For a phi: the predecessor each operand comes from, parallel to
     /// [`PreCode::operands`]. Asked only for phis; nothing by default.
     fn phi_preds(&self, inst: InstId) -> impl Iterator<Item = Node> + '_ {
@@ -233,6 +246,13 @@ impl<C: PreCode + ?Sized> PreCode for &C {
     }
     fn operands(&self, inst: InstId) -> impl Iterator<Item = Operand<Self::Imm>> + '_ {
         (**self).operands(inst)
+    }
+    fn reads(&self, inst: InstId) -> impl Iterator<Item = ValueId> + '_ {
+        (**self).reads(inst)
+    }
+
+    fn block_reads(&self, b: Node) -> impl Iterator<Item = ValueId> + '_ {
+        (**self).block_reads(b)
     }
     fn phi_preds(&self, inst: InstId) -> impl Iterator<Item = Node> + '_ {
         (**self).phi_preds(inst)

@@ -19,6 +19,12 @@
 //!   your adapter applies, naming the values it creates by plan-local
 //!   [`PlanValue`] ids. [`Method`] chooses semantic PRE on the SVFG, on
 //!   the semi-SVFG alone, or plain GVN.
+//! - [`cleanup`] then does document 001's last step on any SSA function
+//!   (PRE's output or not): copies forwarded, unused phis, copies and
+//!   pure computations that cannot trap deleted; it returns a [`Cleanup`]
+//!   (plain data: forwards, deletions, [`CleanupStats`]) for your adapter,
+//!   and needs [`PreCode::reads`] and [`PreCode::block_reads`] to list
+//!   every read.
 //! - [`analyze`] gives the [`Svfg`] with its properties and the
 //!   [`ValueNumbers`] without planning ([`Analysis`]); [`verify_svfg_of`] checks them
 //!   against slow recomputations (an oracle for tests);
@@ -49,7 +55,8 @@
 //!   items re-exported here):
 //!   `svfg_pre_in` (a function of a module: loads numbered through
 //!   `memdep`) and `svfg_pre` (a function alone: every load its own
-//!   number) apply the plan to a Keel function; `gvn` (dominator-based
+//!   number) apply the plan to a Keel function; `cleanup_function` and
+//!   `apply_cleanup` clean one up; `gvn` (dominator-based
 //!   removal, no insertion) and `lcm` (lazy code motion after J. Knoop,
 //!   O. Rüthing and B. Steffen, "Lazy code motion", PLDI 1992, in the
 //!   edge-based form of K.-H. Drechsler and M. P. Stadel, "A variation of
@@ -94,6 +101,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod cleanup;
 mod construct;
 mod extend;
 mod flat;
@@ -110,6 +118,7 @@ mod svfg;
 mod verify;
 mod vn;
 
+pub use cleanup::{Cleanup, CleanupStats, cleanup};
 pub use construct::Method;
 pub use flat::InputError;
 pub use input::{InstKind, InstOrder, Key, Operand, PreCode, ValueId};
@@ -123,6 +132,7 @@ pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers};
 
 #[cfg(feature = "keel")]
 pub use keel::{
-    KeelCode, KeelOp, KeelValueNumbers, LcmStats, LcmTooLarge, PreError, Stats, apply, build_svfg, can_trap, commutes,
-    gvn, is_computation, lcm, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
+    KeelCode, KeelOp, KeelValueNumbers, LcmStats, LcmTooLarge, PreError, Stats, apply, apply_cleanup, build_svfg,
+    can_trap, cleanup_function, commutes, gvn, is_computation, lcm, memory_of, run, run_in, run_with, svfg_pre,
+    svfg_pre_in, verify_svfg,
 };

@@ -198,12 +198,7 @@ impl<O, I> Plan<O, I> {
     /// `Ok` when the plan was made for `code` as it is now (its code stamp
     /// is unchanged); an IR without versions gets [`Stale::Unstamped`].
     pub fn check(&self, code: &impl Versioned) -> Result<(), Stale> {
-        let current = code.code_stamp();
-        match self.stamp {
-            None => Err(Stale::Unstamped),
-            Some(computed) if Some(computed) == current => Ok(()),
-            Some(computed) => Err(Stale::Changed { computed, current }),
-        }
+        cfg_dom::check_stamp(self.stamp, code.code_stamp())
     }
 
     /// True when the plan changes nothing.

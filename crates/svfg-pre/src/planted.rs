@@ -18,6 +18,10 @@ pub enum Bug {
     /// nested translations are never semi movable down-safe: the SVFG
     /// verifier catches it.
     ExtensionUsesEndRegions,
+    /// The clean-up deletes unused operations that may trap (an `sdiv`
+    /// whose divisor may be zero): the interpreter oracle catches the
+    /// trap that no longer happens.
+    CleanupDeletesTraps,
     /// Keel's binding numbers `sub` as if it commuted (merging unequal
     /// values): the interpreter oracle catches it.
     #[cfg(feature = "keel")]

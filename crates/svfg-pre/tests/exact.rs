@@ -454,3 +454,47 @@ fn planted_region_end_at_an_extension_use_is_caught_by_the_verifier() {
     let e = svfg_pre::verify_svfg(func, &vns, &svfg).expect_err("a planted bug must be caught").to_string();
     assert!(e.contains("was not extended"), "{e}");
 }
+
+/// A division whose divisor may be zero, partially redundant and once
+/// unused: PRE neither inserts it on the path without it nor deletes the
+/// unused one (the clean-up keeps what may trap), exactly; with the
+/// clean-up planted to delete traps, the interpreter oracle sees the trap
+/// vanish.
+#[test]
+fn a_division_that_may_trap_stays_put() {
+    let src = "func @f(%a: i32, %b: i32, %c: i1) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %u: i32
+bb0:
+    %u = sdiv %b, %a
+    br %c, bb1, bb2
+bb1:
+    %x = sdiv %a, %b
+    jump bb2
+bb2:
+    %y = sdiv %a, %b
+    ret %y
+}
+";
+    let (mut m, _) = text::parse(src).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let func = m.function_mut(f).unwrap();
+    ssa::construct(func, &ssa::Options::default()).unwrap();
+    let stats = svfg_pre::svfg_pre(func).unwrap();
+    assert_eq!((stats.inserted, stats.removed), (0, 0), "nothing may move a division");
+    let cleaned = svfg_pre::cleanup_function(func).unwrap();
+    assert_eq!(cleaned.computations_deleted, 0, "an unused division may still trap");
+    let body: Vec<String> = text::print_module(&m).lines().filter(|l| l.contains("sdiv")).map(String::from).collect();
+    assert_eq!(
+        body,
+        ["    %u.1 = sdiv %b, %a", "    %x.1 = sdiv %a, %b", "    %y.1 = sdiv %a, %b"],
+        "every division stays where it was"
+    );
+    // `a = 0`: the unused `b / a` traps; deleting it would hide that.
+    let (m, _) = text::parse(src).unwrap();
+    let args = [Imm::int(Type::I32, 0), Imm::int(Type::I32, 3), Imm::int(Type::I1, 0)];
+    check_module(&m, f, &args, 10_000).unwrap();
+    let e = with_bug(Bug::CleanupDeletesTraps, || check_module(&m, f, &args, 10_000)).unwrap_err();
+    assert!(e.contains("the clean-up changes the outcome"), "{e}");
+}

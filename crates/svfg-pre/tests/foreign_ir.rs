@@ -118,6 +118,18 @@ fn pre_on_the_semantic_case_inserts_on_a_split_edge_and_replaces() {
         })
         .collect();
     assert_eq!(counts, [Some((12, 10)), Some((13, 12)), Some((5, 5)), None]);
+    // The clean-up on the toy: the program's `y = a` and PRE's two copies
+    // forwarded and deleted, the terminator's and the store's reads kept;
+    // the same runs after.
+    let c = svfg_pre::cleanup(&after.cfg(), &after).unwrap();
+    assert_eq!((c.stats.copies_forwarded, c.stats.copies_deleted, c.stats.deleted()), (3, 3, 3));
+    let mut clean = after.clone();
+    foreign_ir::ssa_toy::apply_cleanup(&mut clean, &c);
+    let mut listed = clean.blocks.iter().flat_map(|b| b.insts.iter());
+    assert!(listed.all(|&i| !matches!(clean.insts[i as usize], Inst::Copy { .. })), "a copy is left:\n{clean}");
+    for args in [[3, 4, -2], [3, 4, 1], [90, 4, 3], [3, 4, 0]] {
+        assert_eq!(outcome(&after, &args), outcome(&clean, &args), "{args:?}");
+    }
 }
 
 #[test]

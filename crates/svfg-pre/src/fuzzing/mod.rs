@@ -26,11 +26,12 @@ pub use test_hooks::with_bug;
 
 use crate::construct::Method;
 use crate::keel::{
-    KeelValueNumbers, Stats as PreStats, build_svfg, is_computation, lcm, memory_of, run_with, verify_svfg,
+    KeelValueNumbers, Stats as PreStats, build_svfg, can_trap, cleanup_function, is_computation, lcm, memory_of,
+    run_with, verify_svfg,
 };
 use crate::vn::ValueNumber;
 use ir_core::interp::{Config, Memory, Stats, TrapKind, run};
-use ir_core::{FuncId, Imm, Module, Opcode, VerifyOptions, text, verify_module};
+use ir_core::{Format, FuncId, Imm, Module, Opcode, VerifyOptions, text, verify_module};
 use std::collections::HashMap;
 
 /// Dynamic computation counts of one checked run.
@@ -252,6 +253,9 @@ pub fn check_module(module: &Module, main: FuncId, args: &[Imm], fuel: u64) -> R
                 text::print_module(&after_m)
             ));
         }
+        if method.is_some() {
+            check_cleanup(&after_m, main, args, more, &after)?;
+        }
         // Never worse per value number, on this run (PRE and GVN). A value
         // and its phi translations (the extension step) form one class:
         // on the path where an inserted `t_k` replaces `t`, it is `t`.
@@ -303,6 +307,64 @@ pub fn check_module(module: &Module, main: FuncId, args: &[Imm], fuel: u64) -> R
         ));
     }
     Ok(counts)
+}
+
+/// The clean-up ([`crate::cleanup`]) on `m`, a transform's SSA output
+/// whose run gave `outcome`: the cleaned module verifies in SSA form, runs
+/// to the same results and memory, computes no more of any opcode, and
+/// keeps no phi, copy or pure computation that cannot trap whose result
+/// nothing reads (counted here on the IR directly, apart from the pass).
+fn check_cleanup(m: &Module, main: FuncId, args: &[Imm], fuel: u64, outcome_before: &Outcome) -> Result<(), String> {
+    let mut c = m.clone();
+    let ids: Vec<FuncId> = c.function_ids().collect();
+    for id in ids {
+        let Some(func) = c.function_mut(id) else { continue };
+        cleanup_function(func).map_err(|e| format!("the clean-up refuses {id:?}: {e}"))?;
+    }
+    let show = || format!("before:\n{}\nafter:\n{}", text::print_module(m), text::print_module(&c));
+    verify_module(&c, &VerifyOptions { ssa: true })
+        .map_err(|e| format!("the clean-up's output does not verify: {e}\n{}", show()))?;
+    let after = outcome(&c, main, args, fuel);
+    let same = match (outcome_before, &after) {
+        (Ok((r0, m0, _)), Ok((r1, m1, _))) => r0 == r1 && m0 == m1,
+        (Err(a), Err(b)) => a == b,
+        _ => false,
+    };
+    if !same {
+        return Err(format!("the clean-up changes the outcome\n{}", show()));
+    }
+    if let (Ok((_, _, s0)), Ok((_, _, s1))) = (outcome_before, &after) {
+        let (b, a) = (computations(m, s0), computations(&c, s1));
+        if let Some(op) = (0..a.len()).find(|&i| a[i] > b[i]) {
+            return Err(format!("the clean-up computes more {}\n{}", Opcode::ALL[op].name(), show()));
+        }
+    }
+    for (_, func) in c.functions() {
+        let mut read = vec![false; func.num_vars()];
+        for b in func.blocks() {
+            for i in func.block_insts(b) {
+                for (_, v) in func.uses(i) {
+                    read[v.as_u32() as usize] = true;
+                }
+            }
+        }
+        for b in func.blocks() {
+            for i in func.block_insts(b) {
+                let op = func.opcode(i);
+                let pure = matches!(
+                    op.format(),
+                    Format::Binary | Format::Compare | Format::Convert | Format::Select | Format::Unary
+                );
+                let removable = func.guard(i).is_none()
+                    && (op == Opcode::Phi || op == Opcode::Copy || op == Opcode::Const || (pure && !can_trap(op)));
+                let results = func.results(i);
+                if removable && !results.is_empty() && results.iter().all(|v| !read[v.as_u32() as usize]) {
+                    return Err(format!("the clean-up leaves {i:?} ({}) unused\n{}", op.name(), show()));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The fuzz property on the module `bytes` decode to (ir-gen's

@@ -219,6 +219,15 @@ impl PreCode for KeelCode<'_> {
         })
     }
 
+    fn reads(&self, inst: InstId) -> impl Iterator<Item = ValueId> + '_ {
+        self.func.uses(Inst::from_u32(inst)).map(|(_, v)| v.as_u32())
+    }
+
+    /// Keel's terminators are instructions: nothing.
+    fn block_reads(&self, _: Node) -> impl Iterator<Item = ValueId> + '_ {
+        core::iter::empty()
+    }
+
     fn phi_preds(&self, inst: InstId) -> impl Iterator<Item = Node> + '_ {
         self.func.phi_blocks(Inst::from_u32(inst)).iter().map(|&b| node(b))
     }

@@ -74,12 +74,14 @@
 //! ```
 
 mod apply;
+mod cleanup;
 mod code;
 mod error;
 mod lcm;
 mod run;
 
 pub use apply::{Stats, apply};
+pub use cleanup::{apply_cleanup, cleanup_function};
 pub use code::{KeelCode, KeelOp, KeelValueNumbers, can_trap, commutes, is_computation};
 pub use error::PreError;
 pub use lcm::{LcmStats, LcmTooLarge, lcm};
