@@ -85,8 +85,8 @@ fn pre(before: &Func, runs: &[[i64; 3]]) -> Func {
     let cleanup = svfg_pre::cleanup(&after.cfg(), &after).expect("PRE's output is SSA");
     let c = &cleanup.stats;
     println!(
-        "clean-up: {} copies forwarded, {} phis, {} copies and {} computations deleted",
-        c.copies_forwarded, c.phis_deleted, c.copies_deleted, c.computations_deleted
+        "clean-up: {} copies and {} trivial phis forwarded, {} phis, {} copies and {} computations deleted",
+        c.copies_forwarded, c.trivial_phis, c.phis_deleted, c.copies_deleted, c.computations_deleted
     );
     let mut clean = after.clone();
     apply_cleanup(&mut clean, &cleanup);

@@ -199,6 +199,7 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
 fn add_cleanup(row: &mut serde_json::Value, cleaned: Option<svfg_pre::CleanupStats>) {
     if let Some(c) = cleaned {
         row["copies_forwarded"] = json!(c.copies_forwarded);
+        row["trivial_phis"] = json!(c.trivial_phis);
         row["dead_phis"] = json!(c.phis_deleted);
         row["dead_copies"] = json!(c.copies_deleted);
         row["dead_computations"] = json!(c.computations_deleted);

@@ -15,6 +15,15 @@
 //!    `s` has the same value wherever `v` was read. Chains are followed
 //!    with an explicit path and a state per value; a cycle of copies
 //!    (possible only in unreachable code) is left alone.
+//!    A *trivial* phi, whose operands are all one value `s` or the phi
+//!    itself (a loop-invariant phi PRE leaves at a loop header), is a copy
+//!    of `s` too (Braun et al., "Simple and efficient construction of
+//!    static single assignment form", CC 2013): every path into its block
+//!    first arrives over an edge carrying `s`, so `s`'s definition
+//!    dominates the phi. Forwarding one can make another trivial; the
+//!    search runs a few rounds ([`TRIVIAL_PHI_ROUNDS`]), each linear, so a
+//!    deeper chain, or a cycle of phis that are only trivial together, keeps
+//!    its phis (correct, just not minimal).
 //! 2. **Dead code elimination** by marking (the classical mark-and-sweep
 //!    form, e.g. Cytron et al., TOPLAS 1991, section 7.1, without its
 //!    control-dependence part: branches are never deleted): the reads of
@@ -50,6 +59,9 @@ use cfg_dom::{Graph, InstId, Node, Stale, Versioned};
 pub struct CleanupStats {
     /// Copies whose reads now read the copied value.
     pub copies_forwarded: usize,
+    /// Trivial phis (every operand one value, or the phi itself) whose
+    /// reads now read that value.
+    pub trivial_phis: usize,
     /// Phis deleted (the program's own and PRE's).
     pub phis_deleted: usize,
     /// Copies and constants deleted.
@@ -107,14 +119,36 @@ pub fn cleanup<G: Graph, C: PreCode>(graph: &G, code: &C) -> Result<Cleanup, Inp
             source[v as usize] = s;
         }
     }
-    let root = roots(&source);
+    let mut root = roots(&source);
+    // Trivial phis, whose operands are one value or the phi itself, are
+    // copies of that value (each round may make more of them trivial).
+    let phis: Vec<usize> = (0..n).filter(|&e| matches!(flat.kind[e], InstKind::Phi)).collect();
+    let mut trivial = 0;
+    for _ in 0..TRIVIAL_PHI_ROUNDS {
+        let before = trivial;
+        for &e in &phis {
+            let v = flat.results(e)[0];
+            if source[v as usize] != NONE {
+                continue;
+            }
+            if let Some(s) = only_other(flat.operands(e), root[v as usize], &root) {
+                source[v as usize] = s;
+                trivial += 1;
+            }
+        }
+        if trivial == before {
+            break;
+        }
+        root = roots(&source);
+    }
     let mut out = Cleanup::default();
     for (v, &r) in root.iter().enumerate() {
         if r != v as ValueId {
             out.forward.push((v as ValueId, r));
         }
     }
-    out.stats.copies_forwarded = out.forward.len();
+    out.stats.copies_forwarded = out.forward.len() - trivial.min(out.forward.len());
+    out.stats.trivial_phis = trivial;
     // Step 2: marking from what is always kept.
     let delete_traps = planted(Bug::CleanupDeletesTraps);
     let deletable = |e: usize| match flat.kind[e] {
@@ -168,6 +202,30 @@ pub fn cleanup<G: Graph, C: PreCode>(graph: &G, code: &C) -> Result<Cleanup, Inp
     out.delete.sort_unstable();
     out.stamp = code.code_stamp();
     Ok(out)
+}
+
+/// Rounds of the trivial-phi search: a phi made trivial by forwarding
+/// another is found in the next round; chains deeper than this (rare: a
+/// phi of a phi of a phi... each of one value) keep their last phis.
+const TRIVIAL_PHI_ROUNDS: usize = 4;
+
+/// The one value other than `own` (a root) that `operands` name, through
+/// `root`; `None` when there are two, an immediate, or none.
+fn only_other<I>(operands: &[Operand<I>], own: ValueId, root: &[ValueId]) -> Option<ValueId> {
+    let mut other = None;
+    for o in operands {
+        let Operand::Value(w) = *o else { return None };
+        let r = *root.get(w as usize)?;
+        if r == own {
+            continue;
+        }
+        match other {
+            None => other = Some(r),
+            Some(x) if x == r => {}
+            Some(_) => return None,
+        }
+    }
+    other
 }
 
 /// Per value, the end of its chain of copies (itself when it is no copy's
