@@ -372,6 +372,11 @@ enum Command {
         /// copies in the predecessors.
         #[arg(long)]
         destruct: bool,
+        /// Rotate top-tested loops first (`keel rotate`): an invariant of a
+        /// loop that may run zero times then moves into the guarded
+        /// preheader.
+        #[arg(long)]
+        rotate: bool,
         /// Keep what the transform leaves unused: no copy forwarding, no
         /// deletion of unused phis, copies and pure computations (the
         /// clean-up of source document 001's last step, on by default).
@@ -383,6 +388,25 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = pre_cmd::Format::Text)]
         format: pre_cmd::Format,
+    },
+    /// Loop rotation: each top-tested natural loop becomes a guard plus a
+    /// bottom-tested loop (its header duplicated onto its entry and back
+    /// edges); prints the module.
+    ///
+    /// Left alone, and listed with `--stats`: irreducible loops, loops
+    /// headed by the entry block, headers without a two-way top test,
+    /// one-block loops, and a header next to another rotated header (run
+    /// again for it). Exit status: 0 on success, 1 on bad input or an
+    /// unwritable output, 2 on bad usage.
+    Rotate {
+        /// The IR file or `.wasm` module (`-` reads standard input).
+        file: String,
+        /// Only this function.
+        #[arg(long)]
+        func: Option<String>,
+        /// Add, per function, the loops rotated and those left alone.
+        #[arg(long)]
+        stats: bool,
     },
     /// Import a WebAssembly module: IR text on stdout (or -o), a summary on stderr.
     ///
@@ -510,8 +534,9 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Memdep { file, func, format, expand, explain } => {
             memdep_cmd::run(&file, func.as_deref(), format, expand, explain.as_deref(), out)
         }
-        Command::Pre { file, func, method, destruct, no_cleanup, stats, format } => {
-            let opts = pre_cmd::PreOptions { method, destruct, cleanup: !no_cleanup, stats, format };
+        Command::Rotate { file, func, stats } => pre_cmd::rotate(&file, func.as_deref(), stats, out),
+        Command::Pre { file, func, method, destruct, rotate, no_cleanup, stats, format } => {
+            let opts = pre_cmd::PreOptions { method, destruct, rotate, cleanup: !no_cleanup, stats, format };
             pre_cmd::pre(&file, func.as_deref(), &opts, out)
         }
         Command::Vectorize(a) => vectorize_cmd::vectorize(&a, out),

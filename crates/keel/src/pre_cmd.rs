@@ -51,6 +51,8 @@ pub(crate) struct PreOptions {
     pub(crate) method: PreMethod,
     /// Take the result out of SSA form.
     pub(crate) destruct: bool,
+    /// Rotate top-tested loops before SSA construction.
+    pub(crate) rotate: bool,
     /// Forward copies and delete what is unused after the transform.
     pub(crate) cleanup: bool,
     /// Add statistics.
@@ -59,25 +61,30 @@ pub(crate) struct PreOptions {
     pub(crate) format: Format,
 }
 
-/// Runs the command.
-pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut dyn Write) -> std::io::Result<ExitCode> {
-    let PreOptions { method, destruct, cleanup, stats, format } = *opts;
-    let Some(input) = Input::read(file) else { return Ok(ExitCode::FAILURE) };
-    let Some(loaded) = input.load("") else { return Ok(ExitCode::FAILURE) };
-    let mut module = loaded.module;
-    let ids = match select(&module, func, Scope::All) {
-        Ok(ids) => ids,
+/// The module of `file` and the functions `func` selects (all when
+/// `None`); `None` after saying why on standard error.
+fn load_selected(file: &str, func: Option<&str>) -> Option<(Module, Vec<ir_core::FuncId>)> {
+    let loaded = Input::read(file)?.load("")?;
+    match select(&loaded.module, func, Scope::All) {
+        Ok(ids) => Some((loaded.module, ids)),
         Err(e) => {
             crate::out::say(e);
-            return Ok(ExitCode::FAILURE);
+            None
         }
-    };
+    }
+}
+
+/// Runs the command.
+pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let PreOptions { method, destruct, rotate, cleanup, stats, format } = *opts;
+    let Some((mut module, ids)) = load_selected(file, func) else { return Ok(ExitCode::FAILURE) };
     let mut rows = Vec::new();
     let bar = progress(ids.len());
     for &f in &ids {
         bar.inc(1);
         let Some(body) = module.function_mut(f) else { continue };
         let name = crate::out::global(body.name());
+        let rotated = rotate.then(|| svfg_pre::rotate_loops(body).rotated);
         if let Err(e) = ssa::construct(body, &ssa::Options::default()) {
             crate::out::say(format_args!("SSA construction of {name} failed: {e}"));
             return Ok(ExitCode::FAILURE);
@@ -157,6 +164,10 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
                 }
             }
         };
+        let mut row = row;
+        if let Some(r) = rotated {
+            row["loops_rotated"] = json!(r);
+        }
         rows.push(row);
     }
     bar.finish_and_clear();
@@ -189,6 +200,32 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
                 v["functions"] = serde_json::Value::Array(rows);
             }
             writeln!(out, "{v}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `keel rotate`: loop rotation of each function (or one), the module
+/// printed; `--stats` adds per function the loops rotated and those left
+/// alone with the reason.
+pub(crate) fn rotate(file: &str, func: Option<&str>, stats: bool, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let Some((mut module, ids)) = load_selected(file, func) else { return Ok(ExitCode::FAILURE) };
+    let mut lines = Vec::new();
+    for &f in &ids {
+        let Some(body) = module.function_mut(f) else { continue };
+        let name = crate::out::global(body.name());
+        let s = svfg_pre::rotate_loops(body);
+        let skipped: Vec<String> = s.skipped.iter().map(|(b, why)| format!("{b} {why:?}")).collect();
+        lines.push(format!(
+            "; {name}: {} rotated; left alone: {}",
+            s.rotated,
+            if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
+        ));
+    }
+    out.write_all(text::print_module(&module).as_bytes())?;
+    if stats {
+        for l in lines {
+            writeln!(out, "{l}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -108,6 +108,8 @@ const SUBCOMMANDS: &[&[&str]] = &[
     &["regalloc", "--regs", "4"],
     &["regalloc", "--regs", "4", "--method", "briggs"],
     &["pre", "--stats"],
+    &["pre", "--rotate"],
+    &["rotate", "--stats"],
     &["dot", "--what", "svfg"],
     &["memdep"],
     &["vectorize"],

@@ -260,3 +260,43 @@ fn translation_example_extends_two_joins() {
     assert!(t.contains("dead_computations 2") && t.contains("extended 0, extension_rounds 0, inserted 0"), "{t}");
     assert!(t.contains("removed 0") && t.contains("%z.1 = add %w.4, %b"), "{t}");
 }
+
+/// Loop rotation (issue 33): the `while` loop of `pre_rotate.kir` may run
+/// zero times, so PRE alone leaves `a * b` in its body; `keel rotate`
+/// turns it into a guard plus a bottom-tested loop, and `keel pre
+/// --rotate` computes the product once, in the guarded preheader. Both run
+/// to the original's result, whatever the trip count.
+#[test]
+fn rotation_lets_pre_hoist_an_invariant_of_a_loop_that_may_not_run() {
+    let f = example("pre_rotate.kir");
+    let t = stdout(&run(&["rotate", &f, "--stats"]));
+    assert!(t.contains("bb0:\n    %i = const 0\n    %s = const 0\n    jump bb4\nbb4:\n    %p = setp.slt %i, %n\n    br %p, bb2, bb3\n"), "{t}");
+    assert!(
+        t.contains("    %i = add %i, 1\n    jump bb5\nbb5:\n    %p = setp.slt %i, %n\n    br %p, bb2, bb3\n"),
+        "{t}"
+    );
+    assert!(t.contains("; @main: 1 rotated; left alone: none"), "{t}");
+    // Without rotation the product stays in the loop body (bb2).
+    let t = stdout(&run(&["pre", &f]));
+    assert!(t.contains("bb2:\n    %t.1 = mul %a, %b\n"), "{t}");
+    // With it: computed on the guarded edge into the loop, once.
+    let t = stdout(&run(&["pre", &f, "--rotate", "--stats"]));
+    assert!(t.contains("bb6:\n    %pre7.i = mul %a, %b\n    jump bb2\n"), "{t}");
+    assert!(t.contains("%s.4 = add %s.3, %pre7.i"), "{t}");
+    assert!(t.contains("loops_rotated 1"), "{t}");
+    assert_eq!(t.matches("mul").count(), 1, "{t}");
+    let dir = std::env::temp_dir().join(format!("keel-rotate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, args) in [["3", "4", "5"], ["3", "4", "0"], ["-2", "7", "1"]].iter().enumerate() {
+        let run_with = |file: &str| run(&["run", file, "--arg", args[0], "--arg", args[1], "--arg", args[2]]);
+        let before = run_with(&f);
+        for (j, out) in [stdout(&run(&["rotate", &f])), t.clone()].iter().enumerate() {
+            let path = dir.join(format!("{k}-{j}.kir"));
+            std::fs::write(&path, out).unwrap();
+            let after = run_with(path.to_str().unwrap());
+            assert!(after.status.success(), "{after:?}");
+            assert_eq!(stdout(&before), stdout(&after), "{args:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -25,6 +25,10 @@
 //!   (plain data: forwards, deletions, [`CleanupStats`]) for your adapter,
 //!   and needs [`PreCode::reads`] and [`PreCode::block_reads`] to list
 //!   every read.
+//! - [`rotation_plan`] picks the top-tested loops to rotate into a guard
+//!   plus a bottom-tested loop (before PRE, so that an invariant of a loop
+//!   that may run zero times can move into the guarded preheader); Keel's
+//!   adapter is `rotate_loops`.
 //! - [`analyze`] gives the [`Svfg`] with its properties and the
 //!   [`ValueNumbers`] without planning ([`Analysis`]); [`verify_svfg_of`] checks them
 //!   against slow recomputations (an oracle for tests);
@@ -114,6 +118,7 @@ mod plan;
 mod planted;
 mod pre;
 mod properties;
+mod rotate;
 mod svfg;
 mod verify;
 mod vn;
@@ -126,13 +131,14 @@ pub use plan::{
     EdgeSplit, Insertion, NewValue, Plan, PlanArg, PlanBlock, PlanPhi, PlanStats, PlanValue, Replacement, plan,
 };
 pub use pre::{Analysis, analyze};
+pub use rotate::{Rotation, RotationPlan, Skip, rotation_plan};
 pub use svfg::{ArgSource, PhiError, Source, Svfg, SvfgError, SvfgPhi};
 pub use verify::verify_svfg_of;
 pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers};
 
 #[cfg(feature = "keel")]
 pub use keel::{
-    KeelCode, KeelOp, KeelValueNumbers, LcmStats, LcmTooLarge, PreError, Stats, apply, apply_cleanup, build_svfg,
-    can_trap, cleanup_function, commutes, gvn, is_computation, lcm, memory_of, run, run_in, run_with, svfg_pre,
-    svfg_pre_in, verify_svfg,
+    KeelCode, KeelOp, KeelValueNumbers, LcmStats, LcmTooLarge, PreError, RotateStats, Stats, apply, apply_cleanup,
+    apply_rotation, build_svfg, can_trap, cleanup_function, commutes, gvn, is_computation, lcm, memory_of,
+    rotate_loops, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
 };

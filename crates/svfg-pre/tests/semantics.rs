@@ -7,7 +7,7 @@
 
 use ir_core::{Imm, Type};
 use ir_gen::SplitMix64;
-use svfg_pre::fuzzing::{check_module, programs};
+use svfg_pre::fuzzing::{check_module, check_rotation, programs};
 
 fn count(default: usize) -> usize {
     std::env::var("SVFG_PRE_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
@@ -53,4 +53,44 @@ fn semantic_family_pre_beats_lcm_on_at_least_30_percent() {
     }
     eprintln!("semantic family: PRE < LCM on {wins} of {runs} runs");
     assert!(wins * 10 >= runs * 3, "{wins} of {runs}");
+}
+
+/// Loop rotation before PRE (issue 33): every generated redundant program
+/// rotated (`fuzzing::check_rotation`: the rotated module verifies and runs
+/// to the same outcome, and `check_module` holds on it), and on every run
+/// PRE after rotation computes no more than the original program did.
+/// Prints how often PRE after rotation computes strictly less than LCM.
+#[test]
+fn rotated_programs_keep_semantics() {
+    let n = count(200);
+    let mut rng = SplitMix64::new(0x51);
+    let (mut runs, mut rotated, mut below_lcm, mut below_lcm_rotated, mut below_plain_pre) =
+        (0u64, 0, 0u64, 0u64, 0u64);
+    let (mut before, mut pre, mut pre_rot) = (0u64, 0u64, 0u64);
+    for seed in 0..n as u64 {
+        let (m, f) = programs::redundant(seed, 1 + (seed % 12) as usize);
+        for k in 0..3 {
+            let args: Vec<Imm> = (0..3).map(|_| Imm::int(Type::I32, (rng.next_u64() % 21) as i64 - 10)).collect();
+            let (plain, rot, loops) =
+                check_rotation(&m, f, &args, 1_000_000).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            if k == 0 {
+                rotated += loops;
+            }
+            if !plain.finished || !rot.finished {
+                continue;
+            }
+            runs += 1;
+            assert!(rot.svfg <= plain.before, "seed {seed}: PRE after rotation computes more than the original");
+            before += plain.before;
+            pre += plain.svfg;
+            pre_rot += rot.svfg;
+            below_lcm += u64::from(rot.svfg < plain.lcm);
+            below_lcm_rotated += u64::from(rot.svfg < rot.lcm);
+            below_plain_pre += u64::from(rot.svfg < plain.svfg);
+        }
+    }
+    eprintln!(
+        "{n} programs, {runs} finished runs, {rotated} loops rotated: computations before {before}, PRE {pre}, PRE after rotation {pre_rot}; PRE after rotation < LCM on {below_lcm} runs, < LCM after rotation on {below_lcm_rotated}, < PRE without rotation on {below_plain_pre}"
+    );
+    assert!(runs > 0);
 }

@@ -53,6 +53,16 @@ pub struct Counts {
 
 type Outcome = Result<(Vec<Imm>, Memory, Stats), TrapKind>;
 
+/// Two outcomes are the same: the same results and memory, or the same
+/// trap.
+fn same_outcome(a: &Outcome, b: &Outcome) -> bool {
+    match (a, b) {
+        (Ok((r0, m0, _)), Ok((r1, m1, _))) => r0 == r1 && m0 == m1,
+        (Err(x), Err(y)) => x == y,
+        _ => false,
+    }
+}
+
 fn outcome(m: &Module, main: FuncId, args: &[Imm], fuel: u64) -> Outcome {
     run(m, main, args, Config { fuel, ..Config::default() }).map(|o| (o.results, o.memory, o.stats)).map_err(|t| t.kind)
 }
@@ -82,6 +92,49 @@ pub fn to_ssa(m: &Module) -> Result<Module, String> {
         }
     }
     Ok(m)
+}
+
+/// Each function of `m` with its top-tested loops rotated
+/// ([`crate::rotate`]; `m` not in SSA form), and the loops rotated.
+pub fn rotated(m: &Module) -> (Module, usize) {
+    let mut m = m.clone();
+    let mut n = 0;
+    let ids: Vec<FuncId> = m.function_ids().collect();
+    for id in ids {
+        if let Some(f) = m.function_mut(id) {
+            n += crate::keel::rotate_loops(f).rotated;
+        }
+    }
+    (m, n)
+}
+
+/// Rotation's property on `module` (not in SSA form): the rotated module
+/// verifies and runs to the same outcome (results, memory, or trap);
+/// then [`check_module`] holds on it. Returns the counts of the original
+/// and of the rotated module, and the loops rotated.
+pub fn check_rotation(
+    module: &Module,
+    main: FuncId,
+    args: &[Imm],
+    fuel: u64,
+) -> Result<(Counts, Counts, usize), String> {
+    let plain = check_module(module, main, args, fuel)?;
+    let (r, n) = rotated(module);
+    verify_module(&r, &VerifyOptions { ssa: false })
+        .map_err(|e| format!("the rotated module does not verify: {e}\n{}", text::print_module(&r)))?;
+    let (a, b) = (outcome(module, main, args, fuel), outcome(&r, main, args, fuel.saturating_mul(2)));
+    // The original out of fuel: the rotated one may finish or not.
+    if !(matches!(a, Err(TrapKind::FuelExhausted)) || same_outcome(&a, &b)) {
+        return Err(format!(
+            "rotation changes the outcome: {:?} before, {:?} after\nbefore:\n{}\nafter:\n{}",
+            a.as_ref().map(|o| &o.0),
+            b.as_ref().map(|o| &o.0),
+            text::print_module(module),
+            text::print_module(&r)
+        ));
+    }
+    let rot = check_module(&r, main, args, fuel)?;
+    Ok((plain, rot, n))
 }
 
 /// Runs `f` with no bug planted, whatever the caller planted: the
@@ -239,12 +292,7 @@ pub fn check_module(module: &Module, main: FuncId, args: &[Imm], fuel: u64) -> R
             return Err(format!("{method:?} output does not verify: {e}\n{}", text::print_module(&after_m)));
         }
         let after = outcome(&after_m, main, args, more);
-        let same = match (&before, &after) {
-            (Ok((r0, m0, _)), Ok((r1, m1, _))) => r0 == r1 && m0 == m1,
-            (Err(a), Err(b)) => a == b,
-            _ => false,
-        };
-        if !same {
+        if !same_outcome(&before, &after) {
             return Err(format!(
                 "{method:?} changes the outcome: {:?} before, {:?} after\nbefore:\n{}\nafter:\n{}",
                 before.as_ref().map(|o| &o.0),
@@ -325,12 +373,7 @@ fn check_cleanup(m: &Module, main: FuncId, args: &[Imm], fuel: u64, outcome_befo
     verify_module(&c, &VerifyOptions { ssa: true })
         .map_err(|e| format!("the clean-up's output does not verify: {e}\n{}", show()))?;
     let after = outcome(&c, main, args, fuel);
-    let same = match (outcome_before, &after) {
-        (Ok((r0, m0, _)), Ok((r1, m1, _))) => r0 == r1 && m0 == m1,
-        (Err(a), Err(b)) => a == b,
-        _ => false,
-    };
-    if !same {
+    if !same_outcome(outcome_before, &after) {
         return Err(format!("the clean-up changes the outcome\n{}", show()));
     }
     if let (Ok((_, _, s0)), Ok((_, _, s1))) = (outcome_before, &after) {
@@ -371,8 +414,8 @@ fn check_cleanup(m: &Module, main: FuncId, args: &[Imm], fuel: u64, outcome_befo
 /// `analysis_input`); panics with the failure.
 pub fn check_bytes(bytes: &[u8]) -> Counts {
     let (g, args) = ir_gen::fuzzing::analysis_input(bytes);
-    match check_module(&g.module, g.main, &args, g.fuel) {
-        Ok(c) => c,
+    match check_rotation(&g.module, g.main, &args, g.fuel) {
+        Ok((c, _, _)) => c,
         Err(e) => panic!("{e}"),
     }
 }
