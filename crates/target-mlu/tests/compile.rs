@@ -42,7 +42,7 @@ fn compiled_examples_verify_round_trip_and_are_deterministic() {
             n += 1;
         }
     }
-    assert_eq!(n, 10, "every docs/examples function but @vector2 (it calls externs)");
+    assert_eq!(n, 11, "every docs/examples function but @vector2 (it calls externs)");
 }
 
 #[test]
