@@ -95,7 +95,7 @@ pub fn to_ssa(m: &Module) -> Result<Module, String> {
 }
 
 /// Each function of `m` with its top-tested loops rotated
-/// ([`crate::rotate`]; `m` not in SSA form), and the loops rotated.
+/// ([`crate::rotation_plan`]; `m` not in SSA form), and the loops rotated.
 pub fn rotated(m: &Module) -> (Module, usize) {
     let mut m = m.clone();
     let mut n = 0;
