@@ -106,13 +106,8 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
                         crate::out::say(format_args!("SSA construction of {name} after LCM failed: {e}"));
                         return Ok(ExitCode::FAILURE);
                     }
-                    match svfg_pre::cleanup_function(body) {
-                        Ok(c) => Some(c),
-                        Err(e) => {
-                            crate::out::say(format_args!("{name}: {e}"));
-                            return Ok(ExitCode::FAILURE);
-                        }
-                    }
+                    let Some(c) = clean_up(body, &name) else { return Ok(ExitCode::FAILURE) };
+                    Some(c)
                 } else {
                     None
                 };
@@ -134,13 +129,10 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
                 let result = svfg_pre::run_in(&mut module, f, m);
                 let Some(body) = module.function_mut(f) else { continue };
                 let cleaned = match (&result, cleanup) {
-                    (Ok(_), true) => match svfg_pre::cleanup_function(body) {
-                        Ok(c) => Some(c),
-                        Err(e) => {
-                            crate::out::say(format_args!("{name}: {e}"));
-                            return Ok(ExitCode::FAILURE);
-                        }
-                    },
+                    (Ok(_), true) => {
+                        let Some(c) = clean_up(body, &name) else { return Ok(ExitCode::FAILURE) };
+                        Some(c)
+                    }
                     _ => None,
                 };
                 if destruct {
@@ -229,6 +221,12 @@ pub(crate) fn rotate(file: &str, func: Option<&str>, stats: bool, out: &mut dyn 
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The clean-up of `body` (function `name`), or `None` after saying why
+/// it was refused.
+fn clean_up(body: &mut Function, name: &str) -> Option<svfg_pre::CleanupStats> {
+    svfg_pre::cleanup_function(body).map_err(|e| crate::out::say(format_args!("{name}: {e}"))).ok()
 }
 
 /// The clean-up's counts as statistics fields (nothing without a

@@ -166,32 +166,13 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
     }
 
     /// The slots of each var, from the allocation's slot list (vars out of
-    /// range are left out: no copy names them).
+    /// range are left out: no copy names them), bucketed by var.
     fn slot_index(&mut self) {
         let nv = self.input.num_vars();
-        let mut count = vec![0u32; nv + 1];
-        for info in self.alloc.slots() {
-            for &x in &info.vars {
-                if (x as usize) < nv {
-                    count[x as usize + 1] += 1;
-                }
-            }
-        }
-        for k in 0..nv {
-            count[k + 1] += count[k];
-        }
-        let mut fill = count.clone();
-        let mut of = vec![0u32; count[nv] as usize];
-        for (k, info) in self.alloc.slots().iter().enumerate() {
-            for &x in &info.vars {
-                if (x as usize) < nv {
-                    of[fill[x as usize] as usize] = k as u32;
-                    fill[x as usize] += 1;
-                }
-            }
-        }
-        self.slots_start = count;
-        self.slots_of = of;
+        let pairs: Vec<(u32, u32)> = (self.alloc.slots().iter().enumerate())
+            .flat_map(|(k, info)| info.vars.iter().filter(|&&x| (x as usize) < nv).map(move |&x| (x, k as u32)))
+            .collect();
+        cfg_dom::csr::bucket(nv, &pairs, &mut self.slots_start, &mut self.slots_of);
     }
 
     fn loc_index(&self, l: Loc) -> usize {
@@ -489,7 +470,7 @@ impl<'a, 'i, G: Graph, C: RegCode> Checker<'a, 'i, G, C> {
             if copy {
                 let d = defs[0] as usize;
                 let new = sym(defs[0], i + 1);
-                for &k in &self.slots_of[self.slots_start[d] as usize..self.slots_start[d + 1] as usize] {
+                for &k in cfg_dom::csr::row(&self.slots_start, &self.slots_of, d) {
                     let set = &mut st[self.loc_index(Loc::Slot(k))];
                     if set.binary_search(&want[0]).is_ok()
                         && let Err(at) = set.binary_search(&new)

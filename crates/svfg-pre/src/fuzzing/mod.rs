@@ -84,28 +84,34 @@ pub fn computations(m: &Module, stats: &Stats) -> Vec<u64> {
 
 /// Each function of `m` in SSA form.
 pub fn to_ssa(m: &Module) -> Result<Module, String> {
-    let mut m = m.clone();
-    let ids: Vec<FuncId> = m.function_ids().collect();
-    for id in ids {
-        if let Some(f) = m.function_mut(id) {
-            ssa::construct(f, &ssa::Options::default()).map_err(|e| format!("ssa: {e}"))?;
-        }
-    }
-    Ok(m)
+    each_function(m, |_, f| ssa::construct(f, &ssa::Options::default()).map(|_| ()).map_err(|e| format!("ssa: {e}")))
 }
 
 /// Each function of `m` with its top-tested loops rotated
 /// ([`crate::rotation_plan`]; `m` not in SSA form), and the loops rotated.
 pub fn rotated(m: &Module) -> (Module, usize) {
-    let mut m = m.clone();
     let mut n = 0;
+    let r = each_function(m, |_, f| {
+        n += crate::keel::rotate_loops(f).rotated;
+        Ok(())
+    });
+    (r.expect("rotation refuses nothing"), n)
+}
+
+/// A copy of `m` with `edit` applied to each of its functions (the first
+/// refusal stops it).
+fn each_function(
+    m: &Module,
+    mut edit: impl FnMut(FuncId, &mut ir_core::Function) -> Result<(), String>,
+) -> Result<Module, String> {
+    let mut m = m.clone();
     let ids: Vec<FuncId> = m.function_ids().collect();
     for id in ids {
         if let Some(f) = m.function_mut(id) {
-            n += crate::keel::rotate_loops(f).rotated;
+            edit(id, f)?;
         }
     }
-    (m, n)
+    Ok(m)
 }
 
 /// Rotation's property on `module` (not in SSA form): the rotated module
@@ -363,12 +369,9 @@ pub fn check_module(module: &Module, main: FuncId, args: &[Imm], fuel: u64) -> R
 /// keeps no phi, copy or pure computation that cannot trap whose result
 /// nothing reads (counted here on the IR directly, apart from the pass).
 fn check_cleanup(m: &Module, main: FuncId, args: &[Imm], fuel: u64, outcome_before: &Outcome) -> Result<(), String> {
-    let mut c = m.clone();
-    let ids: Vec<FuncId> = c.function_ids().collect();
-    for id in ids {
-        let Some(func) = c.function_mut(id) else { continue };
-        cleanup_function(func).map_err(|e| format!("the clean-up refuses {id:?}: {e}"))?;
-    }
+    let c = each_function(m, |id, func| {
+        cleanup_function(func).map(|_| ()).map_err(|e| format!("the clean-up refuses {id:?}: {e}"))
+    })?;
     let show = || format!("before:\n{}\nafter:\n{}", text::print_module(m), text::print_module(&c));
     verify_module(&c, &VerifyOptions { ssa: true })
         .map_err(|e| format!("the clean-up's output does not verify: {e}\n{}", show()))?;

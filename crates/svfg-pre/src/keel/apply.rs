@@ -153,14 +153,7 @@ pub(crate) fn split_edge(func: &mut Function, pb: Block, sb: Block) -> Block {
     let mut fb = FunctionBuilder::new(func);
     fb.switch_to_block(e);
     fb.ins().jump(sb);
-    if let Some(term) = func.terminator(pb) {
-        let targets: Vec<Block> = func.successors(term).collect();
-        for (i, t) in targets.into_iter().enumerate() {
-            if t == sb {
-                func.set_successor(term, i, e);
-            }
-        }
-    }
+    retarget(func, pb, sb, e);
     let phis: Vec<Inst> = func.block_insts(sb).take_while(|&i| func.opcode(i) == Opcode::Phi).collect();
     for phi in phis {
         if let Some(k) = func.phi_blocks(phi).iter().position(|&x| x == pb) {
@@ -168,4 +161,16 @@ pub(crate) fn split_edge(func: &mut Function, pb: Block, sb: Block) -> Block {
         }
     }
     e
+}
+
+/// Points every edge of `from`'s terminator to `old` at `new` (edge
+/// splits, loop rotation).
+pub(crate) fn retarget(func: &mut Function, from: Block, old: Block, new: Block) {
+    let Some(term) = func.terminator(from) else { return };
+    let targets: Vec<Block> = func.successors(term).collect();
+    for (k, t) in targets.into_iter().enumerate() {
+        if t == old {
+            func.set_successor(term, k, new);
+        }
+    }
 }

@@ -13,6 +13,7 @@
 //! Invariant: the function computes what it computed (see the plan's module
 //! doc).
 
+use super::apply::retarget;
 use crate::rotate::{RotationPlan, Skip, rotation_plan};
 use ir_core::{Arg, Block, Function, FunctionBuilder, Inst, Opcode, block};
 
@@ -94,15 +95,4 @@ fn copy_block(func: &mut Function, insts: &[Inst]) -> Block {
         }
     }
     b
-}
-
-/// Points every edge of `from`'s terminator to `old` at `new`.
-fn retarget(func: &mut Function, from: Block, old: Block, new: Block) {
-    let Some(term) = func.terminator(from) else { return };
-    let targets: Vec<Block> = func.successors(term).collect();
-    for (k, t) in targets.into_iter().enumerate() {
-        if t == old {
-            func.set_successor(term, k, new);
-        }
-    }
 }
