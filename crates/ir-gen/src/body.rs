@@ -16,6 +16,9 @@
 //!   written only by the structure that owns them, immediately before the
 //!   instruction that relies on their value, and never by random
 //!   instructions. That is what bounds every loop and every memory access.
+//!   The two invariant operands `%inv0`, `%inv1` are the exception that
+//!   proves it: written once, in the entry block, so that what reads only
+//!   them is invariant in every loop.
 //! - **Blocks are created in layout order**, so block numbers ascend down the
 //!   printed function; terminators that name blocks not yet created are
 //!   appended once their targets exist.
@@ -105,10 +108,17 @@ pub(crate) enum Role {
     Tile(usize),
     /// The shared symbolic base (the `symbolic` knob).
     SymBase,
+    /// One of the two operands of loop invariants (the `invariants` knob):
+    /// a copy of a random `i64` pool var made in the entry block, never
+    /// written again.
+    Invariant(usize),
 }
 
 const MAX_SLOTS: usize = 4;
-const ROLES: usize = MAX_DEPTH as usize + 4 + 2 * MAX_SLOTS + 1;
+const ROLES: usize = MAX_DEPTH as usize + 4 + 2 * MAX_SLOTS + 1 + INVARIANT_OPERANDS;
+
+/// Operands of the loop invariants (`%inv0`, `%inv1`).
+pub(crate) const INVARIANT_OPERANDS: usize = 2;
 
 impl Role {
     fn slot(self) -> usize {
@@ -121,6 +131,7 @@ impl Role {
             Role::Offset(n) => MAX_DEPTH as usize + 4 + n.min(MAX_SLOTS - 1),
             Role::Tile(n) => MAX_DEPTH as usize + 4 + MAX_SLOTS + n.min(MAX_SLOTS - 1),
             Role::SymBase => MAX_DEPTH as usize + 4 + 2 * MAX_SLOTS,
+            Role::Invariant(n) => MAX_DEPTH as usize + 5 + 2 * MAX_SLOTS + n.min(INVARIANT_OPERANDS - 1),
         }
     }
 
@@ -134,6 +145,7 @@ impl Role {
             Role::Offset(n) => (format!("off{}", n.min(MAX_SLOTS - 1)), Type::I64),
             Role::Tile(n) => (format!("t{}", n.min(MAX_SLOTS - 1)), Type::I64),
             Role::SymBase => ("sb".into(), Type::I64),
+            Role::Invariant(n) => (format!("inv{}", n.min(INVARIANT_OPERANDS - 1)), Type::I64),
         }
     }
 }
@@ -283,10 +295,12 @@ impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
         dst
     }
 
-    /// Defines every dedicated var as 0 in the entry block, right after
-    /// the pool's constants and before any region's instruction there (a
-    /// loop may set its counter in the entry block). Call it last, once no
-    /// more dedicated vars can be declared; returns the cost.
+    /// Defines every dedicated var in the entry block, right after the
+    /// pool's constants and before any region's instruction there (a loop
+    /// may set its counter in the entry block): as 0, except the invariant
+    /// operands, which copy a random `i64` pool var (a param or a
+    /// constant). Call it last, once no more dedicated vars can be
+    /// declared; returns the cost.
     pub fn define_dedicated(&mut self) -> u64 {
         let Some((entry, last_def)) = self.entry else { return 0 };
         if self.dedicated_order.is_empty() {
@@ -300,9 +314,16 @@ impl<'f, 'e, S: Source + ?Sized> Body<'f, 'e, S> {
         let Some(before) = before else { return 0 };
         self.b.position_before(before);
         let mut cost = 0u64;
+        let invariant =
+            |s: &Self, v: Var| (0..INVARIANT_OPERANDS).any(|n| s.dedicated[Role::Invariant(n).slot()] == Some(v));
         for v in core::mem::take(&mut self.dedicated_order) {
-            let ty = self.b.func().var_type(v).unwrap_or(Type::I64);
-            self.b.ins().constant(v, Imm::int(ty, 0));
+            if invariant(self, v) {
+                let x = self.var(Type::I64);
+                self.b.ins().copy(v, x);
+            } else {
+                let ty = self.b.func().var_type(v).unwrap_or(Type::I64);
+                self.b.ins().constant(v, Imm::int(ty, 0));
+            }
             cost = cost.saturating_add(1);
         }
         cost

@@ -74,6 +74,18 @@ pub struct GenConfig {
     /// DRAM instead, so every object is shared by an MLU chip's cores
     /// (`target-mlu`'s multi-core split needs it). Off by default.
     pub shared_memory: bool,
+    /// Opt-in: rate at which a random instruction inside a natural loop's
+    /// body (or latch) is a *loop invariant*, `%vN = op %inv0, %inv1` with
+    /// `op` a total integer operation: `%inv0` and `%inv1` are copies of
+    /// random `i64` pool vars made once in the entry block and never
+    /// written again. Every generated loop is top-tested (it may run zero
+    /// times), so this is the family on which loop rotation lets PRE hoist
+    /// what lazy code motion must leave in the loop.
+    pub invariants: f64,
+    /// Opt-in: rate at which a region that may nest is a natural loop
+    /// before the menu of shapes is drawn from (which gives loops about
+    /// one region in seven). Off by default.
+    pub loops: f64,
 }
 
 impl Default for GenConfig {
@@ -96,6 +108,8 @@ impl Default for GenConfig {
             extern_calls: 0.0,
             mlu_expressible: false,
             shared_memory: false,
+            invariants: 0.0,
+            loops: 0.0,
         }
     }
 }
@@ -203,6 +217,11 @@ impl GenConfig {
             ("irreducible", self.irreducible),
             ("unreachable", self.unreachable),
             ("phis", self.phis),
+            ("tiles", self.tiles),
+            ("symbolic", self.symbolic),
+            ("extern_calls", self.extern_calls),
+            ("invariants", self.invariants),
+            ("loops", self.loops),
         ];
         for (field, r) in rates {
             if !(0.0..=1.0).contains(&r) {
@@ -252,6 +271,8 @@ pub(crate) struct Knobs {
     pub extern_calls: f64,
     pub mlu_expressible: bool,
     pub shared_memory: bool,
+    pub invariants: f64,
+    pub loops: f64,
 }
 
 fn rate(r: f64) -> f64 {
@@ -280,6 +301,8 @@ impl Knobs {
             extern_calls: rate(c.extern_calls),
             mlu_expressible: c.mlu_expressible,
             shared_memory: c.mlu_expressible && c.shared_memory,
+            invariants: rate(c.invariants),
+            loops: rate(c.loops),
         }
     }
 

@@ -15,7 +15,7 @@
 //! Each instruction returns its fuel cost: 1, plus the callee's bound for a
 //! call, plus the elements a tensor instruction processes.
 
-use crate::body::Body;
+use crate::body::{Body, Role};
 use crate::source::{Choices, Source};
 use crate::types::{COMPARE_TYPES, imm, ty_index};
 use ir_core::{Arg, Block, Callee, FloatCC, Guard, Imm, IntCC, Opcode, Type};
@@ -133,6 +133,10 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
             self.ins(guard).call(Callee::Ext(ext), &[r], &[a, b]);
             return 1;
         }
+        if !self.loops.is_empty() && self.src.chance(self.env.knobs.invariants) {
+            self.loop_invariant();
+            return 1;
+        }
         if !self.env.callees.is_empty() && self.src.below(CALL_ODDS) == CALL_ODDS - 1 {
             return self.call(guard);
         }
@@ -199,6 +203,14 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
                 self.ins(g).fsetp(cc, dst, a, b)
             }
         };
+    }
+
+    /// `%vN = op %inv0, %inv1`, unguarded, into a random `i64` pool var:
+    /// the same value on every trip of every loop (the `invariants` knob).
+    fn loop_invariant(&mut self) {
+        let (a, b) = (self.dedicated(Role::Invariant(0)), self.dedicated(Role::Invariant(1)));
+        let (op, dst) = (self.src.pick(&INT_BINARY), self.var(Type::I64));
+        self.ins(None).binary(op, dst, a, b);
     }
 
     fn select(&mut self, g: Option<Guard>, dst: ir_core::Var, t: Type) -> ir_core::Inst {

@@ -44,6 +44,28 @@ pub fn analysis_config() -> GenConfig {
     }
 }
 
+/// The family of top-tested loops with loop invariants in their bodies
+/// (the `invariants` knob), for loop rotation before PRE: every loop may
+/// run zero times, about a quarter of the instructions in loop bodies read
+/// only the two invariant operands, and loops are more frequent than by
+/// default (the `loops` knob). No phis in the input and no
+/// irreducible cycles, so every loop is a candidate for rotation.
+pub fn loop_invariant_config() -> GenConfig {
+    GenConfig {
+        blocks: 40,
+        vars: 10,
+        predication: 0.1,
+        memory: 0.1,
+        irreducible: 0.0,
+        unreachable: 0.1,
+        phis: 0.0,
+        functions: 2,
+        invariants: 0.25,
+        loops: 0.3,
+        ..GenConfig::default()
+    }
+}
+
 /// What analysis fuzzing runs on: the module `bytes` decode to under
 /// [`analysis_config`], and arguments for its `main` drawn from a hash of
 /// the same bytes.

@@ -123,6 +123,8 @@ impl<S: Source + ?Sized> Body<'_, '_, S> {
         let nest = depth < self.env.knobs.max_depth;
         let kind = if nest && cap >= Kind::Irreducible.min_blocks() && self.src.chance(self.env.knobs.irreducible) {
             Kind::Irreducible
+        } else if nest && cap >= Kind::Loop.min_blocks() && self.src.chance(self.env.knobs.loops) {
+            Kind::Loop
         } else {
             let mut menu = [Kind::Straight; Kind::MENU.len()];
             let mut n = 0;

@@ -30,6 +30,8 @@ fn configs() -> impl Strategy<Value = GenConfig> {
             extern_calls: f64::from(r[3] % 2) / 8.0,
             mlu_expressible: false,
             shared_memory: false,
+            invariants: f64::from(r[4] % 3) / 4.0,
+            loops: f64::from(r[5] % 3) / 4.0,
         },
     )
 }

@@ -59,6 +59,8 @@ fn configs() -> Vec<GenConfig> {
             extern_calls: 0.0,
             mlu_expressible: false,
             shared_memory: false,
+            invariants: 0.0,
+            loops: 0.0,
         },
     ]
 }

@@ -45,6 +45,15 @@ pub(crate) struct GenArgs {
     /// Rate of phis at join blocks, 0..1.
     #[arg(long, default_value_t = 0.0)]
     phis: f64,
+    /// Rate of loop-invariant computations in loop bodies, 0..1 (every
+    /// generated loop is top-tested; `keel rotate` then `keel pre` hoists
+    /// them).
+    #[arg(long, default_value_t = 0.0)]
+    invariants: f64,
+    /// Rate at which a region that may nest is a loop, 0..1 (on top of
+    /// the one region in seven that the menu of shapes gives loops).
+    #[arg(long, default_value_t = 0.0)]
+    loops: f64,
 }
 
 impl GenArgs {
@@ -69,6 +78,8 @@ impl GenArgs {
             max_depth: count("max-depth", self.max_depth, 0, ir_gen::MAX_DEPTH as usize)? as u32,
             unreachable: self.unreachable,
             phis: self.phis,
+            invariants: self.invariants,
+            loops: self.loops,
             ..GenConfig::default()
         };
         config.check().map_err(|e| {

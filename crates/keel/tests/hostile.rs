@@ -455,6 +455,8 @@ fn generator_knobs_are_checked() {
         (&["--predicated", "-0.5"], "--predicated"),
         (&["--predicated", "nan"], "--predicated"),
         (&["--irreducible", "5"], "--irreducible"),
+        (&["--invariants", "1.5"], "--invariants"),
+        (&["--loops", "-1"], "--loops"),
         (&["--max-depth", "1000000000"], "--max-depth"),
         (&["--vars", "100000", "--defs-per-var", "1000"], "--defs-per-var"),
     ] {

@@ -139,7 +139,9 @@ pub fn check_rotation(
             text::print_module(&r)
         ));
     }
-    let rot = check_module(&r, main, args, fuel)?;
+    // Rotation copies each header onto the entry edge: up to one more
+    // header run per loop entry, so the rotated run gets twice the fuel.
+    let rot = check_module(&r, main, args, fuel.saturating_mul(2))?;
     Ok((plain, rot, n))
 }
 
@@ -413,11 +415,17 @@ fn check_cleanup(m: &Module, main: FuncId, args: &[Imm], fuel: u64, outcome_befo
     Ok(())
 }
 
-/// The fuzz property on the module `bytes` decode to (ir-gen's
-/// `analysis_input`); panics with the failure.
+/// The fuzz property on the module `bytes` decode to: ir-gen's analysis
+/// configuration (predication, memory, irreducible cycles, phis, calls)
+/// with loop invariants in more frequent top-tested loops, so that the
+/// rotation and the hoisting it allows are exercised; arguments from a hash
+/// of the bytes. Panics with the failure.
 pub fn check_bytes(bytes: &[u8]) -> Counts {
-    let (g, args) = ir_gen::fuzzing::analysis_input(bytes);
-    match check_rotation(&g.module, g.main, &args, g.fuel) {
+    let config = ir_gen::GenConfig { invariants: 0.25, loops: 0.2, ..ir_gen::fuzzing::analysis_config() };
+    let g = ir_gen::generate_from_bytes(&config, bytes);
+    let args = ir_gen::fuzzing::arguments(&g, ir_gen::fuzzing::seed_of(bytes));
+    // The SSA form's phis cost fuel too: room beyond the generator's bound.
+    match check_rotation(&g.module, g.main, &args, g.fuel.saturating_mul(4)) {
         Ok((c, _, _)) => c,
         Err(e) => panic!("{e}"),
     }
