@@ -63,7 +63,9 @@ fn corpus(c: &mut Criterion) {
             b.iter_batched(
                 || f.clone(),
                 |mut f| {
-                    let memory = memdep::MemDep::new().compute_function(&m, &f, None).expect("valid input");
+                    let memory = memdep::MemDep::with_options(svfg_pre::memory_options())
+                        .compute_function(&m, &f, None)
+                        .expect("valid input");
                     svfg_pre::run_with(&mut f, svfg_pre::Method::Svfg, Some(&memory)).expect("SSA input")
                 },
                 BatchSize::LargeInput,

@@ -254,9 +254,10 @@ pub(crate) fn svfg_dot(module: &Module, func: &Function) -> Result<String, Strin
     let name = crate::out::global(func.name());
     let fail = |e: &dyn std::fmt::Display| format!("{name}: {e}");
     ssa::construct(&mut f, &ssa::Options::default()).map_err(|e| fail(&e))?;
-    let options = memdep::Options { max_memory: crate::budget::get(), ..memdep::Options::default() };
-    let memory = memdep::MemDep::with_options(options).compute_function(module, &f, None).map_err(|e| fail(&e))?;
-    let (g, vns) = svfg_pre::build_svfg(&f, Some(&memory)).map_err(|e| fail(&e))?;
+    // Loads numbered as `keel pre` numbers them: walks, memdep on demand.
+    let options = memdep::Options { max_memory: crate::budget::get(), ..svfg_pre::memory_options() };
+    let memory = svfg_pre::LazyMemory::with_options(module, &f, options);
+    let (g, vns) = svfg_pre::build_svfg_lazy(&f, &memory).map_err(|e| fail(&e))?;
     let mut def_block = vec![None; f.num_vars()];
     let mut s = String::from("digraph svfg {\n  node [shape=box, fontname=monospace];\n");
     for b in f.blocks() {

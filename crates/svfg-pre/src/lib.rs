@@ -138,7 +138,8 @@ pub use vn::{Args, ExprKey, ValueKind, ValueNumber, ValueNumbers};
 
 #[cfg(feature = "keel")]
 pub use keel::{
-    KeelCode, KeelOp, KeelValueNumbers, LcmStats, LcmTooLarge, PreError, RotateStats, Stats, apply, apply_cleanup,
-    apply_rotation, build_svfg, can_trap, cleanup_function, commutes, gvn, is_computation, lcm, memory_of,
-    rotate_loops, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
+    KeelCode, KeelOp, KeelValueNumbers, LazyMemory, LcmStats, LcmTooLarge, MemoryCounts, PreError, RotateStats, Stats,
+    WALK_BUDGET_PER_INST, apply, apply_cleanup, apply_rotation, build_svfg, build_svfg_lazy, can_trap,
+    cleanup_function, commutes, gvn, is_computation, lcm, memory_of, memory_options, plan_in, rotate_loops, run,
+    run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
 };

@@ -26,8 +26,8 @@ pub use test_hooks::with_bug;
 
 use crate::construct::Method;
 use crate::keel::{
-    KeelValueNumbers, Stats as PreStats, build_svfg, can_trap, cleanup_function, is_computation, lcm, memory_of,
-    run_with, verify_svfg,
+    KeelValueNumbers, LazyMemory, Stats as PreStats, build_svfg_lazy, can_trap, cleanup_function, is_computation, lcm,
+    run_in, verify_svfg,
 };
 use crate::vn::ValueNumber;
 use ir_core::interp::{Config, Memory, Stats, TrapKind, run};
@@ -166,16 +166,17 @@ pub fn transform_with_stats(m: &Module, method: Option<Method>) -> Result<(Modul
     for id in ids {
         match method {
             Some(method) => {
-                // Loads are numbered through memdep, as `keel pre` does.
-                let memory = memory_of(&m, id).map_err(|e| e.to_string())?;
-                let Some(f) = m.function_mut(id) else { continue };
+                // Loads are numbered as `keel pre` numbers them (walks,
+                // then memdep on demand).
+                let Some(f) = m.function(id) else { continue };
                 if method == Method::Svfg {
                     clean(|| {
-                        let (svfg, vns) = build_svfg(f, Some(&memory)).map_err(|e| e.to_string())?;
+                        let memory = LazyMemory::new(&m, f);
+                        let (svfg, vns) = build_svfg_lazy(f, &memory).map_err(|e| e.to_string())?;
                         check_svfg(f, &vns, &svfg)
                     })?;
                 }
-                stats.push((id, run_with(f, method, Some(&memory)).map_err(|e| e.to_string())?));
+                stats.push((id, run_in(&mut m, id, method).map_err(|e| e.to_string())?));
             }
             None => {
                 let Some(f) = m.function_mut(id) else { continue };
@@ -200,8 +201,8 @@ fn per_value(
     let mut out = Vec::new();
     for (f, func) in after.functions() {
         let Some(orig) = before.function(f) else { continue };
-        let memory = memory_of(before, f).map_err(|e| e.to_string())?;
-        let vns = clean(|| KeelValueNumbers::of_with_memory(orig, &memory)).map_err(|e| e.to_string())?;
+        let memory = LazyMemory::new(before, orig);
+        let vns = clean(|| KeelValueNumbers::of_with_lazy_memory(orig, &memory)).map_err(|e| e.to_string())?;
         let ins: Vec<(ir_core::Var, ValueNumber)> =
             inserted.iter().filter(|(g, _)| *g == f).flat_map(|(_, s)| s.inserted_values.iter().copied()).collect();
         for b in func.blocks() {

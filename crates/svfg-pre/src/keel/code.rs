@@ -28,6 +28,7 @@
 //! indices, blocks the nodes of `Function::cfg` (as for `cfg_dom::VarCode`).
 
 use super::error::PreError;
+use super::memory::LazyMemory;
 use crate::input::{InstKind, InstOrder, Operand, PreCode, ValueId};
 use crate::planted::{Bug, planted};
 use crate::vn::{ValueNumber, ValueNumbers};
@@ -103,12 +104,23 @@ pub fn is_computation(func: &Function, inst: Inst) -> bool {
         }
 }
 
+/// Where [`KeelCode::same_memory`]'s answers come from.
+#[derive(Clone, Copy, Debug)]
+enum Memory<'a> {
+    /// No memory dependences: every load reads its own value.
+    None,
+    /// The function's dependences, computed beforehand.
+    Deps(&'a MemDeps),
+    /// Walks first, dependences on demand ([`LazyMemory`]).
+    Lazy(&'a LazyMemory<'a>),
+}
+
 /// A Keel function in SSA form as [`PreCode`] (see the module doc), with
 /// the memory dependences its loads are numbered through, if any.
 #[derive(Clone, Copy, Debug)]
 pub struct KeelCode<'a> {
     func: &'a Function,
-    memory: Option<&'a MemDeps>,
+    memory: Memory<'a>,
     /// Planted bugs (tests only), read once.
     sub_commutes: bool,
     loads_ignore_writes: bool,
@@ -119,7 +131,7 @@ impl<'a> KeelCode<'a> {
     pub fn new(func: &'a Function) -> KeelCode<'a> {
         KeelCode {
             func,
-            memory: None,
+            memory: Memory::None,
             sub_commutes: planted(Bug::SubCommutes),
             loads_ignore_writes: planted(Bug::LoadsIgnoreWrites),
         }
@@ -129,7 +141,13 @@ impl<'a> KeelCode<'a> {
     /// `func` as it is now (an error when they are stale).
     pub fn with_memory(func: &'a Function, memory: &'a MemDeps) -> Result<KeelCode<'a>, Stale> {
         memory.check(func)?;
-        Ok(KeelCode { memory: Some(memory), ..KeelCode::new(func) })
+        Ok(KeelCode { memory: Memory::Deps(memory), ..KeelCode::new(func) })
+    }
+
+    /// `func` with its loads numbered through `memory`'s answers (walks
+    /// first, `memdep` on demand), which must be about `func`.
+    pub fn with_lazy_memory(func: &'a Function, memory: &'a LazyMemory<'a>) -> KeelCode<'a> {
+        KeelCode { memory: Memory::Lazy(memory), ..KeelCode::new(func) }
     }
 
     /// The function.
@@ -245,7 +263,22 @@ impl PreCode for KeelCode<'_> {
     /// False without memory dependences, or when memdep does not know
     /// `later`.
     fn same_memory(&self, earlier: InstId, later: InstId, order: &InstOrder<'_>) -> bool {
-        let Some(memory) = self.memory else { return false };
+        let memory = match self.memory {
+            Memory::None => return false,
+            Memory::Deps(m) => m,
+            Memory::Lazy(lazy) => {
+                if self.loads_ignore_writes {
+                    return true;
+                }
+                if let Some(answer) = lazy.walk_says_same(Inst::from_u32(earlier), Inst::from_u32(later)) {
+                    return answer;
+                }
+                match lazy.deps() {
+                    Some(m) => m,
+                    None => return false,
+                }
+            }
+        };
         let uses = memory.sites().uses_of_inst(later);
         if uses.is_empty() {
             return false; // memdep does not know this read: assume the worst
@@ -271,6 +304,13 @@ impl ValueNumbers<KeelOp, Imm> {
     /// the dependences of `func` as it is now.
     pub fn of_with_memory(func: &Function, memory: &MemDeps) -> Result<KeelValueNumbers, PreError> {
         let code = KeelCode::with_memory(func, memory).map_err(PreError::StaleMemory)?;
+        ValueNumbers::of_code(&func.cfg(), &code).map_err(|e| PreError::of_input(func, e))
+    }
+
+    /// Numbers `func` (SSA form) with its loads numbered through
+    /// `memory`'s answers, as [`super::run_in`] numbers them.
+    pub fn of_with_lazy_memory(func: &Function, memory: &LazyMemory<'_>) -> Result<KeelValueNumbers, PreError> {
+        let code = KeelCode::with_lazy_memory(func, memory);
         ValueNumbers::of_code(&func.cfg(), &code).map_err(|e| PreError::of_input(func, e))
     }
 

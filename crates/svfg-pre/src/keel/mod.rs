@@ -78,6 +78,7 @@ mod cleanup;
 mod code;
 mod error;
 mod lcm;
+mod memory;
 mod rotate;
 mod run;
 
@@ -86,5 +87,8 @@ pub use cleanup::{apply_cleanup, cleanup_function};
 pub use code::{KeelCode, KeelOp, KeelValueNumbers, can_trap, commutes, is_computation};
 pub use error::PreError;
 pub use lcm::{LcmStats, LcmTooLarge, lcm};
+pub use memory::{LazyMemory, MemoryCounts, WALK_BUDGET_PER_INST, memory_options};
 pub use rotate::{RotateStats, apply_rotation, rotate_loops};
-pub use run::{build_svfg, gvn, memory_of, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg};
+pub use run::{
+    build_svfg, build_svfg_lazy, gvn, memory_of, plan_in, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
+};

@@ -2,20 +2,22 @@
 //! [`KeelCode`], runs the generic pass ([`crate::plan`],
 //! [`crate::analyze`], [`crate::verify_svfg_of`]) and, for the transforms,
 //! applies the plan ([`apply`]). Loads are numbered through `memdep` when
-//! its dependences are given (or computed, for a function of a module).
+//! its dependences are given, or, for a function of a module, through
+//! answers made on demand ([`LazyMemory`]).
 //!
 //! Invariant: a refused function is left unchanged (the plan is made, and
 //! the input checked, before anything is edited).
 
 use super::apply::{Stats, apply_unchecked};
-use super::code::{KeelCode, KeelValueNumbers};
+use super::code::{KeelCode, KeelOp, KeelValueNumbers};
 use super::error::PreError;
+use super::memory::{LazyMemory, MemoryCounts, memory_options};
 use crate::construct::Method;
-use crate::plan::plan;
+use crate::plan::{Plan, plan};
 use crate::pre::analyze;
 use crate::svfg::{Svfg, SvfgError};
 use crate::verify::verify_svfg_of;
-use ir_core::{FuncId, Function, Module};
+use ir_core::{FuncId, Function, Imm, Module};
 use memdep::{MemDep, MemDeps};
 
 /// Semantic PRE on `func` (SSA form): see the crate doc. Without the
@@ -42,12 +44,28 @@ pub fn run(func: &mut Function, method: Method) -> Result<Stats, PreError> {
     run_with(func, method, None)
 }
 
-/// [`run`] on function `f` of `module`, loads numbered through
-/// [`memory_of`].
+/// [`run`] on function `f` of `module`, loads numbered through memory
+/// answers made on demand ([`LazyMemory`]: a walk between the two loads,
+/// `memdep`'s dependences when the walk is unsure).
 pub fn run_in(module: &mut Module, f: FuncId, method: Method) -> Result<Stats, PreError> {
-    let memory = memory_of(module, f)?;
+    let func = module.function(f).ok_or(PreError::NoFunction(f))?;
+    let (plan, _) = plan_in(module, func, method)?;
     let func = module.function_mut(f).ok_or(PreError::NoFunction(f))?;
-    run_with(func, method, Some(&memory))
+    Ok(apply_unchecked(func, &plan))
+}
+
+/// The plan [`run_in`] applies to `func`, a function of `module` (or a
+/// copy of one: `module` gives the memory objects), and how its memory
+/// questions were answered.
+pub fn plan_in(
+    module: &Module,
+    func: &Function,
+    method: Method,
+) -> Result<(Plan<KeelOp, Imm>, MemoryCounts), PreError> {
+    let memory = LazyMemory::new(module, func);
+    let code = KeelCode::with_lazy_memory(func, &memory);
+    let plan = plan(&func.cfg(), &code, method).map_err(|e| PreError::of_input(func, e))?;
+    Ok((plan, memory.counts()))
 }
 
 /// [`run`] with loads numbered through `memory`, the dependences of `func`
@@ -76,15 +94,24 @@ pub fn build_svfg(func: &Function, memory: Option<&MemDeps>) -> Result<(Svfg, Ke
     Ok((a.svfg, a.vns))
 }
 
+/// [`build_svfg`] with loads numbered as [`run_in`] numbers them
+/// (`memory`'s answers).
+pub fn build_svfg_lazy(func: &Function, memory: &LazyMemory<'_>) -> Result<(Svfg, KeelValueNumbers), PreError> {
+    let code = KeelCode::with_lazy_memory(func, memory);
+    let a = analyze(&func.cfg(), &code, Method::Svfg).map_err(|e| PreError::of_input(func, e))?;
+    Ok((a.svfg, a.vns))
+}
+
 /// Checks `svfg`, built from `func` and numbered `vns`, against the SVFG
 /// conditions and its construction ([`verify_svfg_of`] on Keel's IR).
 pub fn verify_svfg(func: &Function, vns: &KeelValueNumbers, svfg: &Svfg) -> Result<(), SvfgError> {
     verify_svfg_of(&func.cfg(), &KeelCode::new(func), vns, svfg)
 }
 
-/// The memory dependences [`run_in`] numbers loads with: `memdep` on
-/// function `f` of `module`, no call summaries.
+/// The memory dependences [`run_in`] numbers loads with when a walk is
+/// unsure ([`LazyMemory`]), computed here for callers of [`run_with`]: `memdep` on
+/// function `f` of `module` with [`memory_options`], no call summaries.
 pub fn memory_of(module: &Module, f: FuncId) -> Result<MemDeps, PreError> {
     let func = module.function(f).ok_or(PreError::NoFunction(f))?;
-    MemDep::new().compute_function(module, func, None).map_err(PreError::Memory)
+    MemDep::with_options(memory_options()).compute_function(module, func, None).map_err(PreError::Memory)
 }
