@@ -501,10 +501,12 @@ bb2:
 
 /// PRE's memory answers on demand (`LazyMemory`), one case per outcome:
 /// nothing writes `@a` between the loads (the walk says yes), a call does
-/// (the walk says no, as memdep would), a store to `@a` at `%i + 1`
-/// (memdep answers, and proves the index different), a store at the same
-/// index (memdep says no). Each asserts how the question was answered and
-/// whether the second load was removed; every program then runs the same.
+/// (the walk says no, as memdep would), a store to `@a` at `%i + 1` (the
+/// walk sees the same root and another element: yes), a store at `%i`
+/// (the same element: no), a store at index 3 (another root: memdep
+/// answers, and cannot tell). Each asserts how the question was answered
+/// and whether the second load was removed; every program then runs the
+/// same.
 #[test]
 fn memory_questions_are_answered_by_walk_or_by_memdep() {
     let case = |between: &str| {
@@ -536,8 +538,9 @@ bb2:
     let cases = [
         ("store @b[%i], 7", (1, 0, 0), true),
         ("call @opaque_write()", (0, 1, 0), false),
-        ("%j = add %i, 1\n    store @a[%j], 7", (0, 0, 1), true),
-        ("store @a[%i], 7", (0, 0, 1), false),
+        ("%j = add %i, 1\n    store @a[%j], 7", (1, 0, 0), true),
+        ("store @a[%i], 7", (0, 1, 0), false),
+        ("store @a[3], 7", (0, 0, 1), false),
     ];
     for (between, (yes, no, memdep), removed) in cases {
         let m = ssa_module(&case(between));

@@ -135,3 +135,41 @@ fn ir_gen_top_tested_loops_rotated_then_hoisted() {
     assert!(runs > 0);
     assert!(below_lcm * 10 >= runs * 3, "PRE after rotation below LCM on only {below_lcm} of {runs} runs");
 }
+
+/// The redundant programs with loads and stores of one array
+/// (`programs::redundant_with_memory`): every program on three inputs
+/// through `fuzzing::check_module` (PRE numbers its loads with the memory
+/// answers on demand; same results and memory, never worse per value and
+/// per opcode), and the answers counted: each of the walk's outcomes (no
+/// write between, a store to the same element, a store elsewhere off the
+/// same base) must occur.
+#[test]
+fn memory_programs_keep_semantics() {
+    let n = count(400);
+    let mut rng = SplitMix64::new(0x3e);
+    let (mut runs, mut before, mut pre, mut lcm) = (0u64, 0u64, 0u64, 0u64);
+    let mut asked = svfg_pre::MemoryCounts::default();
+    for seed in 0..n as u64 {
+        let (m, f) = programs::redundant_with_memory(seed, 1 + (seed % 12) as usize);
+        let ssa = svfg_pre::fuzzing::to_ssa(&m).unwrap();
+        let (_, c) = svfg_pre::plan_in(&ssa, ssa.function(f).unwrap(), svfg_pre::Method::Svfg).unwrap();
+        asked.questions += c.questions;
+        asked.walked += c.walked;
+        asked.clobbered += c.clobbered;
+        asked.from_memdep += c.from_memdep;
+        for _ in 0..3 {
+            let args: Vec<Imm> = (0..3).map(|_| Imm::int(Type::I32, (rng.next_u64() % 21) as i64 - 10)).collect();
+            let c = check_module(&m, f, &args, 1_000_000).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert!(c.finished, "seed {seed} did not finish");
+            runs += 1;
+            before += c.before;
+            pre += c.svfg;
+            lcm += c.lcm;
+        }
+    }
+    eprintln!(
+        "memory programs: {n} programs, {runs} runs: computations before {before}, PRE {pre}, LCM {lcm}; memory questions {}: walk yes {}, walk no {}, memdep {}",
+        asked.questions, asked.walked, asked.clobbered, asked.from_memdep
+    );
+    assert!(asked.walked > 0 && asked.clobbered > 0, "{asked:?}");
+}

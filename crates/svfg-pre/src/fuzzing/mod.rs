@@ -419,10 +419,13 @@ fn check_cleanup(m: &Module, main: FuncId, args: &[Imm], fuel: u64, outcome_befo
 /// The fuzz property on the module `bytes` decode to: ir-gen's analysis
 /// configuration (predication, memory, irreducible cycles, phis, calls)
 /// with loop invariants in more frequent top-tested loops, so that the
-/// rotation and the hoisting it allows are exercised; arguments from a hash
-/// of the bytes. Panics with the failure.
+/// rotation and the hoisting it allows are exercised, and memory indices
+/// sharing a symbolic base (`%sb + c`), so that the memory walk's
+/// same-root rule is; arguments from a hash of the bytes. Panics with the
+/// failure.
 pub fn check_bytes(bytes: &[u8]) -> Counts {
-    let config = ir_gen::GenConfig { invariants: 0.25, loops: 0.2, ..ir_gen::fuzzing::analysis_config() };
+    let config =
+        ir_gen::GenConfig { invariants: 0.25, loops: 0.2, symbolic: 0.3, ..ir_gen::fuzzing::analysis_config() };
     let g = ir_gen::generate_from_bytes(&config, bytes);
     let args = ir_gen::fuzzing::arguments(&g, ir_gen::fuzzing::seed_of(bytes));
     // The SSA form's phis cost fuel too: room beyond the generator's bound.

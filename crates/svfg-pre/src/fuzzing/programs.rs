@@ -4,12 +4,13 @@
 //! diamonds and counted loops, built through the builder in non-SSA form
 //! (the checks put them in SSA form). Deterministic per seed.
 //!
-//! [`redundant`] draws the general family; [`semantic`] the value-redundant
+//! [`redundant`] draws the general family ([`redundant_with_memory`] adds
+//! loads and stores of one array); [`semantic`] the value-redundant
 //! family of issue 13 (source document 001's semantic case: `y = a;
 //! z = y + b` after `a + b` on one path, and variations through phis and
 //! commuted operands).
 
-use ir_core::{Block, FuncId, FunctionBuilder, IntCC, MemSpace, Module, Opcode, Signature, Type, Var};
+use ir_core::{Block, FuncId, FunctionBuilder, Imm, IntCC, MemSpace, Module, Opcode, Signature, Type, Var};
 use ir_gen::SplitMix64;
 
 const OPS: [Opcode; 5] = [Opcode::Add, Opcode::Mul, Opcode::Xor, Opcode::Sub, Opcode::And];
@@ -22,6 +23,9 @@ struct Gen<'a> {
     cond: Var,
     counters: Vec<Var>,
     pool: Vec<(Opcode, usize, usize)>,
+    /// With memory: the array, the `i64` base every index adds a constant
+    /// to (set once, in the entry block), and a scratch index var.
+    memory: Option<(ir_core::Mem, Var, Var)>,
     b: FunctionBuilder<'a>,
 }
 
@@ -47,6 +51,12 @@ impl Gen<'_> {
     fn stmts(&mut self) {
         let n = 1 + self.pick(3);
         for _ in 0..n {
+            if let Some((buf, base, ix)) = self.memory
+                && self.pick(3) == 0
+            {
+                self.memory_stmt(buf, base, ix);
+                continue;
+            }
             let dst = self.temp();
             match self.pick(10) {
                 0..=5 => {
@@ -74,6 +84,23 @@ impl Gen<'_> {
                     self.b.ins().copy(dst, x);
                 }
             }
+        }
+    }
+
+    /// `%ix = add %base, c` (c in 0..8, so the index stays in the 16
+    /// elements), then a load folded into the accumulator (two in three)
+    /// or a store of a temp.
+    fn memory_stmt(&mut self, buf: ir_core::Mem, base: Var, ix: Var) {
+        let c = self.pick(8) as i64;
+        self.b.ins().binary(Opcode::Add, ix, base, Imm::int(Type::I64, c));
+        if self.pick(3) < 2 {
+            let t = self.temp();
+            self.b.ins().load(t, buf, ix);
+            let acc = self.acc;
+            self.b.ins().binary(Opcode::Add, acc, acc, t);
+        } else {
+            let t = self.temp();
+            self.b.ins().store(buf, ix, t);
         }
     }
 
@@ -127,8 +154,23 @@ impl Gen<'_> {
 /// expressions drawn from `seed`; it stores and returns an accumulator of
 /// every computed value.
 pub fn redundant(seed: u64, regions: usize) -> (Module, FuncId) {
+    build(seed, regions, false)
+}
+
+/// [`redundant`] with memory: an array `@buf: i32[16]` and, in one
+/// statement in three, a load of `@buf[%base + c]` (folded into the
+/// accumulator) or a store to it, `%base` being `zext %a & 7`, set once.
+/// Equal loads with stores and calls-free paths between them: the family
+/// that exercises PRE's memory answers (`LazyMemory`'s walk and its
+/// same-root rule, and memdep behind it).
+pub fn redundant_with_memory(seed: u64, regions: usize) -> (Module, FuncId) {
+    build(seed, regions, true)
+}
+
+fn build(seed: u64, regions: usize, with_memory: bool) -> (Module, FuncId) {
     let mut m = Module::new();
     let out = m.add_mem("out", Type::I32, 4, MemSpace::Nram).expect("fresh name");
+    let buf = with_memory.then(|| m.add_mem("buf", Type::I32, 16, MemSpace::Nram).expect("fresh name"));
     let f = m.add_function("main", Signature::new([Type::I32; 3], [Type::I32]), &["a", "b", "c"]).expect("fresh name");
     let func = m.function_mut(f).expect("just added");
     let mut b = FunctionBuilder::new(func);
@@ -140,6 +182,13 @@ pub fn redundant(seed: u64, regions: usize) -> (Module, FuncId) {
     let entry: Block = b.create_block();
     b.switch_to_block(entry);
     b.ins().constant(acc, 0i32);
+    let memory = buf.map(|buf| {
+        let (base, ix) = (b.var("base", Type::I64), b.var("ix", Type::I64));
+        b.ins().convert(Opcode::Zext, base, params[0]);
+        b.ins().binary(Opcode::And, base, base, Imm::int(Type::I64, 7));
+        b.ins().constant(ix, Imm::int(Type::I64, 0));
+        (buf, base, ix)
+    });
     for (i, &t) in temps.iter().enumerate() {
         b.ins().copy(t, params[i % 3]);
     }
@@ -147,7 +196,7 @@ pub fn redundant(seed: u64, regions: usize) -> (Module, FuncId) {
     let pool: Vec<(Opcode, usize, usize)> = (0..6)
         .map(|_| (OPS[(rng.next_u64() % 5) as usize], (rng.next_u64() % 5) as usize, (rng.next_u64() % 5) as usize))
         .collect();
-    let mut g = Gen { rng, params, temps, acc, cond, counters, pool, b };
+    let mut g = Gen { rng, params, temps, acc, cond, counters, pool, memory, b };
     for _ in 0..regions {
         g.region(0);
     }

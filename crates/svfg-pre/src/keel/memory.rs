@@ -23,9 +23,17 @@
 //!   anything): the answer is **no**, and it is `memdep`'s answer too —
 //!   the last write that may touch the location on the path from the call
 //!   to `L2` (the call or a later write) reaches `L2` and comes after `L1`.
-//! - Otherwise (a store or tensor write of the object, which `memdep`
-//!   may prove elsewhere in the object; the entry reached; the budget
-//!   spent) the answer is `memdep`'s, as before: the function's flow
+//! - It meets a **store to the object** whose index, like both loads',
+//!   is one root plus a constant ([`super::index`]: `%r + c` through
+//!   64-bit adds, or `zext %x + c`): when the loads' roots are the same,
+//!   that root is defined before `L1` (`L1` reads it), so it holds one
+//!   value on the walked paths, and the constants decide. Elements apart:
+//!   the store does not touch the loads' element, and the walk goes on.
+//!   Overlapping: the answer is **no** (the store writes that element;
+//!   `memdep` says no too).
+//! - Otherwise (a store of another root, a tensor write of the object,
+//!   which `memdep` may prove elsewhere in the object; the entry reached;
+//!   the budget spent) the answer is `memdep`'s, as before: the function's flow
 //!   dependences ([`memory_options`]), computed at the first such
 //!   question and kept; if `memdep` refuses the function (its memory
 //!   budget), the answer is no (every load its own value).
@@ -39,6 +47,7 @@
 //! past that every question goes to `memdep`. One visited mark per block,
 //! reset by an epoch counter, so a walk costs what it scans.
 
+use super::index::{Definitions, IndexForm, disjoint};
 use ir_core::{Block, Format, Function, Inst, Mem, Module, node};
 use memdep::{MemDep, MemDeps};
 use std::cell::{Cell, OnceCell, RefCell};
@@ -120,6 +129,7 @@ pub struct LazyMemory<'a> {
     cfg: cfg_dom::CsrGraph,
     walk: RefCell<Walk>,
     deps: OnceCell<Option<MemDeps>>,
+    defs: OnceCell<Definitions>,
     options: memdep::Options,
     counts: Cell<MemoryCounts>,
 }
@@ -140,6 +150,7 @@ impl<'a> LazyMemory<'a> {
             cfg: func.cfg(),
             walk: RefCell::new(walk),
             deps: OnceCell::new(),
+            defs: OnceCell::new(),
             options,
             counts: Cell::new(MemoryCounts::default()),
         }
@@ -210,6 +221,18 @@ impl<'a> LazyMemory<'a> {
         // when it met `earlier` (the path ends there).
         let mut stores = false;
         let store_met = &mut stores;
+        // `later`'s index as a root plus a constant, when `earlier`'s has
+        // the same root: that root is then defined before `earlier`, so it
+        // holds one value between the two loads.
+        let mut target: Option<Option<IndexForm>> = None;
+        let mut target_form = || -> Option<IndexForm> {
+            *target.get_or_insert_with(|| {
+                let defs = self.defs.get_or_init(|| Definitions::of(self.func));
+                let l2 = defs.index_form(self.func, self.module, later)?;
+                let l1 = defs.index_form(self.func, self.module, earlier)?;
+                (l1.root == l2.root).then_some(l2)
+            })
+        };
         let mut scan = |mut at: Option<Inst>, w: &mut Walk| -> Result<bool, Walked> {
             while let Some(i) = at {
                 if i == earlier {
@@ -222,7 +245,18 @@ impl<'a> LazyMemory<'a> {
                 c.steps += 1;
                 match may_write(self.func, self.module, i, mem) {
                     WriteKind::None => {}
-                    WriteKind::Object => *store_met = true,
+                    WriteKind::Object => {
+                        let store = target_form().and_then(|t| {
+                            let defs = self.defs.get()?;
+                            let s = defs.index_form(self.func, self.module, i)?;
+                            (s.root == t.root).then(|| disjoint(s, t))
+                        });
+                        match store {
+                            Some(true) => {}                              // elsewhere in the object
+                            Some(false) => return Err(Walked::Clobbered), // on the same element
+                            None => *store_met = true,
+                        }
+                    }
                     WriteKind::Anything => return Err(Walked::Clobbered),
                 }
                 at = layout.prev_inst(i);

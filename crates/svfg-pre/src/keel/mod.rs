@@ -77,6 +77,7 @@ mod apply;
 mod cleanup;
 mod code;
 mod error;
+mod index;
 mod lcm;
 mod memory;
 mod rotate;
