@@ -54,19 +54,17 @@ fn corpus(c: &mut Criterion) {
     funcs.sort_by_key(|(_, f)| std::cmp::Reverse(f.num_insts()));
     for &(_, f) in funcs.iter().take(3) {
         let label = format!("{}-{}insts", f.name(), f.num_insts());
-        // Real code has loads: PRE numbers them through memdep, as `keel
-        // pre` does, and the dependence computation is timed with it (on
-        // the copy, which has the original's stamp).
+        // Real code has loads: PRE numbers them as `keel pre` does (the
+        // memory walks, memdep when one is unsure), timed with it, on the
+        // copy it rewrites.
         let mut g = c.benchmark_group("svfg_pre/corpus");
         g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
         g.bench_function(BenchmarkId::new("svfg+memdep", &label), |b| {
             b.iter_batched(
                 || f.clone(),
                 |mut f| {
-                    let memory = memdep::MemDep::with_options(svfg_pre::memory_options())
-                        .compute_function(&m, &f, None)
-                        .expect("valid input");
-                    svfg_pre::run_with(&mut f, svfg_pre::Method::Svfg, Some(&memory)).expect("SSA input")
+                    let (plan, _) = svfg_pre::plan_in(&m, &f, svfg_pre::Method::Svfg).expect("SSA input");
+                    svfg_pre::apply(&mut f, &plan).expect("a fresh plan")
                 },
                 BatchSize::LargeInput,
             )

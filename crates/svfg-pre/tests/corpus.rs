@@ -48,6 +48,23 @@ fn every_corpus_function_is_transformed_and_verifies() {
                 panic!("{name}: {what} output does not verify: {e}");
             }
         };
+        // How PRE's memory questions were answered (the plans again, on
+        // the SSA input: what `svfg_pre_in` asked above).
+        let mut asked = svfg_pre::MemoryCounts::default();
+        let mut memdep_ran = 0;
+        for &f in &ids {
+            let (_, c) = svfg_pre::plan_in(&ssa, ssa.function(f).unwrap(), svfg_pre::Method::Svfg).unwrap();
+            asked.questions += c.questions;
+            asked.walked += c.walked;
+            asked.clobbered += c.clobbered;
+            asked.from_memdep += c.from_memdep;
+            asked.memdep_yes += c.memdep_yes;
+            memdep_ran += usize::from(c.from_memdep > 0);
+        }
+        eprintln!(
+            "{name}: memory questions {}: walk yes {}, walk no {}, memdep {} (yes {}), memdep run on {memdep_ran} functions",
+            asked.questions, asked.walked, asked.clobbered, asked.from_memdep, asked.memdep_yes
+        );
         verify(&pre, true, "PRE");
         verify(&gvn, true, "GVN");
         verify(&lcm, false, "LCM");

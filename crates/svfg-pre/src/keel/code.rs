@@ -286,11 +286,15 @@ impl PreCode for KeelCode<'_> {
         if self.loads_ignore_writes {
             return true;
         }
-        uses.iter().all(|&u| {
+        let same = uses.iter().all(|&u| {
             memory
                 .defs_of_iter(u)
                 .all(|d| matches!(memory.sites().def_site(d), Some(site) if !order.before(earlier, site.inst)))
-        })
+        });
+        if let (Memory::Lazy(lazy), true) = (self.memory, same) {
+            lazy.count_memdep_yes();
+        }
+        same
     }
 }
 

@@ -112,6 +112,8 @@ pub struct MemoryCounts {
     pub clobbered: u64,
     /// Answered by `memdep`.
     pub from_memdep: u64,
+    /// Of those, answered yes.
+    pub memdep_yes: u64,
     /// Instructions the walks scanned.
     pub steps: u64,
     /// Time spent computing `memdep`'s dependences (zero when no walk was
@@ -159,6 +161,12 @@ impl<'a> LazyMemory<'a> {
     /// How the questions so far were answered.
     pub fn counts(&self) -> MemoryCounts {
         self.counts.get()
+    }
+
+    pub(crate) fn count_memdep_yes(&self) {
+        let mut c = self.counts.get();
+        c.memdep_yes += 1;
+        self.counts.set(c);
     }
 
     /// Whether `memdep` ran (some walk was unsure).
