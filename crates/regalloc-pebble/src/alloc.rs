@@ -132,14 +132,16 @@ impl Allocator {
         if options.strategy == Strategy::Global {
             self.next_use.compute(&fx, &input, &self.liveness, &self.loops);
             let env = Env { fx: &fx, input: &input, liveness: &self.liveness, nu: &self.next_use, regs: full };
-            let pass = self.sweep.run(&env)?;
-            return Ok(pass.into_allocation(&fx, &input, None, &none));
+            let mut pass = self.sweep.run(&env)?;
+            let allocation = pass.take_allocation(&fx, &input, None, &none);
+            self.sweep.recycle(pass);
+            return Ok(allocation);
         }
         let mut work =
             Work { bd: &mut self.bd, pebbler: &mut self.pebbler, scratch: &mut self.scratch, rule: options.local_rule };
         if options.global == GlobalStep::Off {
-            let pass = work.pass(&fx, &input, &self.liveness, full, &none)?;
-            return Ok(pass.into_allocation(&fx, &input, None, &none));
+            let mut pass = work.pass(&fx, &input, &self.liveness, full, &none)?;
+            return Ok(pass.take_allocation(&fx, &input, None, &none));
         }
         let mut demand = [0u32; 2];
         for d in &fx.demand {
@@ -178,10 +180,10 @@ impl Allocator {
                 Err(e) => failure = Some(e),
             }
         }
-        let Some((pass, q, globals)) = best else {
+        let Some((mut pass, q, globals)) = best else {
             return Err(failure.expect("some q was tried"));
         };
         let q = (q != full).then_some(q[0]);
-        Ok(pass.into_allocation(&fx, &input, q, &globals))
+        Ok(pass.take_allocation(&fx, &input, q, &globals))
     }
 }

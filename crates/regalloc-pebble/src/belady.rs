@@ -50,6 +50,9 @@
 //! headers read the previous best sweep's latches, while back edges carry
 //! work. Each is compared by its in-block edits plus an estimate of its
 //! edge work ([`Sweep::edge_estimate`]); the cheapest gets its fix-ups.
+//! The two passes (kept and spare) come from a pool the context keeps
+//! across functions ([`Sweep::recycle`]): their per-block rows are cleared
+//! and refilled, not reallocated, for each function.
 //!
 //! Invariants: at every point at most `P` vars of a class are in
 //! registers; a var not in a register has a current home slot; the result
@@ -82,6 +85,9 @@ const CLEAN_FACTOR: u64 = 2;
 /// Buffers the sweep reuses between functions.
 #[derive(Debug, Default)]
 pub(crate) struct Sweep {
+    /// Passes of earlier functions, their rows kept for reuse (at most
+    /// two: the sweeps' kept and spare passes).
+    pool: Vec<Pass>,
     /// Per var: its register index, or `NONE`.
     var_reg: Vec<u32>,
     /// Per var: its home slot holds its current value.
@@ -364,9 +370,18 @@ impl Sweep {
             }
         }
         let mut best = kept.pass;
+        self.pool.push(spare);
         let ga = GlobalAssign::none(fx.nvars);
         fixups(fx, env.input, env.liveness, &ga, env.regs, &mut best);
         Ok(best)
+    }
+
+    /// Gives a pass [`Sweep::run`] returned back, once its allocation is
+    /// made, so that the next function's sweeps reuse its rows.
+    pub(crate) fn recycle(&mut self, pass: Pass) {
+        if self.pool.len() < 2 {
+            self.pool.push(pass);
+        }
     }
 
     /// One more sweep into `spare`; kept (swapped into `kept`) when
@@ -388,8 +403,14 @@ impl Sweep {
 
     /// An empty pass whose rows have room for the block's entry, exit and
     /// code (one allocation each, not a growth per push).
-    fn fresh_pass<G: Graph, C: RegCode>(&self, env: &Env<'_, G, C>) -> Pass {
-        let mut pass = Pass::empty(env.fx, env.input);
+    fn fresh_pass<G: Graph, C: RegCode>(&mut self, env: &Env<'_, G, C>) -> Pass {
+        let mut pass = match self.pool.pop() {
+            Some(mut p) => {
+                p.reuse_for(env.fx, env.input);
+                p
+            }
+            None => Pass::empty(env.fx, env.input),
+        };
         for b in 0..env.fx.nblocks {
             let node = b as Node;
             pass.entry[b].reserve_exact(env.nu.dist_in(node).len());

@@ -34,6 +34,7 @@ pub(crate) enum Item {
 }
 
 /// One pass's result.
+#[derive(Debug)]
 pub(crate) struct Pass {
     /// Per block: entry registers (var, where), sorted by var.
     pub(crate) entry: Vec<Vec<(VarId, Here)>>,
@@ -662,30 +663,55 @@ pub(crate) fn note_var(s: &mut SlotInfo, x: VarId) {
 impl Pass {
     /// A pass with nothing decided: every block empty, no edit, no slot.
     pub(crate) fn empty<G: Graph, C: RegCode>(fx: &Facts, input: &Input<'_, G, C>) -> Pass {
-        let n = fx.nblocks;
-        let ni = input.num_insts();
-        let mut alloc_start = Vec::with_capacity(ni + 1);
-        let mut total = 0u32;
-        for i in 0..ni as InstId {
-            alloc_start.push(total);
-            total += (input.uses(i).len() + input.defs(i).len()) as u32;
-        }
-        alloc_start.push(total);
-        Pass {
-            entry: vec![Vec::new(); n],
-            exit: vec![Vec::new(); n],
-            items: vec![Vec::new(); n],
+        let mut pass = Pass {
+            entry: Vec::new(),
+            exit: Vec::new(),
+            items: Vec::new(),
             fixups: Vec::new(),
-            alloc_start,
-            allocs: vec![PReg::scalar(0); total as usize],
-            home: vec![NONE; fx.nvars],
+            alloc_start: Vec::new(),
+            allocs: Vec::new(),
+            home: Vec::new(),
             home_key: Vec::new(),
             slots: Vec::new(),
             costs: Costs::default(),
-            var_cost: vec![0; fx.nvars],
-            store_cost: vec![0; fx.nvars],
+            var_cost: Vec::new(),
+            store_cost: Vec::new(),
             demand: [0, 0],
+        };
+        pass.reuse_for(fx, input);
+        pass
+    }
+
+    /// Makes this pass (of any function, or fresh) an empty pass of the
+    /// function of `fx` and `input`, keeping every buffer's capacity: the
+    /// rows of the blocks it had are cleared, not reallocated.
+    pub(crate) fn reuse_for<G: Graph, C: RegCode>(&mut self, fx: &Facts, input: &Input<'_, G, C>) {
+        let n = fx.nblocks;
+        let ni = input.num_insts();
+        for rows in [&mut self.entry as &mut dyn RowsClear, &mut self.exit, &mut self.items] {
+            rows.clear_rows(n);
         }
+        self.alloc_start.clear();
+        self.alloc_start.reserve(ni + 1);
+        let mut total = 0u32;
+        for i in 0..ni as InstId {
+            self.alloc_start.push(total);
+            total += (input.uses(i).len() + input.defs(i).len()) as u32;
+        }
+        self.alloc_start.push(total);
+        self.allocs.clear();
+        self.allocs.resize(total as usize, PReg::scalar(0));
+        self.fixups.clear();
+        self.home.clear();
+        self.home.resize(fx.nvars, NONE);
+        self.home_key.clear();
+        self.slots.clear();
+        self.costs = Costs::default();
+        self.var_cost.clear();
+        self.var_cost.resize(fx.nvars, 0);
+        self.store_cost.clear();
+        self.store_cost.resize(fx.nvars, 0);
+        self.demand = [0, 0];
     }
 
     /// Empties the pass for another sweep over the same function, keeping
@@ -709,8 +735,10 @@ impl Pass {
         self.demand = [0, 0];
     }
 
-    pub(crate) fn into_allocation<G: Graph, C: RegCode>(
-        mut self,
+    /// The allocation this pass describes. Its result arrays are moved out
+    /// (the pass is left to be reused with [`Pass::reuse_for`]).
+    pub(crate) fn take_allocation<G: Graph, C: RegCode>(
+        &mut self,
         fx: &Facts,
         input: &Input<'_, G, C>,
         q: Option<u32>,
@@ -823,16 +851,31 @@ impl Pass {
         Allocation {
             order_start,
             order,
-            alloc_start: self.alloc_start,
-            allocs: self.allocs,
+            alloc_start: std::mem::take(&mut self.alloc_start),
+            allocs: std::mem::take(&mut self.allocs),
             edits,
             param_locs,
             entry_locs,
-            slots: self.slots,
+            slots: std::mem::take(&mut self.slots),
             regs_used,
             costs: self.costs,
             globals: ga.list.clone(),
             local_regs: q,
         }
+    }
+}
+
+/// Per-block rows cleared for reuse: `n` rows, each empty, capacities kept.
+trait RowsClear {
+    fn clear_rows(&mut self, n: usize);
+}
+
+impl<T> RowsClear for Vec<Vec<T>> {
+    fn clear_rows(&mut self, n: usize) {
+        self.truncate(n);
+        for row in self.iter_mut() {
+            row.clear();
+        }
+        self.resize_with(n, Vec::new);
     }
 }
