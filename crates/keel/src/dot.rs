@@ -91,27 +91,14 @@ fn dag(
     regs: u32,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitCode> {
-    // The clone has its own stamp: analyse it on its own CFG.
     let Some(name) = block_arg else {
         crate::out::say("--what dag needs --block bbN");
         return Ok(ExitCode::from(2));
     };
-    let Some(n) = name.strip_prefix("bb").and_then(|d| d.parse::<u32>().ok()) else {
-        crate::out::say(format!("--block takes a block label such as bb0, not `{name}`"));
-        return Ok(ExitCode::from(2));
-    };
-    if !f.block_exists(block(n)) || !f.layout().is_block_inserted(block(n)) {
-        crate::out::say(format!("{} has no block bb{n}", crate::out::global(f.name())));
-        return Ok(ExitCode::FAILURE);
-    }
-    let mut lowered = f.clone();
-    if regalloc_pebble::needs_destruct(&lowered) {
-        regalloc_pebble::lower_phis(&mut lowered);
-    }
-    let g = lowered.cfg();
     let regs = regalloc_pebble::Regs::new(regs, regs);
-    match regalloc_pebble::block_game(&g, &lowered, n, regs, regalloc_pebble::LocalRule::Document) {
-        Ok(game) => {
+    let rule = regalloc_pebble::LocalRule::Document;
+    match crate::regalloc_cmd::play_block(f, "--block", name, regs, rule, regalloc_pebble::Results::Read) {
+        Ok((lowered, game)) => {
             let text = game.dot(
                 |x| format!("%{}", lowered.var_name(ir_core::Var::from_u32(x))),
                 |i| DisplayInst { module, func: &lowered, inst: ir_core::Inst::from_u32(i) }.to_string(),
@@ -119,9 +106,9 @@ fn dag(
             out.write_all(text.as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => {
-            crate::out::say(format!("{}: {e}", crate::out::global(f.name())));
-            Ok(ExitCode::FAILURE)
+        Err((msg, code)) => {
+            crate::out::say(msg);
+            Ok(code)
         }
     }
 }

@@ -203,47 +203,7 @@ enum Command {
     /// Exit status: 0 on success, 1 on bad input (a parse or verifier error,
     /// a function the allocator cannot take, a failed check, or an
     /// unwritable output), 2 on bad usage.
-    Regalloc {
-        /// The IR file (`-` reads standard input).
-        file: String,
-        /// Only this function.
-        #[arg(long)]
-        func: Option<String>,
-        /// Scalar registers (1..=65536).
-        #[arg(long, default_value_t = 16, value_parser = limits::registers())]
-        regs: u32,
-        /// Vector registers (1..=65536).
-        #[arg(long, default_value_t = 16, value_parser = limits::registers())]
-        vregs: u32,
-        /// The allocator.
-        #[arg(long, value_enum, default_value_t = regalloc_cmd::MethodArg::Pebble)]
-        method: regalloc_cmd::MethodArg,
-        /// Pebble: the whole-function allocator (`global`, the default:
-        /// Belady's rule over global next-use distances), or each block's
-        /// game with the global step (`blocks`, issue 15's allocator).
-        /// `--rule` or `--global` alone select `blocks`.
-        #[arg(long, value_enum)]
-        strategy: Option<regalloc_cmd::StrategyArg>,
-        /// Pebble with `--strategy blocks`: how each block's game decides
-        /// spills and registers (default `refined`).
-        #[arg(long, value_enum)]
-        rule: Option<regalloc_cmd::RuleArg>,
-        /// Pebble with `--strategy blocks`: how the registers left after
-        /// local allocation go to variables (default `weighted`).
-        #[arg(long, value_enum)]
-        global: Option<regalloc_cmd::GlobalArg>,
-        /// Pebble: also try each function with its innermost loops unrolled
-        /// 2..=K times and keep the cheapest per original iteration (the
-        /// document's alternative to moves on back edges); 1 never unrolls.
-        #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
-        unroll: u32,
-        /// Loads, stores and moves per function, plain and loop-weighted.
-        #[arg(long)]
-        stats: bool,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = regalloc_cmd::Format::Text)]
-        format: regalloc_cmd::Format,
-    },
+    Regalloc(regalloc_cmd::RegallocArgs),
     /// Print a module in SSA form (all functions, or one).
     ///
     /// A WebAssembly module is imported first. Memory stays linear in the
@@ -515,22 +475,10 @@ fn dispatch(command: Command, out: &mut dyn Write) -> std::io::Result<ExitCode> 
         Command::Dot { file, func, what, insts, block, regs } => {
             dot::dot(&file, func.as_deref(), what, insts, block.as_deref(), regs, out)
         }
-        Command::Regalloc { file, func, regs, vregs, method, strategy, rule, global, unroll, stats, format } => {
-            let args = regalloc_cmd::RegallocArgs {
-                file,
-                func,
-                regs,
-                vregs,
-                method,
-                strategy,
-                rule,
-                global,
-                unroll,
-                stats,
-                format,
-            };
-            regalloc_cmd::regalloc(&args, out)
-        }
+        Command::Regalloc(args) => match args.game.clone() {
+            Some(block) => regalloc_cmd::game(&args, &block, out),
+            None => regalloc_cmd::regalloc(&args, out),
+        },
         Command::Memdep { file, func, format, expand, explain } => {
             memdep_cmd::run(&file, func.as_deref(), format, expand, explain.as_deref(), out)
         }

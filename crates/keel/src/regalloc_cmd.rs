@@ -7,10 +7,10 @@
 use crate::input::{Input, Loaded};
 use crate::per_function::progress;
 use crate::select::{Scope, select};
-use ir_core::{FuncId, Module, text};
+use ir_core::{FuncId, Function, Module, block, text};
 use regalloc_pebble::{
-    AllocError, Allocated, Allocator, CheckError, GlobalStep, KeelError, LocalRule, Method, Options, Regs, Strategy,
-    allocate_in_module,
+    AllocError, Allocated, Allocator, BlockGame, CheckError, GlobalStep, KeelError, LocalRule, Method, Options, Regs,
+    Results, Strategy, allocate_in_module,
 };
 use std::io::Write;
 use std::process::ExitCode;
@@ -60,6 +60,16 @@ pub(crate) enum GlobalArg {
     Off,
 }
 
+/// What `--game` asks of a returning block's results.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ResultsArg {
+    /// The `ret` reads them in registers, as the allocated code does.
+    Read,
+    /// Left where the game leaves them, in a register or in memory (source
+    /// document 004's accounting of its example).
+    InPlace,
+}
+
 /// Output format.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
@@ -69,18 +79,61 @@ pub(crate) enum Format {
     Json,
 }
 
+/// The arguments of `keel regalloc`.
+#[derive(clap::Args, Debug)]
 pub(crate) struct RegallocArgs {
+    /// The IR file (`-` reads standard input).
     pub(crate) file: String,
+    /// Only this function.
+    #[arg(long)]
     pub(crate) func: Option<String>,
+    /// Scalar registers (1..=65536).
+    #[arg(long, default_value_t = 16, value_parser = crate::limits::registers())]
     pub(crate) regs: u32,
+    /// Vector registers (1..=65536).
+    #[arg(long, default_value_t = 16, value_parser = crate::limits::registers())]
     pub(crate) vregs: u32,
+    /// The allocator.
+    #[arg(long, value_enum, default_value_t = MethodArg::Pebble)]
     pub(crate) method: MethodArg,
+    /// Pebble: the whole-function allocator (`global`, the default:
+    /// Belady's rule over global next-use distances), or each block's
+    /// game with the global step (`blocks`, issue 15's allocator).
+    /// `--rule` or `--global` alone select `blocks`.
+    #[arg(long, value_enum)]
     pub(crate) strategy: Option<StrategyArg>,
+    /// Pebble with `--strategy blocks`: how each block's game decides
+    /// spills and registers (default `refined`).
+    #[arg(long, value_enum)]
     pub(crate) rule: Option<RuleArg>,
+    /// Pebble with `--strategy blocks`: how the registers left after
+    /// local allocation go to variables (default `weighted`).
+    #[arg(long, value_enum)]
     pub(crate) global: Option<GlobalArg>,
+    /// Pebble: also try each function with its innermost loops unrolled
+    /// 2..=K times and keep the cheapest per original iteration (the
+    /// document's alternative to moves on back edges); 1 never unrolls.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub(crate) unroll: u32,
+    /// Loads, stores and moves per function, plain and loop-weighted.
+    #[arg(long)]
     pub(crate) stats: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
+    /// Instead of allocating: play source document 004's red-blue
+    /// pebble game on this block (`bbN`) and print it move by move, with
+    /// where each result ends and the loads and stores. Sources start in
+    /// memory and values live out end in memory; `--rule` picks the
+    /// heuristic (default `document`).
+    #[arg(long, value_name = "BLOCK")]
+    pub(crate) game: Option<String>,
+    /// With `--game`: a returning block's results are read by its `ret`
+    /// in registers (`read`, as the allocated code does) or left where
+    /// the game leaves them (`in-place`: the document's accounting of
+    /// its example, three loads and one store at two registers).
+    #[arg(long, value_enum, requires = "game", default_value_t = ResultsArg::Read)]
+    pub(crate) results: ResultsArg,
 }
 
 pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result<ExitCode> {
@@ -293,4 +346,92 @@ fn var_tokens(line: &str) -> impl Iterator<Item = &str> {
         }
         line.get(start..i.min(b.len()))
     })
+}
+
+/// Plays block `name` (`bbN`) of `f` (phis lowered first, as the allocator
+/// does) in source document 004's model; the lowered function (whose var
+/// names the game uses) and the game, or a message and the exit status
+/// (2 for a label that is not `bbN`, 1 for a block the function lacks or
+/// a game that cannot be played).
+pub(crate) fn play_block(
+    f: &Function,
+    flag: &str,
+    name: &str,
+    regs: Regs,
+    rule: LocalRule,
+    results: Results,
+) -> Result<(Function, BlockGame), (String, ExitCode)> {
+    let Some(n) = name.strip_prefix("bb").and_then(|d| d.parse::<u32>().ok()) else {
+        return Err((format!("{flag} takes a block label such as bb0, not `{name}`"), ExitCode::from(2)));
+    };
+    if !f.block_exists(block(n)) || !f.layout().is_block_inserted(block(n)) {
+        return Err((format!("{} has no block bb{n}", crate::out::global(f.name())), ExitCode::FAILURE));
+    }
+    // The clone has its own stamp: analyse it on its own CFG.
+    let mut lowered = f.clone();
+    if regalloc_pebble::needs_destruct(&lowered) {
+        regalloc_pebble::lower_phis(&mut lowered);
+    }
+    let g = lowered.cfg();
+    match regalloc_pebble::block_game(&g, &lowered, n, regs, rule, results) {
+        Ok(game) => Ok((lowered, game)),
+        Err(e) => Err((format!("{}: {e}", crate::out::global(f.name())), ExitCode::FAILURE)),
+    }
+}
+
+/// `keel regalloc --game BLOCK`: one block's pebble game, move by move
+/// (`BlockGame::text`), under a header naming the model.
+pub(crate) fn game(a: &RegallocArgs, name: &str, out: &mut dyn Write) -> std::io::Result<ExitCode> {
+    let results = a.results;
+    if a.method == MethodArg::Briggs || a.strategy.is_some() || a.global.is_some() || a.stats || a.unroll > 1 {
+        crate::out::say("regalloc: --game plays one block's game: it takes --func, --regs, --vregs and --rule only");
+        return Ok(ExitCode::from(2));
+    }
+    let Some(input) = Input::read(&a.file) else { return Ok(ExitCode::FAILURE) };
+    let Some(Loaded { module, .. }) = input.load(": no game played") else { return Ok(ExitCode::FAILURE) };
+    let f = match crate::select::select_one(&module, a.func.as_deref()) {
+        Ok(id) => module.function(id).expect("a selected function"),
+        Err(e) => {
+            crate::out::say(e);
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let rule = match a.rule.unwrap_or(RuleArg::Document) {
+        RuleArg::Document => LocalRule::Document,
+        RuleArg::Refined => LocalRule::Refined,
+        RuleArg::Searched => LocalRule::Searched,
+    };
+    let results_model = match results {
+        ResultsArg::Read => Results::Read,
+        ResultsArg::InPlace => Results::InPlace,
+    };
+    let (lowered, game) = match play_block(f, "--game", name, Regs::new(a.regs, a.vregs), rule, results_model) {
+        Ok(played) => played,
+        Err((msg, code)) => {
+            crate::out::say(msg);
+            return Ok(code);
+        }
+    };
+    let rule_name = match rule {
+        LocalRule::Document => "document",
+        LocalRule::Refined => "refined",
+        LocalRule::Searched => "searched",
+    };
+    let ends = match results {
+        ResultsArg::Read => "the ret reads its operands in registers",
+        ResultsArg::InPlace => "the ret's operands are left where the game leaves them",
+    };
+    writeln!(
+        out,
+        "; {} {name}: the pebble game of source document 004, {} registers, rule {rule_name}; sources start in memory, values live out end in memory, {ends}",
+        crate::out::global(f.name()),
+        a.regs
+    )?;
+    let text = game.text(
+        |x| format!("%{}", lowered.var_name(ir_core::Var::from_u32(x))),
+        |i| text::DisplayInst { module: &module, func: &lowered, inst: ir_core::Inst::from_u32(i) }.to_string(),
+    );
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

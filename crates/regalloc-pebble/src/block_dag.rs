@@ -73,6 +73,14 @@ impl std::error::Error for CodeError {}
 pub struct BlockDag {
     /// The DAG.
     pub dag: Dag,
+    /// When set (off by default), the terminator of a block with no
+    /// successors (a return) does not read its operands: their values are
+    /// sinks instead, the block's results ([`BlockDag::results`]), as in
+    /// source document 004's DAGs, which have no terminator.
+    pub results_as_sinks: bool,
+    /// With [`BlockDag::results_as_sinks`], the values of the returned
+    /// operands, each once, in operand order.
+    pub results: Vec<ValueId>,
     builder: DagBuilder,
     /// Per op: its instruction.
     pub op_inst: Vec<InstId>,
@@ -164,6 +172,7 @@ impl BlockDag {
         self.reads.clear();
         self.pinned_defs.clear();
         self.reg_now.clear();
+        self.results.clear();
         if self.cur.len() < nvars {
             self.cur.resize(nvars, NONE);
             self.cur_stamp.resize(nvars, 0);
@@ -195,8 +204,15 @@ impl BlockDag {
                 InstKind::Terminator => OpKind::Terminator,
             };
             ins.clear();
+            let returns =
+                self.results_as_sinks && kind == InstKind::Terminator && input.graph().successors(b).next().is_none();
             for u in input.uses(i) {
-                ins.push(self.value_of(u.var, code.class(u.var), pinned[u.var as usize]));
+                let v = self.value_of(u.var, code.class(u.var), pinned[u.var as usize]);
+                if !returns {
+                    ins.push(v);
+                } else if !self.results.contains(&v) {
+                    self.results.push(v);
+                }
             }
             let nuses = ins.len();
             let guarded = input.is_guarded(i);
@@ -294,6 +310,9 @@ impl BlockDag {
                     war.extend(self.readers(src).iter().filter(|&&r| r != w).map(|&r| (w, r)));
                 }
             }
+        }
+        for &v in &self.results {
+            self.builder.sink(v);
         }
         war.sort_unstable();
         war.dedup();

@@ -144,7 +144,7 @@ pub mod order_search;
 mod pebble;
 mod picture;
 pub mod replan;
-pub use picture::{BlockGame, block_game};
+pub use picture::{BlockGame, Results, block_game};
 mod select;
 
 pub use class::{Loc, PReg, RegClass, Regs};

@@ -18,7 +18,7 @@ use crate::class::Regs;
 use crate::dag::{Dag, OpId, ValueId};
 use crate::error::AllocError;
 use crate::game::PebbleError;
-use crate::game::{LocalRule, Move, Schedule, Setup};
+use crate::game::{LocalRule, Move, Schedule, Setup, SinkNeed};
 use crate::input::RegCode;
 use crate::pebble::Pebbler;
 use cfg_dom::{Graph, Input, InputBuffers, InputError, InstId, Liveness, Node, VarId};
@@ -35,16 +35,34 @@ pub struct BlockGame {
     pub value_var: Vec<VarId>,
     /// The game.
     pub schedule: Schedule,
+    /// The game's lower bound on loads plus stores under its setup.
+    pub lower_bound: u64,
+}
+
+/// What the game asks of a returning block's results (the operands of its
+/// `ret`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum Results {
+    /// The return reads them, in registers, as the allocated code does.
+    #[default]
+    Read,
+    /// They are sinks left where the game leaves them, in a register or
+    /// in memory: source document 004's accounting of its example, whose
+    /// DAG has no return (three loads and one store at two registers:
+    /// `q` ends in a register, the spilled `v` in memory).
+    InPlace,
 }
 
 /// Plays block `block` of `code` with `regs` registers and `rule`, in the
-/// model of source document 004 (module doc).
+/// model of source document 004 (module doc), the block's results as
+/// `results` says.
 pub fn block_game<G: Graph, C: RegCode>(
     graph: &G,
     code: &C,
     block: Node,
     regs: Regs,
     rule: LocalRule,
+    results: Results,
 ) -> Result<BlockGame, AllocError> {
     let mut buffers = InputBuffers::default();
     let input = Input::new(graph, code, &mut buffers)?;
@@ -58,19 +76,86 @@ pub fn block_game<G: Graph, C: RegCode>(
     let mut liveness = Liveness::new();
     liveness.compute_input(&input);
     let mut bd = BlockDag::default();
+    bd.results_as_sinks = results == Results::InPlace;
     let pinned = vec![crate::dag::NONE; input.num_vars()];
     bd.build(&input, &liveness, block, &pinned, |_| false)?;
-    let setup = Setup { rule, ..Setup::plain(regs) };
+    let mut setup = Setup { rule, ..Setup::plain(regs) };
+    if !bd.results.is_empty() {
+        setup.sink_need = vec![SinkNeed::Memory; bd.dag.num_values()];
+        for &v in &bd.results {
+            setup.sink_need[v as usize] = SinkNeed::Anywhere;
+        }
+    }
     let schedule = Pebbler::new().run(&bd.dag, &setup).map_err(|e| match e {
         PebbleError::TooFewRegisters { op, class, needs, have } => {
             AllocError::TooFewRegisters { block, inst: bd.op_inst[op as usize], class, needs, have }
         }
         PebbleError::Setup(g) => unreachable!("the plain setup fits every DAG: {g}"),
     })?;
-    Ok(BlockGame { dag: bd.dag.clone(), op_inst: bd.op_inst.clone(), value_var: bd.value_var.clone(), schedule })
+    let lower_bound = setup.lower_bound(&bd.dag);
+    Ok(BlockGame {
+        dag: bd.dag.clone(),
+        op_inst: bd.op_inst.clone(),
+        value_var: bd.value_var.clone(),
+        schedule,
+        lower_bound,
+    })
 }
 
 impl BlockGame {
+    /// The game as text, one move per line (`load %x -> %r0`, the
+    /// instruction with the register its result lands in, `store %v`
+    /// marked `; spill` when an operation runs after it), then where each
+    /// sink ends and the counts: the view of source document 004's
+    /// walk-through (`keel regalloc --game`).
+    pub fn text(&self, var_name: impl Fn(VarId) -> String, inst_text: impl Fn(InstId) -> String) -> String {
+        let (d, s) = (&self.dag, &self.schedule);
+        let name = |v: ValueId| var_name(self.value_var[v as usize]);
+        let last_compute = s.moves.iter().rposition(|m| matches!(m, Move::Compute { .. }));
+        let mut out = String::new();
+        for (k, m) in s.moves.iter().enumerate() {
+            match *m {
+                Move::Load { value, reg } => {
+                    let _ = writeln!(out, "load {} -> {reg}", name(value));
+                }
+                Move::Store { value } => {
+                    let spill = last_compute.is_some_and(|l| k < l);
+                    let _ = writeln!(out, "store {}{}", name(value), if spill { "    ; spill" } else { "" });
+                }
+                Move::Compute { op } => {
+                    let regs: Vec<String> =
+                        d.outputs(op).iter().filter_map(|&v| s.reg_of(v)).map(|r| r.to_string()).collect();
+                    let inst = inst_text(self.op_inst[op as usize]);
+                    if regs.is_empty() {
+                        let _ = writeln!(out, "{inst}");
+                    } else {
+                        let _ = writeln!(out, "{inst} -> {}", regs.join(", "));
+                    }
+                }
+            }
+        }
+        let ends: Vec<String> = d
+            .sinks()
+            .map(|v| match s.final_red.get(v as usize).copied().flatten() {
+                Some(r) if !s.final_blue.get(v as usize).copied().unwrap_or(false) => format!("{} in {r}", name(v)),
+                Some(r) => format!("{} in {r} and in memory", name(v)),
+                None => format!("{} in memory", name(v)),
+            })
+            .collect();
+        if !ends.is_empty() {
+            let _ = writeln!(out, "; end: {}", ends.join(", "));
+        }
+        let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let _ = writeln!(
+            out,
+            "; {}, {} (lower bound {})",
+            plural(s.loads, "load", "loads"),
+            plural(s.stores, "store", "stores"),
+            self.lower_bound
+        );
+        out
+    }
+
     /// Graphviz text; `var_name` names a var, `inst_text` an instruction.
     pub fn dot(&self, var_name: impl Fn(VarId) -> String, inst_text: impl Fn(InstId) -> String) -> String {
         let d = &self.dag;
@@ -113,7 +198,7 @@ impl BlockGame {
         let _ = writeln!(out, "digraph dag {{");
         let _ = writeln!(out, "  rankdir=BT;");
         let _ = writeln!(out, "  node [fontname=\"monospace\"];");
-        let _ = writeln!(out, "  label=\"{} loads, {} stores (lower bound {})\";", s.loads, s.stores, d.lower_bound());
+        let _ = writeln!(out, "  label=\"{} loads, {} stores (lower bound {})\";", s.loads, s.stores, self.lower_bound);
         let esc = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
         for v in 0..nv as ValueId {
             let name = var_name(self.value_var[v as usize]);

@@ -182,3 +182,45 @@ fn every_statement_order_gets_the_same_allocation() {
         }
     }
 }
+
+/// The same example as a Keel block (`docs/examples/pebble_block.kir`,
+/// whose `ret` reads both results): played with the results left in place
+/// (`Results::InPlace`, the document's accounting) it is the document's
+/// game, three loads and one store at two registers, and a legal one; with
+/// the `ret` reading them (`Results::Read`) the spilled `v` comes back for
+/// a fourth load.
+#[test]
+fn the_keel_block_with_results_in_place_is_the_documents_game() {
+    let src = "func @pebble(%x: i32, %y: i32, %z: i32) -> i32, i32 {
+    var %t1: i32
+    var %q: i32
+    var %v: i32
+bb0:
+    %t1 = add %x, %y
+    %q = mul %y, %z
+    %v = sub %t1, %y
+    ret %q, %v
+}
+";
+    let (m, _) = ir_core::text::parse(src).unwrap();
+    let f = m.function(m.function_by_name("pebble").unwrap()).unwrap();
+    let g = f.cfg();
+    let play = |results| regalloc_pebble::block_game(&g, f, 0, Regs::new(2, 0), LocalRule::Document, results).unwrap();
+    let in_place = play(regalloc_pebble::Results::InPlace);
+    assert_eq!((in_place.schedule.loads, in_place.schedule.stores, in_place.lower_bound), (3, 1, 3));
+    let (dag, _) = document_dag();
+    let doc = play_anywhere(&dag);
+    assert_eq!((doc.loads, doc.stores), (3, 1), "the bare DAG with sinks anywhere agrees");
+    let read = play(regalloc_pebble::Results::Read);
+    assert_eq!((read.schedule.loads, read.schedule.stores), (4, 1));
+}
+
+/// The document's DAG with both sinks allowed to end in a register or in
+/// memory, at two registers, by the document's rule; checked legal.
+fn play_anywhere(dag: &Dag) -> Schedule {
+    let mut setup = Setup { rule: LocalRule::Document, ..Setup::plain(Regs::new(2, 0)) };
+    setup.sink_need = vec![regalloc_pebble::SinkNeed::Anywhere; dag.num_values()];
+    let s = Pebbler::new().run(dag, &setup).unwrap();
+    assert_eq!(replay(dag, &setup, &s).unwrap(), (s.loads, s.stores), "a legal game");
+    s
+}
