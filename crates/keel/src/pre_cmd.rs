@@ -125,8 +125,9 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
                     PreMethod::Semi => Method::SemiSvfg,
                     _ => Method::Gvn,
                 };
-                // Loads are numbered through memdep's dependences.
-                let result = svfg_pre::run_in(&mut module, f, m);
+                // Loads are numbered through the memory walks, memdep when
+                // one is unsure.
+                let result = svfg_pre::run_in_counted(&mut module, f, m);
                 let Some(body) = module.function_mut(f) else { continue };
                 let cleaned = match (&result, cleanup) {
                     (Ok(_), true) => {
@@ -139,7 +140,7 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
                     ssa::destruct(body);
                 }
                 match result {
-                    Ok(s) => {
+                    Ok((s, asked)) => {
                         let mut row = json!({"name": name, "method": match m { Method::Svfg => "svfg", Method::SemiSvfg => "semi", _ => "gvn" },
                         "removed": s.removed, "inserted": s.inserted, "phis_placed": s.phis_placed,
                         "phis_created": s.phis_created, "phis_deleted": s.phis_deleted, "edges_split": s.edges_split,
@@ -147,6 +148,11 @@ pub(crate) fn pre(file: &str, func: Option<&str>, opts: &PreOptions, out: &mut d
                         "time_vn_us": s.time_vn.as_micros() as u64, "time_svfg_us": s.time_svfg.as_micros() as u64,
                         "time_rewrite_us": s.time_rewrite.as_micros() as u64});
                         add_cleanup(&mut row, cleaned);
+                        if asked.questions > 0 {
+                            row["loads_same_by_walk"] = json!(asked.walked);
+                            row["loads_apart_by_walk"] = json!(asked.clobbered);
+                            row["loads_asked_memdep"] = json!(asked.from_memdep);
+                        }
                         row
                     }
                     Err(e) => {

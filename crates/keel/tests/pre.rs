@@ -300,3 +300,39 @@ fn rotation_lets_pre_hoist_an_invariant_of_a_loop_that_may_not_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--stats` says how the memory questions were answered, when PRE asked
+/// any: the first pair of equal loads has a store to another array between
+/// them (the walk: the same value), the second a call (the walk: apart).
+#[test]
+fn statistics_count_the_memory_answers() {
+    let src = "mem @a: i32[8] nram
+mem @b: i32[8] nram
+extern @opaque_write()
+
+func @f(%i: i64) -> i32 {
+    var %x: i32
+    var %y: i32
+    var %z: i32
+    var %s: i32
+bb0:
+    %x = load @a[%i]
+    store @b[%i], 7
+    %y = load @a[%i]
+    call @opaque_write()
+    %z = load @a[%i]
+    %s = add %x, %y
+    %s = add %s, %z
+    ret %s
+}
+";
+    let p = std::env::temp_dir().join(format!("keel-pre-loads-{}.kir", std::process::id()));
+    std::fs::write(&p, src).unwrap();
+    let o = run(&["pre", p.to_str().unwrap(), "--stats"]);
+    assert!(o.status.success(), "{o:?}");
+    let t = stdout(&o);
+    assert!(
+        t.contains("loads_apart_by_walk 1, loads_asked_memdep 0, loads_same_by_walk 1") && t.contains("removed 1"),
+        "{t}"
+    );
+}

@@ -141,5 +141,5 @@ pub use keel::{
     KeelCode, KeelOp, KeelValueNumbers, LazyMemory, LcmStats, LcmTooLarge, MemoryCounts, PreError, RotateStats, Stats,
     WALK_BUDGET_PER_INST, apply, apply_cleanup, apply_rotation, build_svfg, build_svfg_lazy, can_trap,
     cleanup_function, commutes, gvn, is_computation, lcm, memory_of, memory_options, plan_in, rotate_loops, run,
-    run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
+    run_in, run_in_counted, run_with, svfg_pre, svfg_pre_in, verify_svfg,
 };

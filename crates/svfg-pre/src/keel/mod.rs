@@ -91,5 +91,6 @@ pub use lcm::{LcmStats, LcmTooLarge, lcm};
 pub use memory::{LazyMemory, MemoryCounts, WALK_BUDGET_PER_INST, memory_options};
 pub use rotate::{RotateStats, apply_rotation, rotate_loops};
 pub use run::{
-    build_svfg, build_svfg_lazy, gvn, memory_of, plan_in, run, run_in, run_with, svfg_pre, svfg_pre_in, verify_svfg,
+    build_svfg, build_svfg_lazy, gvn, memory_of, plan_in, run, run_in, run_in_counted, run_with, svfg_pre, svfg_pre_in,
+    verify_svfg,
 };

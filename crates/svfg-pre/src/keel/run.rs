@@ -48,10 +48,15 @@ pub fn run(func: &mut Function, method: Method) -> Result<Stats, PreError> {
 /// answers made on demand ([`LazyMemory`]: a walk between the two loads,
 /// `memdep`'s dependences when the walk is unsure).
 pub fn run_in(module: &mut Module, f: FuncId, method: Method) -> Result<Stats, PreError> {
+    run_in_counted(module, f, method).map(|(stats, _)| stats)
+}
+
+/// [`run_in`], with how the memory questions were answered.
+pub fn run_in_counted(module: &mut Module, f: FuncId, method: Method) -> Result<(Stats, MemoryCounts), PreError> {
     let func = module.function(f).ok_or(PreError::NoFunction(f))?;
-    let (plan, _) = plan_in(module, func, method)?;
+    let (plan, counts) = plan_in(module, func, method)?;
     let func = module.function_mut(f).ok_or(PreError::NoFunction(f))?;
-    Ok(apply_unchecked(func, &plan))
+    Ok((apply_unchecked(func, &plan), counts))
 }
 
 /// The plan [`run_in`] applies to `func`, a function of `module` (or a
