@@ -58,7 +58,9 @@
 //! - Keel's binding (module `keel`, feature `keel`, on by default, its
 //!   items re-exported here):
 //!   `svfg_pre_in` (a function of a module: loads numbered through
-//!   `memdep`) and `svfg_pre` (a function alone: every load its own
+//!   memory answers made on demand, `LazyMemory`: a walk between the two
+//!   loads, `memdep` when the walk is unsure) and `svfg_pre` (a function
+//!   alone: every load its own
 //!   number) apply the plan to a Keel function; `cleanup_function` and
 //!   `apply_cleanup` clean one up; `gvn` (dominator-based
 //!   removal, no insertion) and `lcm` (lazy code motion after J. Knoop,

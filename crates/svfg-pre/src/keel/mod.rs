@@ -1,6 +1,6 @@
 //! Keel's binding (feature `keel`, on by default): Keel's IR implements
-//! [`crate::PreCode`] ([`KeelCode`], loads through `memdep`'s Keel
-//! binding), plans are applied to Keel functions ([`apply`], the rewrite
+//! [`crate::PreCode`] ([`KeelCode`], loads through [`LazyMemory`]'s walks
+//! and `memdep`'s Keel binding), plans are applied to Keel functions ([`apply`], the rewrite
 //! of source document 001 step 5), and the convenience entry points keep the
 //! shape `keel pre`, `keel dot --what svfg`, the benchmarks and the tests
 //! use ([`svfg_pre`], [`svfg_pre_in`], [`gvn`], [`run`], [`run_in`],
