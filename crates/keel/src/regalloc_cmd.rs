@@ -47,6 +47,26 @@ pub(crate) enum RuleArg {
     Searched,
 }
 
+impl RuleArg {
+    /// The library's rule.
+    fn rule(self) -> LocalRule {
+        match self {
+            RuleArg::Document => LocalRule::Document,
+            RuleArg::Refined => LocalRule::Refined,
+            RuleArg::Searched => LocalRule::Searched,
+        }
+    }
+
+    /// The rule as `--rule` spells it.
+    fn name(self) -> &'static str {
+        match self {
+            RuleArg::Document => "document",
+            RuleArg::Refined => "refined",
+            RuleArg::Searched => "searched",
+        }
+    }
+}
+
 /// The global step (`--global`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum GlobalArg {
@@ -158,11 +178,7 @@ pub(crate) fn regalloc(a: &RegallocArgs, out: &mut dyn Write) -> std::io::Result
         (Some(StrategyArg::Global), false) | (None, false) => Strategy::Global,
         (Some(StrategyArg::Blocks), _) | (None, true) => Strategy::Blocks,
     };
-    let local_rule = match a.rule.unwrap_or(RuleArg::Searched) {
-        RuleArg::Document => LocalRule::Document,
-        RuleArg::Refined => LocalRule::Refined,
-        RuleArg::Searched => LocalRule::Searched,
-    };
+    let local_rule = a.rule.unwrap_or(RuleArg::Searched).rule();
     let global = match a.global.unwrap_or(GlobalArg::Weighted) {
         GlobalArg::Weighted => GlobalStep::Weighted,
         GlobalArg::Lifetime => GlobalStep::Lifetime,
@@ -396,27 +412,20 @@ pub(crate) fn game(a: &RegallocArgs, name: &str, out: &mut dyn Write) -> std::io
             return Ok(ExitCode::FAILURE);
         }
     };
-    let rule = match a.rule.unwrap_or(RuleArg::Document) {
-        RuleArg::Document => LocalRule::Document,
-        RuleArg::Refined => LocalRule::Refined,
-        RuleArg::Searched => LocalRule::Searched,
-    };
+    let rule_arg = a.rule.unwrap_or(RuleArg::Document);
     let results_model = match results {
         ResultsArg::Read => Results::Read,
         ResultsArg::InPlace => Results::InPlace,
     };
-    let (lowered, game) = match play_block(f, "--game", name, Regs::new(a.regs, a.vregs), rule, results_model) {
-        Ok(played) => played,
-        Err((msg, code)) => {
-            crate::out::say(msg);
-            return Ok(code);
-        }
-    };
-    let rule_name = match rule {
-        LocalRule::Document => "document",
-        LocalRule::Refined => "refined",
-        LocalRule::Searched => "searched",
-    };
+    let (lowered, game) =
+        match play_block(f, "--game", name, Regs::new(a.regs, a.vregs), rule_arg.rule(), results_model) {
+            Ok(played) => played,
+            Err((msg, code)) => {
+                crate::out::say(msg);
+                return Ok(code);
+            }
+        };
+    let rule_name = rule_arg.name();
     let ends = match results {
         ResultsArg::Read => "the ret reads its operands in registers",
         ResultsArg::InPlace => "the ret's operands are left where the game leaves them",

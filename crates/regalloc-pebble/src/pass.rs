@@ -688,9 +688,9 @@ impl Pass {
     pub(crate) fn reuse_for<G: Graph, C: RegCode>(&mut self, fx: &Facts, input: &Input<'_, G, C>) {
         let n = fx.nblocks;
         let ni = input.num_insts();
-        for rows in [&mut self.entry as &mut dyn RowsClear, &mut self.exit, &mut self.items] {
-            rows.clear_rows(n);
-        }
+        clear_rows(&mut self.entry, n);
+        clear_rows(&mut self.exit, n);
+        clear_rows(&mut self.items, n);
         self.alloc_start.clear();
         self.alloc_start.reserve(ni + 1);
         let mut total = 0u32;
@@ -865,17 +865,11 @@ impl Pass {
     }
 }
 
-/// Per-block rows cleared for reuse: `n` rows, each empty, capacities kept.
-trait RowsClear {
-    fn clear_rows(&mut self, n: usize);
-}
-
-impl<T> RowsClear for Vec<Vec<T>> {
-    fn clear_rows(&mut self, n: usize) {
-        self.truncate(n);
-        for row in self.iter_mut() {
-            row.clear();
-        }
-        self.resize_with(n, Vec::new);
+/// `n` empty per-block rows, the capacities of those kept.
+fn clear_rows<T>(rows: &mut Vec<Vec<T>>, n: usize) {
+    rows.truncate(n);
+    for row in rows.iter_mut() {
+        row.clear();
     }
+    rows.resize_with(n, Vec::new);
 }

@@ -54,12 +54,8 @@ fn every_corpus_function_is_transformed_and_verifies() {
         let mut memdep_ran = 0;
         for &f in &ids {
             let (_, c) = svfg_pre::plan_in(&ssa, ssa.function(f).unwrap(), svfg_pre::Method::Svfg).unwrap();
-            asked.questions += c.questions;
-            asked.walked += c.walked;
-            asked.clobbered += c.clobbered;
-            asked.from_memdep += c.from_memdep;
-            asked.memdep_yes += c.memdep_yes;
             memdep_ran += usize::from(c.from_memdep > 0);
+            asked += c;
         }
         eprintln!(
             "{name}: memory questions {}: walk yes {}, walk no {}, memdep {} (yes {}), memdep run on {memdep_ran} functions",

@@ -64,35 +64,58 @@ fn semantic_family_pre_beats_lcm_on_at_least_30_percent() {
 fn rotated_programs_keep_semantics() {
     let n = count(200);
     let mut rng = SplitMix64::new(0x51);
-    let (mut runs, mut rotated, mut below_lcm, mut below_lcm_rotated, mut below_plain_pre) =
-        (0u64, 0, 0u64, 0u64, 0u64);
-    let (mut before, mut pre, mut pre_rot) = (0u64, 0u64, 0u64);
+    let mut t = Rotations::default();
     for seed in 0..n as u64 {
         let (m, f) = programs::redundant(seed, 1 + (seed % 12) as usize);
         for k in 0..3 {
             let args: Vec<Imm> = (0..3).map(|_| Imm::int(Type::I32, (rng.next_u64() % 21) as i64 - 10)).collect();
-            let (plain, rot, loops) =
-                check_rotation(&m, f, &args, 1_000_000).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            if k == 0 {
-                rotated += loops;
-            }
-            if !plain.finished || !rot.finished {
-                continue;
-            }
-            runs += 1;
-            assert!(rot.svfg <= plain.before, "seed {seed}: PRE after rotation computes more than the original");
-            before += plain.before;
-            pre += plain.svfg;
-            pre_rot += rot.svfg;
-            below_lcm += u64::from(rot.svfg < plain.lcm);
-            below_lcm_rotated += u64::from(rot.svfg < rot.lcm);
-            below_plain_pre += u64::from(rot.svfg < plain.svfg);
+            t.check(&m, f, &args, 1_000_000, seed, k == 0);
         }
     }
     eprintln!(
-        "{n} programs, {runs} finished runs, {rotated} loops rotated: computations before {before}, PRE {pre}, PRE after rotation {pre_rot}; PRE after rotation < LCM on {below_lcm} runs, < LCM after rotation on {below_lcm_rotated}, < PRE without rotation on {below_plain_pre}"
+        "{n} programs, {} finished runs, {} loops rotated: computations before {}, PRE {}, PRE after rotation {}; PRE after rotation < LCM on {} runs, < LCM after rotation on {}, < PRE without rotation on {}",
+        t.runs, t.rotated, t.before, t.pre, t.pre_rot, t.below_lcm, t.below_lcm_rotated, t.below_plain_pre
     );
-    assert!(runs > 0);
+    assert!(t.runs > 0);
+}
+
+/// The tallies of the rotation tests over their runs.
+#[derive(Default)]
+struct Rotations {
+    runs: u64,
+    rotated: usize,
+    before: u64,
+    pre: u64,
+    pre_rot: u64,
+    lcm: u64,
+    below_lcm: u64,
+    below_lcm_rotated: u64,
+    below_plain_pre: u64,
+}
+
+impl Rotations {
+    /// One run through `check_rotation` (which panics with the failure),
+    /// counted when both the original and the rotated program finish;
+    /// PRE after rotation never computes more than the original. The loops
+    /// rotated are counted on a program's `first` run.
+    fn check(&mut self, m: &ir_core::Module, f: ir_core::FuncId, args: &[Imm], fuel: u64, seed: u64, first: bool) {
+        let (plain, rot, loops) = check_rotation(m, f, args, fuel).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        if first {
+            self.rotated += loops;
+        }
+        if !plain.finished || !rot.finished {
+            return;
+        }
+        self.runs += 1;
+        assert!(rot.svfg <= plain.before, "seed {seed}: PRE after rotation computes more than the original");
+        self.before += plain.before;
+        self.pre += plain.svfg;
+        self.pre_rot += rot.svfg;
+        self.lcm += plain.lcm;
+        self.below_lcm += u64::from(rot.svfg < plain.lcm);
+        self.below_lcm_rotated += u64::from(rot.svfg < rot.lcm);
+        self.below_plain_pre += u64::from(rot.svfg < plain.svfg);
+    }
 }
 
 /// Loop rotation before PRE on ir-gen's family of top-tested loops with
@@ -106,34 +129,21 @@ fn rotated_programs_keep_semantics() {
 fn ir_gen_top_tested_loops_rotated_then_hoisted() {
     let n = count(150);
     let config = ir_gen::fuzzing::loop_invariant_config();
-    let (mut runs, mut rotated, mut below_lcm, mut before, mut pre_rot, mut lcm) = (0u64, 0, 0u64, 0u64, 0u64, 0u64);
+    let mut t = Rotations::default();
     for seed in 0..n as u64 {
         let g = ir_gen::generate(&config, seed);
         for k in 0..3 {
             let args = ir_gen::fuzzing::arguments(&g, seed * 3 + k);
             // The SSA form's phis cost fuel too: room beyond the bound.
-            let fuel = g.fuel.saturating_mul(4);
-            let (plain, rot, loops) =
-                check_rotation(&g.module, g.main, &args, fuel).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            if k == 0 {
-                rotated += loops;
-            }
-            if !plain.finished || !rot.finished {
-                continue;
-            }
-            runs += 1;
-            assert!(rot.svfg <= plain.before, "seed {seed}: PRE after rotation computes more than the original");
-            before += plain.before;
-            pre_rot += rot.svfg;
-            lcm += plain.lcm;
-            below_lcm += u64::from(rot.svfg < plain.lcm);
+            t.check(&g.module, g.main, &args, g.fuel.saturating_mul(4), seed, k == 0);
         }
     }
     eprintln!(
-        "ir-gen top-tested loops: {n} programs, {runs} finished runs, {rotated} loops rotated: computations before {before}, LCM {lcm}, PRE after rotation {pre_rot}; PRE after rotation < LCM on {below_lcm} runs"
+        "ir-gen top-tested loops: {n} programs, {} finished runs, {} loops rotated: computations before {}, LCM {}, PRE after rotation {}; PRE after rotation < LCM on {} runs",
+        t.runs, t.rotated, t.before, t.lcm, t.pre_rot, t.below_lcm
     );
-    assert!(runs > 0);
-    assert!(below_lcm * 10 >= runs * 3, "PRE after rotation below LCM on only {below_lcm} of {runs} runs");
+    assert!(t.runs > 0);
+    assert!(t.below_lcm * 10 >= t.runs * 3, "PRE after rotation below LCM on only {} of {} runs", t.below_lcm, t.runs);
 }
 
 /// The redundant programs with loads and stores of one array
@@ -153,10 +163,7 @@ fn memory_programs_keep_semantics() {
         let (m, f) = programs::redundant_with_memory(seed, 1 + (seed % 12) as usize);
         let ssa = svfg_pre::fuzzing::to_ssa(&m).unwrap();
         let (_, c) = svfg_pre::plan_in(&ssa, ssa.function(f).unwrap(), svfg_pre::Method::Svfg).unwrap();
-        asked.questions += c.questions;
-        asked.walked += c.walked;
-        asked.clobbered += c.clobbered;
-        asked.from_memdep += c.from_memdep;
+        asked += c;
         for _ in 0..3 {
             let args: Vec<Imm> = (0..3).map(|_| Imm::int(Type::I32, (rng.next_u64() % 21) as i64 - 10)).collect();
             let c = check_module(&m, f, &args, 1_000_000).unwrap_or_else(|e| panic!("seed {seed}: {e}"));

@@ -121,6 +121,19 @@ pub struct MemoryCounts {
     pub memdep_time: Duration,
 }
 
+impl core::ops::AddAssign for MemoryCounts {
+    /// Sums counts over functions.
+    fn add_assign(&mut self, o: MemoryCounts) {
+        self.questions += o.questions;
+        self.walked += o.walked;
+        self.clobbered += o.clobbered;
+        self.from_memdep += o.from_memdep;
+        self.memdep_yes += o.memdep_yes;
+        self.steps += o.steps;
+        self.memdep_time += o.memdep_time;
+    }
+}
+
 /// The memory answers of one Keel function (SSA form) of `module`: walks
 /// first, `memdep` when a walk is unsure (see the module doc). Pair it with
 /// [`super::KeelCode::with_lazy_memory`].
@@ -128,7 +141,9 @@ pub struct MemoryCounts {
 pub struct LazyMemory<'a> {
     module: &'a Module,
     func: &'a Function,
-    cfg: cfg_dom::CsrGraph,
+    /// The CFG, built at the first walk (a function PRE asks nothing
+    /// about never pays for it).
+    cfg: OnceCell<cfg_dom::CsrGraph>,
     walk: RefCell<Walk>,
     deps: OnceCell<Option<MemDeps>>,
     defs: OnceCell<Definitions>,
@@ -149,7 +164,7 @@ impl<'a> LazyMemory<'a> {
         LazyMemory {
             module,
             func,
-            cfg: func.cfg(),
+            cfg: OnceCell::new(),
             walk: RefCell::new(walk),
             deps: OnceCell::new(),
             defs: OnceCell::new(),
@@ -163,15 +178,15 @@ impl<'a> LazyMemory<'a> {
         self.counts.get()
     }
 
-    pub(crate) fn count_memdep_yes(&self) {
+    /// Updates the counts.
+    fn tally(&self, f: impl FnOnce(&mut MemoryCounts)) {
         let mut c = self.counts.get();
-        c.memdep_yes += 1;
+        f(&mut c);
         self.counts.set(c);
     }
 
-    /// Whether `memdep` ran (some walk was unsure).
-    pub fn memdep_ran(&self) -> bool {
-        self.deps.get().is_some()
+    pub(crate) fn count_memdep_yes(&self) {
+        self.tally(|c| c.memdep_yes += 1);
     }
 
     /// The function's `memdep` dependences, computed on first use; `None`
@@ -181,9 +196,7 @@ impl<'a> LazyMemory<'a> {
             .get_or_init(|| {
                 let t = Instant::now();
                 let deps = MemDep::with_options(self.options).compute_function(self.module, self.func, None).ok();
-                let mut c = self.counts.get();
-                c.memdep_time = t.elapsed();
-                self.counts.set(c);
+                self.tally(|c| c.memdep_time = t.elapsed());
                 deps
             })
             .as_ref()
@@ -191,7 +204,8 @@ impl<'a> LazyMemory<'a> {
 
     /// The walk's answer for `later` back to `earlier`: `Some(true)` when
     /// no write of `later`'s object comes between them, `Some(false)` when
-    /// a call does, `None` when `memdep` must answer.
+    /// a call or a store to the same element does, `None` when `memdep`
+    /// must answer.
     pub(crate) fn walk_says_same(&self, earlier: Inst, later: Inst) -> Option<bool> {
         let mut c = self.counts.get();
         c.questions += 1;
@@ -216,6 +230,7 @@ impl<'a> LazyMemory<'a> {
         let layout = self.func.layout();
         let Some(start) = layout.inst_block(later) else { return Walked::Unsure };
         let entry = layout.entry_block();
+        let cfg = self.cfg.get_or_init(|| self.func.cfg());
         let mut w = self.walk.borrow_mut();
         let w = &mut *w;
         w.seen.resize(self.func.num_blocks(), 0);
@@ -272,7 +287,7 @@ impl<'a> LazyMemory<'a> {
             Ok(false)
         };
         let push_preds = |b: Block, w: &mut Walk| -> Result<(), Walked> {
-            let preds = self.cfg.pred_slice(node(b));
+            let preds = cfg.pred_slice(node(b));
             if preds.is_empty() && Some(b) == entry {
                 return Err(Walked::Unsure); // `earlier` did not come first
             }
